@@ -8,7 +8,8 @@
     ├── SupervisionError          the actor runtime
     │   ├── ActorUnavailable      no running instance behind a stable name
     │   ├── AskTimeout            an ask got no reply before its deadline
-    │   └── ActorCrashed          the actor died before answering an ask
+    │   ├── ActorCrashed          the actor died before answering an ask
+    │   └── SupervisorGaveUp      restart intensity exceeded: escalate to the parent
     └── ProtocolError             a malformed IPC line, unknown type or missing field
         └── LineTooLong           a line over the size limit (the connection closes)
 """
@@ -25,6 +26,7 @@ __all__ = [
     "PepaError",
     "ProtocolError",
     "SupervisionError",
+    "SupervisorGaveUp",
 ]
 
 
@@ -54,6 +56,10 @@ class AskTimeout(SupervisionError, TimeoutError):
 
 class ActorCrashed(SupervisionError):
     """The actor crashed (or was replaced) before it answered an ask."""
+
+
+class SupervisorGaveUp(SupervisionError):
+    """A supervisor exceeded its restart intensity and escalates to its parent."""
 
 
 class ProtocolError(PepaError):

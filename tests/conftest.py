@@ -1,0 +1,107 @@
+"""Shared fixtures: a real actor runtime, event recorders, leak checks."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pykka
+import pytest
+
+from pepa.bus import Bus
+from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
+
+
+class Recorder:
+    """Collects events from a bus listener; tests wait on it, never sleep."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self.events: list[Any] = []
+
+    def __call__(self, event: Any) -> None:
+        with self._cond:
+            self.events.append(event)
+            self._cond.notify_all()
+
+    def wait_for(self, predicate: Callable[[Any], bool], timeout: float = 10.0, *, count: int = 1) -> list[Any]:
+        """Wait until ``count`` recorded events match ``predicate``; return them."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                found = [e for e in self.events if predicate(e)]
+                if len(found) >= count:
+                    return found
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(
+                        f"timed out waiting for {count} matching event(s); saw {self.events[-20:]!r}"
+                    )
+                self._cond.wait(remaining)
+
+    def states(self, name: str) -> list[str]:
+        """States published for actor ``name`` so far."""
+        with self._cond:
+            return [e.state for e in self.events if isinstance(e, ActorStateChanged) and e.name == name]
+
+    def wait_state(self, name: str, state: str, timeout: float = 10.0, *, count: int = 1) -> None:
+        """Wait until actor ``name`` has entered ``state`` ``count`` times."""
+        self.wait_for(
+            lambda e: isinstance(e, ActorStateChanged) and e.name == name and e.state == state,
+            timeout,
+            count=count,
+        )
+
+
+@pytest.fixture
+def runtime() -> Iterator[Runtime]:
+    """A real runtime (registry, scheduler, bus) with fault injection on."""
+    rt = Runtime(registry=Registry(), scheduler=Scheduler().start(), bus=Bus(), fault_injection=True)
+    yield rt
+    rt.hang_release.set()
+    pykka.ActorRegistry.stop_all(block=True, timeout=5)
+    rt.scheduler.stop()
+
+
+@pytest.fixture
+def recorder(runtime: Runtime) -> Recorder:
+    """Every event published on the runtime's bus."""
+    rec = Recorder()
+    runtime.bus.listen(rec)
+    return rec
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A temporary directory with a short path (AF_UNIX paths are limited to 107 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_threads() -> Iterator[None]:
+    """Fail a test that leaves threads running behind it."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 10.0
+    for thread in set(threading.enumerate()) - before:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    leftover = [
+        t.name for t in set(threading.enumerate()) - before if t.is_alive() and not _ignorable(t)
+    ]
+    assert not leftover, f"threads left running: {leftover}"
+
+
+def _ignorable(thread: threading.Thread) -> bool:
+    # hypothesis and pytest-timeout may start helper threads of their own
+    return thread.name.startswith(("hypothesis", "pytest_timeout")) or "Dummy" in thread.name
+
+
+os.environ.setdefault("PEPA_TEST", "1")

@@ -1,0 +1,77 @@
+"""Small actors used by the supervision tests."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from pepa.supervision import SupervisedActor, SupervisionContext
+
+STARTS: dict[str, int] = {}
+"""How many times each test actor's setup ran (reset by tests that read it)."""
+_starts_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Inc:
+    """Add one to the counter."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Get:
+    """Answer the counter."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Boom:
+    """Raise in the handler."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Block:
+    """Block the handler until ``release`` is set."""
+
+    release: threading.Event
+    entered: threading.Event
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finish:
+    """Stop this actor normally."""
+
+
+class Counter(SupervisedActor):
+    """Counts ``Inc`` messages; fails on demand."""
+
+    def __init__(self, *, supervision: SupervisionContext, fail_start: bool = False) -> None:
+        super().__init__(supervision=supervision)
+        self.fail_start = fail_start
+        self.count = 0
+
+    def setup(self) -> None:
+        with _starts_lock:
+            STARTS[self.name] = STARTS.get(self.name, 0) + 1
+        if self.fail_start:
+            raise RuntimeError(f"{self.name} cannot start")
+
+    def on_message(self, message: Any) -> Any:
+        match message:
+            case Inc():
+                self.count += 1
+            case Get():
+                return self.count
+            case Boom():
+                raise ValueError("boom")
+            case Block(release=release, entered=entered):
+                entered.set()
+                release.wait()
+            case Finish():
+                self.stop()
+            case _:
+                return super().on_message(message)
+        return None
+
+    def identity(self) -> str:
+        """The pykka URN of this instance (a proxy-callable method)."""
+        return self.actor_urn

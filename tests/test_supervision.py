@@ -1,0 +1,290 @@
+"""Actor-level fault injection against a real pykka runtime.
+
+Every test waits on supervision events published on the bus, never on sleeps.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from pepa.errors import ActorCrashed, ActorUnavailable, AskTimeout
+from pepa.supervision import (
+    Backoff,
+    ChildSpec,
+    InjectFault,
+    Runtime,
+    Supervisor,
+    start_tree,
+    stop_tree,
+)
+from tests import sample_actors
+from tests.conftest import Recorder
+from tests.sample_actors import Block, Boom, Counter, Finish, Get, Inc
+
+
+def child(name: str, **kwargs: Any) -> ChildSpec:
+    spec_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in ("fail_start",)}
+    return ChildSpec(id=name, actor_class=Counter, kwargs=spec_kwargs, **kwargs)
+
+
+class GaveUp:
+    """Receives the root's failure; tests wait on it."""
+
+    def __init__(self) -> None:
+        self.reason = ""
+        self.event = threading.Event()
+
+    def __call__(self, reason: str) -> None:
+        self.reason = reason
+        self.event.set()
+
+    def wait(self, timeout: float = 10.0) -> str:
+        assert self.event.wait(timeout), "the root never gave up"
+        return self.reason
+
+
+def tree(
+    runtime: Runtime,
+    children: list[ChildSpec],
+    gave_up: GaveUp | None = None,
+    **supervisor_kwargs: Any,
+) -> Any:
+    root = ChildSpec(
+        id="root",
+        actor_class=Supervisor,
+        kwargs={"children": children, **supervisor_kwargs},
+    )
+    return start_tree(root, runtime, gave_up or GaveUp())
+
+
+def running(recorder: Recorder, *names: str) -> None:
+    for name in names:
+        recorder.wait_state(name, "running")
+
+
+def test_exception_in_a_tell_handler_restarts_the_actor_behind_its_stable_name(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("a"), child("b")])
+    running(recorder, "a", "b")
+    a = runtime.registry.handle("a")
+    first = a.call("identity")
+    a.tell(Inc())
+    a.tell(Boom())
+
+    recorder.wait_state("a", "running", count=2)
+    assert a.call("identity") != first
+    assert a.ask(Get()) == 0  # a fresh instance: state starts over
+    assert recorder.states("a") == ["starting", "running", "restarting", "starting", "running"]
+
+
+def test_sibling_keeps_identity_and_state_when_one_for_one_restarts_another(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("a"), child("b")])
+    running(recorder, "a", "b")
+    b = runtime.registry.handle("b")
+    b.tell(Inc())
+    b.tell(Inc())
+    identity = b.call("identity")
+
+    runtime.registry.handle("a").tell(InjectFault(kind="crash"))
+    recorder.wait_state("a", "running", count=2)
+
+    assert b.call("identity") == identity
+    assert b.ask(Get()) == 2
+    assert recorder.states("b") == ["starting", "running"]
+
+
+def test_rest_for_one_restarts_the_failed_child_and_those_started_after_it(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("a"), child("b"), child("c")], strategy="rest_for_one")
+    running(recorder, "a", "b", "c")
+    ids = {n: runtime.registry.handle(n).call("identity") for n in "abc"}
+
+    runtime.registry.handle("b").tell(Boom())
+    recorder.wait_state("b", "running", count=2)
+    recorder.wait_state("c", "running", count=2)
+
+    after = {n: runtime.registry.handle(n).call("identity") for n in "abc"}
+    assert after["a"] == ids["a"]
+    assert after["b"] != ids["b"]
+    assert after["c"] != ids["c"]
+    assert recorder.states("a") == ["starting", "running"]
+
+
+def test_tells_queued_behind_a_crash_reach_the_next_instance(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("a")])
+    running(recorder, "a")
+    a = runtime.registry.handle("a")
+    release, entered = threading.Event(), threading.Event()
+    a.tell(Block(release=release, entered=entered))
+    assert entered.wait(5)
+    a.tell(Boom())
+    for _ in range(5):
+        a.tell(Inc())
+    release.set()
+
+    recorder.wait_state("a", "running", count=2)
+    assert a.ask(Get()) == 5
+
+
+def test_poison_with_asks_queued_behind_it_answers_every_ask_with_an_error(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("a")])
+    running(recorder, "a")
+    a = runtime.registry.handle("a")
+    release, entered = threading.Event(), threading.Event()
+    a.tell(Block(release=release, entered=entered))
+    assert entered.wait(5)
+    a.tell(InjectFault(kind="poison"))
+    ref = runtime.registry.current("a")
+    assert ref is not None
+    futures = [ref.ask(Get(), block=False) for _ in range(10)]
+    release.set()
+
+    errors = []
+    for future in futures:
+        with pytest.raises(ActorCrashed) as caught:
+            future.get(timeout=5)
+        errors.append(caught.value)
+    assert len(errors) == 10
+    recorder.wait_state("a", "running", count=2)
+    assert a.ask(Get()) == 0
+
+
+def test_failing_ask_reaches_the_supervisor_and_the_caller(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("a")])
+    running(recorder, "a")
+    with pytest.raises(ActorCrashed, match="boom"):
+        runtime.registry.handle("a").ask(Boom())
+    recorder.wait_state("a", "running", count=2)
+
+
+def test_on_start_that_always_fails_escalates_after_r_plus_one_starts(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    sample_actors.STARTS.pop("bad", None)
+    gave_up = GaveUp()
+    fast = Backoff(base=0.001, cap=0.005)
+    tree(
+        runtime,
+        [child("good"), child("bad", fail_start=True, backoff=fast)],
+        gave_up,
+        max_restarts=3,
+        period=60.0,
+    )
+    reason = gave_up.wait()
+    assert "root gave up: more than 3 restarts" in reason
+    assert sample_actors.STARTS["bad"] == 4
+    assert recorder.states("bad")[-1] == "failed"
+    assert recorder.states("good")[-1] == "stopped"
+
+
+def test_transient_child_that_stops_normally_is_not_restarted(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("t", restart="transient")])
+    running(recorder, "t")
+    runtime.registry.handle("t").tell(Finish())
+    recorder.wait_state("t", "stopped")
+    assert recorder.states("t") == ["starting", "running", "stopped"]
+    with pytest.raises(ActorUnavailable):
+        runtime.registry.handle("t").tell(Inc())
+
+
+def test_transient_child_that_crashes_is_restarted(runtime: Runtime, recorder: Recorder) -> None:
+    tree(runtime, [child("t", restart="transient")])
+    running(recorder, "t")
+    runtime.registry.handle("t").tell(Boom())
+    recorder.wait_state("t", "running", count=2)
+
+
+def test_temporary_child_that_crashes_is_not_restarted(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("tmp", restart="temporary"), child("other")])
+    running(recorder, "tmp", "other")
+    runtime.registry.handle("tmp").tell(Boom())
+    recorder.wait_state("tmp", "stopped")
+    assert "restarting" not in recorder.states("tmp")
+    assert runtime.registry.handle("other").ask(Get()) == 0
+
+
+def test_hung_handler_is_detected_by_heartbeat_and_replaced(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("h"), child("ok")], heartbeat_interval=0.05, heartbeat_timeout=0.3)
+    running(recorder, "h", "ok")
+    h = runtime.registry.handle("h")
+    first = h.call("identity")
+    h.tell(InjectFault(kind="hang"))
+
+    recorder.wait_state("h", "hung")
+    recorder.wait_state("h", "running", count=2)
+    assert h.call("identity") != first
+    assert runtime.registry.handle("ok").ask(Get()) == 0
+
+
+def test_flooded_mailbox_does_not_slow_a_sibling(runtime: Runtime, recorder: Recorder) -> None:
+    tree(runtime, [child("busy"), child("calm")])
+    running(recorder, "busy", "calm")
+    busy = runtime.registry.handle("busy")
+    for _ in range(50_000):
+        busy.tell(Inc())
+    calm = runtime.registry.handle("calm")
+    started = time.monotonic()
+    assert calm.ask(Get(), timeout=5) == 0
+    assert time.monotonic() - started < 2.0  # generous: only catches a sibling stuck behind the flood
+    assert busy.ask(Get(), timeout=60) == 50_000
+
+
+def test_ask_has_a_deadline(runtime: Runtime, recorder: Recorder) -> None:
+    tree(runtime, [child("a")], heartbeat_interval=10.0)
+    running(recorder, "a")
+    a = runtime.registry.handle("a")
+    release, entered = threading.Event(), threading.Event()
+    a.tell(Block(release=release, entered=entered))
+    assert entered.wait(5)
+    with pytest.raises(AskTimeout):
+        a.ask(Get(), timeout=0.2)
+    release.set()
+
+
+def test_stop_tree_stops_children_in_reverse_start_order(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    root = tree(runtime, [child("a"), child("b"), child("c")])
+    running(recorder, "a", "b", "c")
+    assert stop_tree(root, runtime, timeout=5)
+    stopped = [
+        e.name for e in recorder.events if getattr(e, "state", None) == "stopped"
+    ]
+    assert stopped == ["c", "b", "a"]
+
+
+def test_nested_supervisor_escalates_to_its_parent(runtime: Runtime, recorder: Recorder) -> None:
+    inner = ChildSpec(
+        id="inner",
+        actor_class=Supervisor,
+        kwargs={
+            "children": [child("x", fail_start=True, backoff=Backoff(base=0.001, cap=0.002))],
+            "max_restarts": 1,
+        },
+    )
+    gave_up = GaveUp()
+    tree(runtime, [child("keep"), inner], gave_up, max_restarts=1)
+    reason = gave_up.wait()
+    assert recorder.states("inner")[:3] == ["starting", "running", "restarting"]
+    assert "root gave up" in reason
+    assert "inner gave up" in reason
