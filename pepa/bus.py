@@ -68,7 +68,9 @@ class Bus:
             try:
                 handle.tell(event)
             except ActorUnavailable:
-                logger.debug("%s is not running; %s not delivered", handle.name, type(event).__name__)
+                logger.debug(
+                    "%s is not running; %s not delivered", handle.name, type(event).__name__
+                )
 
     def _route(self, event_type: type) -> tuple[ActorHandle, ...]:
         routes = self._routes.get(event_type)

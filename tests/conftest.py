@@ -30,7 +30,9 @@ class Recorder:
             self.events.append(event)
             self._cond.notify_all()
 
-    def wait_for(self, predicate: Callable[[Any], bool], timeout: float = 10.0, *, count: int = 1) -> list[Any]:
+    def wait_for(
+        self, predicate: Callable[[Any], bool], timeout: float = 10.0, *, count: int = 1
+    ) -> list[Any]:
         """Wait until ``count`` recorded events match ``predicate``; return them."""
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -41,14 +43,17 @@ class Recorder:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise AssertionError(
-                        f"timed out waiting for {count} matching event(s); saw {self.events[-20:]!r}"
+                        f"timed out waiting for {count} matching event(s); "
+                        f"saw {self.events[-20:]!r}"
                     )
                 self._cond.wait(remaining)
 
     def states(self, name: str) -> list[str]:
         """States published for actor ``name`` so far."""
         with self._cond:
-            return [e.state for e in self.events if isinstance(e, ActorStateChanged) and e.name == name]
+            return [
+                e.state for e in self.events if isinstance(e, ActorStateChanged) and e.name == name
+            ]
 
     def wait_state(self, name: str, state: str, timeout: float = 10.0, *, count: int = 1) -> None:
         """Wait until actor ``name`` has entered ``state`` ``count`` times."""
@@ -62,7 +67,9 @@ class Recorder:
 @pytest.fixture
 def runtime() -> Iterator[Runtime]:
     """A real runtime (registry, scheduler, bus) with fault injection on."""
-    rt = Runtime(registry=Registry(), scheduler=Scheduler().start(), bus=Bus(), fault_injection=True)
+    rt = Runtime(
+        registry=Registry(), scheduler=Scheduler().start(), bus=Bus(), fault_injection=True
+    )
     yield rt
     rt.hang_release.set()
     pykka.ActorRegistry.stop_all(block=True, timeout=5)

@@ -75,3 +75,21 @@ class Counter(SupervisedActor):
     def identity(self) -> str:
         """The pykka URN of this instance (a proxy-callable method)."""
         return self.actor_urn
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exit:
+    """Call sys.exit in the handler."""
+
+
+class Exiter(Counter):
+    """A counter whose handler may call sys.exit (which must only crash this actor)."""
+
+    def on_message(self, message: Any) -> Any:
+        if isinstance(message, Exit):
+            raise SystemExit(4)
+        return super().on_message(message)
+
+    def explode(self) -> None:
+        """A public method that fails (for proxy calls)."""
+        raise KeyError("proxy failure")

@@ -23,7 +23,7 @@ from pepa.supervision import (
 )
 from tests import sample_actors
 from tests.conftest import Recorder
-from tests.sample_actors import Block, Boom, Counter, Finish, Get, Inc
+from tests.sample_actors import Block, Boom, Counter, Exit, Exiter, Finish, Get, Inc
 
 
 def child(name: str, **kwargs: Any) -> ChildSpec:
@@ -245,7 +245,9 @@ def test_flooded_mailbox_does_not_slow_a_sibling(runtime: Runtime, recorder: Rec
     calm = runtime.registry.handle("calm")
     started = time.monotonic()
     assert calm.ask(Get(), timeout=5) == 0
-    assert time.monotonic() - started < 2.0  # generous: only catches a sibling stuck behind the flood
+    assert (
+        time.monotonic() - started < 2.0
+    )  # generous: only catches a sibling stuck behind the flood
     assert busy.ask(Get(), timeout=60) == 50_000
 
 
@@ -267,9 +269,7 @@ def test_stop_tree_stops_children_in_reverse_start_order(
     root = tree(runtime, [child("a"), child("b"), child("c")])
     running(recorder, "a", "b", "c")
     assert stop_tree(root, runtime, timeout=5)
-    stopped = [
-        e.name for e in recorder.events if getattr(e, "state", None) == "stopped"
-    ]
+    stopped = [e.name for e in recorder.events if getattr(e, "state", None) == "stopped"]
     assert stopped == ["c", "b", "a"]
 
 
@@ -288,3 +288,60 @@ def test_nested_supervisor_escalates_to_its_parent(runtime: Runtime, recorder: R
     assert recorder.states("inner")[:3] == ["starting", "running", "restarting"]
     assert "root gave up" in reason
     assert "inner gave up" in reason
+
+
+def test_system_exit_in_a_handler_only_crashes_that_actor(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [ChildSpec(id="x", actor_class=Exiter), child("y")])
+    running(recorder, "x", "y")
+    runtime.registry.handle("y").tell(Inc())
+    runtime.registry.handle("x").tell(Exit())
+    recorder.wait_state("x", "running", count=2)
+    assert runtime.registry.handle("y").ask(Get()) == 1
+
+
+def test_failing_proxy_call_reaches_the_supervisor(runtime: Runtime, recorder: Recorder) -> None:
+    tree(runtime, [ChildSpec(id="x", actor_class=Exiter)])
+    running(recorder, "x")
+    with pytest.raises(ActorCrashed, match="proxy failure"):
+        runtime.registry.handle("x").proxy().explode()
+    recorder.wait_state("x", "running", count=2)
+
+
+def test_tells_sent_while_restarting_reach_the_new_instance_in_order(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    slow = Backoff(base=0.2, cap=0.2, jitter=0.0)
+    tree(runtime, [child("a", backoff=slow)])
+    running(recorder, "a")
+    a = runtime.registry.handle("a")
+    a.tell(Boom())
+    recorder.wait_state("a", "restarting")
+    a.tell(Boom())  # the second failure in a row waits 0.2 s before its restart
+    recorder.wait_state("a", "restarting", count=2)
+    for _ in range(7):
+        a.tell(Inc())
+    assert a.ask(Get(), timeout=5) == 7
+
+
+def test_ask_through_the_stable_name_waits_for_the_restart(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    slow = Backoff(base=0.2, cap=0.2, jitter=0.0)
+    tree(runtime, [child("a", backoff=slow)])
+    running(recorder, "a")
+    a = runtime.registry.handle("a")
+    a.tell(Boom())
+    recorder.wait_state("a", "running", count=2)
+    a.tell(Boom())
+    recorder.wait_state("a", "restarting", count=2)
+    assert a.ask(Get(), timeout=5) == 0
+
+
+def test_fault_injection_off_ignores_injected_faults(runtime: Runtime, recorder: Recorder) -> None:
+    runtime.fault_injection = False
+    tree(runtime, [child("a")])
+    running(recorder, "a")
+    assert runtime.registry.handle("a").ask(InjectFault(kind="crash")) is False
+    assert recorder.states("a") == ["starting", "running"]

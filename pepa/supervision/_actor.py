@@ -11,7 +11,9 @@ a tell, in an ask or a proxy call, even ``SystemExit`` — takes one path:
 2. the ask being handled (if any) gets the exception, every ask queued behind
    it gets :class:`ActorCrashed`; none hangs;
 3. tells queued behind the crash are salvaged and delivered to the next
-   instance, in order (the message that crashed is not redelivered);
+   instance, in order (the message that crashed is not redelivered) — except
+   messages wrapped in :class:`Direct` (supervisor reports, timer ticks),
+   which belonged to the dead instance alone;
 4. ``cleanup()`` runs, then the supervisor gets :class:`ChildExited`.
 
 Subclasses implement ``on_message(message)`` (tells and asks alike; the return
@@ -31,13 +33,13 @@ import pykka
 from pykka import messages as pykka_messages
 
 from pepa.errors import ActorCrashed
-from pepa.supervision._messages import Call, ChildExited, ChildStarted, InjectFault, Ping
+from pepa.supervision._messages import Call, ChildExited, ChildStarted, Direct, InjectFault, Ping
 from pepa.supervision._registry import ActorHandle, Registry
 from pepa.supervision._table import ActorTable
 
 if TYPE_CHECKING:
     from pepa.bus import Bus
-    from pepa.supervision._scheduler import Scheduler
+    from pepa.supervision._scheduler import Scheduler, TimerHandle
 
 __all__ = ["InjectedFault", "Poison", "Runtime", "SupervisedActor", "SupervisionContext"]
 
@@ -71,6 +73,8 @@ class Runtime:
     """Whether ``InjectFault`` messages are honoured."""
     hang_release: threading.Event = field(default_factory=threading.Event)
     """Set at shutdown so that handlers hung on purpose return and their threads end."""
+    fail_start: frozenset[str] = frozenset()
+    """Names whose ``setup`` always fails (fault injection only; ``PEPA_FAULT_START``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,6 +89,8 @@ class SupervisionContext:
     """The shared services."""
     report: Callable[[Any], None]
     """Delivers ``ChildStarted`` / ``ChildExited`` to the supervisor (a tell)."""
+    started: threading.Event = field(default_factory=threading.Event)
+    """Set when ``setup`` has finished, well or badly (the supervisor waits on it)."""
 
 
 class SupervisedActor(pykka.ThreadingActor):
@@ -98,6 +104,7 @@ class SupervisedActor(pykka.ThreadingActor):
         self.name = supervision.name
         self.runtime = supervision.runtime
         self._exit_reported = False
+        self._timers: list[TimerHandle] = []
 
     # -- hooks for subclasses -------------------------------------------------
 
@@ -122,6 +129,34 @@ class SupervisedActor(pykka.ThreadingActor):
         """A stable handle to another actor of the tree."""
         return self.runtime.registry.handle(name)
 
+    def every(self, interval: float, message: Any) -> TimerHandle:
+        """Tell this instance ``message`` every ``interval`` seconds until it exits."""
+        ref, direct = self.actor_ref, Direct(message)
+
+        def tick() -> None:
+            try:
+                ref.tell(direct)
+            except pykka.ActorDeadError:
+                timer.cancel()
+
+        timer = self.runtime.scheduler.call_every(interval, tick)
+        self._timers.append(timer)
+        return timer
+
+    def later(self, delay: float, message: Any) -> TimerHandle:
+        """Tell this instance ``message`` once, ``delay`` seconds from now."""
+        ref, direct = self.actor_ref, Direct(message)
+
+        def fire() -> None:
+            try:
+                ref.tell(direct)
+            except pykka.ActorDeadError:
+                pass
+
+        timer = self.runtime.scheduler.call_later(delay, fire)
+        self._timers.append(timer)
+        return timer
+
     def publish(self, event: Any) -> None:
         """Fan ``event`` out on the bus (by tell; never blocks)."""
         self.runtime.bus.publish(event)
@@ -129,6 +164,8 @@ class SupervisedActor(pykka.ThreadingActor):
     # -- pykka plumbing ---------------------------------------------------------
 
     def on_start(self) -> None:
+        if self.runtime.fault_injection and self.name in self.runtime.fail_start:
+            raise InjectedFault(f"injected start failure in {self.name}")
         self.setup()
 
     def on_stop(self) -> None:
@@ -136,6 +173,8 @@ class SupervisedActor(pykka.ThreadingActor):
         self._report_exit("normal", "")
 
     def on_receive(self, message: Any) -> Any:
+        if isinstance(message, Direct):
+            message = message.message
         if isinstance(message, Ping):
             return self.name
         if isinstance(message, InjectFault):
@@ -164,6 +203,8 @@ class SupervisedActor(pykka.ThreadingActor):
         except BaseException as exc:  # SystemExit included: it must not stop the process
             self._crash(exc, reason="start-failed")
             return
+        finally:
+            self.supervision.started.set()
         self.supervision.report(
             ChildStarted(name=self.name, generation=self.supervision.generation)
         )
@@ -222,13 +263,17 @@ class SupervisedActor(pykka.ThreadingActor):
                         f"{type(message).__name__}"
                     )
                     envelope.reply_to.set_exception(exc_info=(ActorCrashed, error, None))
-            elif salvage and not isinstance(message, pykka_messages._ActorStop | Ping):
+            elif salvage and not isinstance(message, pykka_messages._ActorStop | Ping | Direct):
                 salvaged.append(message)
         if salvaged:
-            logger.info("%s: %d queued message(s) kept for the next instance", self.name, len(salvaged))
+            logger.info(
+                "%s: %d queued message(s) kept for the next instance", self.name, len(salvaged)
+            )
             self.runtime.registry.redeliver(self.name, salvaged)
 
     def _run_cleanup(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
         try:
             self.cleanup()
         except Exception:

@@ -16,6 +16,7 @@ __all__ = [
     "Call",
     "ChildExited",
     "ChildStarted",
+    "Direct",
     "FaultKind",
     "InjectFault",
     "Ping",
@@ -23,6 +24,18 @@ __all__ = [
 
 FaultKind = Literal["crash", "hang", "poison"]
 ExitReason = Literal["normal", "crash", "start-failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Direct:
+    """A message for one instance, not for the name: never passed on to a successor.
+
+    Supervisor reports and timer ticks travel wrapped in it, so that a
+    restarted actor never inherits its predecessor's stale reports or timers.
+    """
+
+    message: Any
+    """The wrapped message, handled as if sent plainly."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -227,7 +227,9 @@ class ActorHandle:
                 f"{self.name} crashed handling {type(message).__name__}: {exc!r}"
             ) from exc
 
-    def call(self, method: str, *args: Any, timeout: float = DEFAULT_ASK_TIMEOUT, **kwargs: Any) -> Any:
+    def call(
+        self, method: str, *args: Any, timeout: float = DEFAULT_ASK_TIMEOUT, **kwargs: Any
+    ) -> Any:
         """Run the actor's public ``method`` with the arguments; answer its result."""
         return self.ask(Call(method=method, args=args, kwargs=kwargs), timeout=timeout)
 

@@ -90,9 +90,7 @@ class Scheduler:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._stopped and (
-                    not self._heap or self._heap[0][0] > time.monotonic()
-                ):
+                while not self._stopped and (not self._heap or self._heap[0][0] > time.monotonic()):
                     wait = self._heap[0][0] - time.monotonic() if self._heap else None
                     self._cond.wait(wait)
                 if self._stopped:

@@ -1,8 +1,11 @@
 """Supervisors after Erlang/OTP, built on pykka actors.
 
 A :class:`Supervisor` is itself a :class:`SupervisedActor`, so supervisors
-nest. It starts its children in spec order, restarts them by their restart
-type and its strategy, and stops them in reverse order.
+nest. It starts its children in spec order, one after the other — each
+child's ``setup`` has finished before the next starts, as with OTP's
+``start_link`` — restarts them by their restart type and its strategy, and
+stops them in reverse order. A supervisor's own ``setup`` therefore ends when
+its whole subtree runs.
 
 - restart types: ``permanent`` (always restarted), ``transient`` (restarted
   only after an abnormal exit), ``temporary`` (never restarted);
@@ -33,7 +36,7 @@ import pykka
 
 from pepa.errors import SupervisorGaveUp
 from pepa.supervision._actor import Runtime, SupervisedActor, SupervisionContext
-from pepa.supervision._messages import ActorStateChanged, ChildExited, ChildStarted, Ping
+from pepa.supervision._messages import ActorStateChanged, ChildExited, ChildStarted, Direct, Ping
 from pepa.supervision._policy import Backoff, RestartIntensity
 from pepa.supervision._table import ActorRow
 
@@ -59,6 +62,8 @@ class ChildSpec:
     """When the child is restarted."""
     shutdown: float = 5.0
     """Seconds a stop may take before the child is abandoned."""
+    start_timeout: float = 30.0
+    """Seconds ``setup`` may take; past that the start counts as failed."""
     backoff: Backoff = field(default_factory=Backoff)
     """Delays between restarts of a child failing repeatedly."""
 
@@ -114,7 +119,6 @@ class Supervisor(SupervisedActor):
         self.heartbeat_interval = heartbeat_interval
         self.heartbeat_timeout = heartbeat_timeout
         self._children: dict[str, _Child] = {spec.id: _Child(spec=spec) for spec in children}
-        self._timer: Any = None
         self._tokens = 0
 
     # -- lifecycle ------------------------------------------------------------
@@ -122,19 +126,9 @@ class Supervisor(SupervisedActor):
     def setup(self) -> None:
         for child in self._children.values():
             self._start_child(child)
-        ref = self.actor_ref
-
-        def tick() -> None:
-            try:
-                ref.tell(_Tick())
-            except pykka.ActorDeadError:
-                pass
-
-        self._timer = self.runtime.scheduler.call_every(self.heartbeat_interval, tick)
+        self.every(self.heartbeat_interval, _Tick())
 
     def cleanup(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
         for child in reversed(list(self._children.values())):
             self._stop_child(child, final=True)
 
@@ -186,13 +180,26 @@ class Supervisor(SupervisedActor):
             )
             return
         self.runtime.registry.bind(child.spec.id, child.ref)
+        if not ctx.started.wait(child.spec.start_timeout):
+            ref, child.ref = child.ref, None
+            logger.error("%s did not start within %gs", child.spec.id, child.spec.start_timeout)
+            self.runtime.registry.unbind(child.spec.id, ref, "restarting")
+            self._abandon(ref)
+            self._on_exited(
+                ChildExited(
+                    name=child.spec.id,
+                    generation=child.generation,
+                    reason="start-failed",
+                    detail=f"setup took longer than {child.spec.start_timeout:g}s",
+                )
+            )
 
     def _report_to_me(self) -> Callable[[Any], None]:
         ref = self.actor_ref
 
         def report(message: Any) -> None:
             try:
-                ref.tell(message)
+                ref.tell(Direct(message))
             except pykka.ActorDeadError:
                 logger.debug("%s is gone; report %r dropped", self.name, message)
 
@@ -247,7 +254,9 @@ class Supervisor(SupervisedActor):
         if restart == "temporary" or (restart == "transient" and not abnormal):
             self.runtime.registry.unbind(child.spec.id, None, "stopped")
             self._set_state(child, "stopped")
-            logger.info("%s exited (%s); %s child not restarted", child.spec.id, message.reason, restart)
+            logger.info(
+                "%s exited (%s); %s child not restarted", child.spec.id, message.reason, restart
+            )
             return
         self._restart(child, child.reason if abnormal else "exited normally")
 
@@ -301,7 +310,9 @@ class Supervisor(SupervisedActor):
         for child in targets:
             child.restarts += 1
             self.runtime.registry.unbind(child.spec.id, None, "restarting")
-            why = reason if child is failed else f"restarted with {failed.spec.id} ({self.strategy})"
+            why = (
+                reason if child is failed else f"restarted with {failed.spec.id} ({self.strategy})"
+            )
             self._set_state(child, "restarting", why)
         logger.warning(
             "%s: restarting %s in %.3fs after: %s",
@@ -323,7 +334,7 @@ class Supervisor(SupervisedActor):
 
         def due() -> None:
             try:
-                ref.tell(_RestartDue(names=names, token=token))
+                ref.tell(Direct(_RestartDue(names=names, token=token)))
             except pykka.ActorDeadError:
                 pass
 
