@@ -1,0 +1,93 @@
+"""Helpers shared by the benchmarks: a runtime, a tree, percentiles."""
+
+from __future__ import annotations
+
+import statistics
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import pykka
+
+from pepa.bus import Bus
+from pepa.supervision import (
+    ChildSpec,
+    Registry,
+    Runtime,
+    Scheduler,
+    SupervisedActor,
+    Supervisor,
+    start_tree,
+    stop_tree,
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Get:
+    """Answer the counter."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Boom:
+    """Crash."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Burn:
+    """Burn CPU until ``stop`` is set."""
+
+    stop: threading.Event
+
+
+class BenchActor(SupervisedActor):
+    """Answers, crashes or burns on demand."""
+
+    def on_message(self, message: Any) -> Any:
+        match message:
+            case Get():
+                return 1
+            case Boom():
+                raise RuntimeError("bench crash")
+            case Burn(stop=stop):
+                n = 0
+                while not stop.is_set():
+                    for _ in range(1000):
+                        n += 1
+                return n
+            case _:
+                return super().on_message(message)
+
+
+def make_tree(names: list[str], **supervisor_kwargs: Any) -> Runtime:
+    """A runtime with a root supervisor over one BenchActor per name."""
+    runtime = Runtime(registry=Registry(), scheduler=Scheduler().start(), bus=Bus())
+    children = [
+        ChildSpec(id=n, actor_class=BenchActor, **supervisor_kwargs.pop("spec", {})) for n in names
+    ]
+    root = ChildSpec(
+        id="root", actor_class=Supervisor, kwargs={"children": children, **supervisor_kwargs}
+    )
+    ref = start_tree(root, runtime, lambda reason: None)
+    _roots[id(runtime)] = ref
+    for name in names:
+        runtime.registry.handle(name).ask(Get(), timeout=5)
+    return runtime
+
+
+_roots: dict[int, Any] = {}
+
+
+def close(runtime: Runtime) -> None:
+    stop_tree(_roots.pop(id(runtime)), runtime, timeout=5)
+    pykka.ActorRegistry.stop_all(block=True, timeout=5)
+    runtime.scheduler.stop()
+
+
+def describe(samples_ms: list[float]) -> str:
+    """``median … p99 … max …`` in milliseconds."""
+    ordered = sorted(samples_ms)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return (
+        f"median {statistics.median(ordered):7.3f} ms  p99 {p99:7.3f} ms  "
+        f"max {ordered[-1]:7.3f} ms  (n={len(ordered)})"
+    )

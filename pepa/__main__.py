@@ -1,0 +1,9 @@
+"""``python -m pepa`` runs the ``pepa`` command."""
+
+from __future__ import annotations
+
+import sys
+
+from pepa.cli import main
+
+sys.exit(main())

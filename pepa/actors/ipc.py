@@ -1,0 +1,194 @@
+"""IPC: the protocol brain behind the Unix socket.
+
+The socket server itself (``pepa.ipc.server``) belongs to the worker, so an
+IPC actor restart never drops a dashboard: connections and commands wait in
+the actor's stable mailbox while it restarts. This actor turns bus events into
+protocol events (``status``, ``log``, ``actor``, ``error``, ``ask-pi-*``),
+answers new connections with ``hello``, and routes commands to the actors.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pepa.events import (
+    AskLlm,
+    ClientConnected,
+    CommandReceived,
+    DecideProposal,
+    ErrorRaised,
+    LlmChunkReceived,
+    LlmFinished,
+    LogRecorded,
+    Pause,
+    PausedChanged,
+    ProposalsChanged,
+    Resume,
+    SayInChat,
+    WorldObserved,
+)
+from pepa.ipc import protocol
+from pepa.logs import RingBuffer
+from pepa.snapshot import build_snapshot
+from pepa.supervision import ActorStateChanged, InjectFault, SupervisedActor, SupervisionContext
+
+__all__ = ["Ipc"]
+
+logger = logging.getLogger(__name__)
+
+STATUS_INTERVAL = 1.0
+"""Seconds between heartbeat ``status`` events when nothing changes."""
+STATUS_MIN_GAP = 0.1
+"""World changes are broadcast at most this often (10 per second)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Heartbeat:
+    """Timer: broadcast a status even if nothing changed."""
+
+
+class Ipc(SupervisedActor):
+    """Serves the socket protocol (DESIGN section 5)."""
+
+    def __init__(
+        self,
+        *,
+        supervision: SupervisionContext,
+        server: Any,
+        ring: RingBuffer,
+        started_at: float,
+        server_label: str,
+        username: str,
+        request_stop: Callable[[], None],
+    ) -> None:
+        super().__init__(supervision=supervision)
+        self.server = server
+        self.ring = ring
+        self.started_at = started_at
+        self.server_label = server_label
+        self.username = username
+        self.request_stop = request_stop
+        self.world: dict[str, Any] | None = None
+        self.paused = False
+        self.proposals: tuple[str, ...] = ()
+        self.last_status = 0.0
+
+    def setup(self) -> None:
+        bus = self.runtime.bus
+        for event_type in (
+            WorldObserved,
+            PausedChanged,
+            ProposalsChanged,
+            ActorStateChanged,
+            LogRecorded,
+            ErrorRaised,
+            LlmChunkReceived,
+            LlmFinished,
+        ):
+            bus.subscribe(event_type, self.handle)
+        self.every(STATUS_INTERVAL, _Heartbeat())
+
+    # -- the snapshot -----------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The full status snapshot (proxy-callable)."""
+        world = self.world or {}
+        return build_snapshot(
+            world=world,
+            paused=self.paused,
+            active_reflex=world.get("activeReflex"),
+            current_skill=world.get("currentSkill"),
+            actors=self.runtime.actor_table.as_dicts(),
+            pending_proposals=self.proposals,
+            uptime=time.time() - self.started_at,
+            server=self.server_label,
+            username=self.username,
+        )
+
+    def _broadcast_status(self) -> None:
+        self.last_status = time.monotonic()
+        self.server.broadcast(protocol.status(self.snapshot()))
+
+    # -- messages -----------------------------------------------------------------
+
+    def on_message(self, message: Any) -> Any:
+        match message:
+            case LogRecorded():
+                self.server.broadcast(
+                    protocol.log(
+                        message.ts, message.level, message.source, message.text, message.details
+                    )
+                )
+            case WorldObserved(snapshot=snapshot):
+                self.world = snapshot
+                if time.monotonic() - self.last_status >= STATUS_MIN_GAP:
+                    self._broadcast_status()
+            case PausedChanged(paused=paused):
+                self.paused = paused
+                self._broadcast_status()
+            case ProposalsChanged(pending=pending):
+                self.proposals = pending
+                self._broadcast_status()
+            case ActorStateChanged():
+                self.server.broadcast(
+                    protocol.actor(message.name, message.state, message.restarts, message.reason)
+                )
+            case ErrorRaised(source=source, text=text):
+                self.server.broadcast(protocol.error(source, text))
+            case LlmChunkReceived(stream=stream, text=text):
+                self.server.broadcast(protocol.ask_chunk(stream, text))
+            case LlmFinished(code=code, duration_ms=duration_ms):
+                self.server.broadcast(protocol.ask_done(code, duration_ms))
+            case _Heartbeat():
+                if time.monotonic() - self.last_status >= STATUS_INTERVAL * 0.9:
+                    self._broadcast_status()
+            case ClientConnected(client_id=client_id):
+                recent = [
+                    protocol.log(e.ts, e.level, e.source, e.text, e.details)
+                    for e in self.ring.recent()
+                ]
+                self.server.send(client_id, protocol.hello(self.snapshot(), recent))
+            case CommandReceived(client_id=client_id, command=command):
+                self._command(client_id, command)
+            case _:
+                return super().on_message(message)
+        return None
+
+    def _command(self, client_id: int, command: Any) -> None:
+        match command:
+            case protocol.Pause():
+                self.publish(Pause())
+            case protocol.Resume():
+                self.publish(Resume())
+            case protocol.Stop():
+                logger.info("stop requested over the socket (client %d)", client_id)
+                self.request_stop()
+            case protocol.Chat(text=text):
+                self.publish(SayInChat(text=text))
+            case protocol.AskPi(prompt=prompt):
+                self.publish(AskLlm(prompt=prompt))
+            case protocol.Snapshot():
+                self._broadcast_status()
+            case protocol.ProposalDecision(id=proposal_id, decision=decision):
+                self.publish(DecideProposal(id=proposal_id, decision=decision))
+            case protocol.Fault(actor=name, kind=kind):
+                self._fault(client_id, name, kind)
+            case _:
+                self.server.send(client_id, protocol.error("ipc", f"unhandled command {command!r}"))
+
+    def _fault(self, client_id: int, name: str, kind: str) -> None:
+        if not self.runtime.fault_injection:
+            self.server.send(client_id, protocol.error("ipc", "fault injection is off"))
+            return
+        if self.runtime.registry.state(name) != "running":
+            known = ", ".join(self.runtime.registry.names())
+            self.server.send(
+                client_id, protocol.error("ipc", f"no running actor {name!r} (known: {known})")
+            )
+            return
+        logger.warning("fault injection: %s into %s (client %d)", kind, name, client_id)
+        self.peer(name).tell(InjectFault(kind=kind))  # type: ignore[arg-type]

@@ -1,0 +1,92 @@
+"""The actor tree of one worker process.
+
+::
+
+    root            one_for_one, 5 restarts in 30 s, then the worker exits (code 3)
+    ├── knowledge   the bot's memory of this server
+    ├── ipc         the socket protocol
+    └── brain       one_for_one, 5 restarts in 30 s, then escalates to root
+        ├── perception
+        ├── reflex
+        ├── watchdog
+        ├── coach
+        └── persona
+
+``ipc`` starts before the brain so that dashboards see every brain restart;
+stopping runs in reverse, so the brain stops first and ``ipc`` reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pepa.actors.coach import Coach
+from pepa.actors.ipc import Ipc
+from pepa.actors.knowledge import Knowledge
+from pepa.actors.perception import Perception
+from pepa.actors.persona import Persona
+from pepa.actors.reflex import Reflex
+from pepa.actors.watchdog import Watchdog
+from pepa.logs import RingBuffer
+from pepa.supervision import ChildSpec, Supervisor
+
+__all__ = ["build_tree"]
+
+
+def build_tree(
+    *,
+    server_dir: Path,
+    ipc_server: Any,
+    ring: RingBuffer,
+    started_at: float,
+    server_label: str,
+    username: str,
+    llm_backend: str,
+    request_stop: Callable[[], None],
+    heartbeat_interval: float = 1.0,
+    heartbeat_timeout: float = 5.0,
+) -> ChildSpec:
+    """The root child spec, ready for :func:`pepa.supervision.start_tree`."""
+    timing = {"heartbeat_interval": heartbeat_interval, "heartbeat_timeout": heartbeat_timeout}
+    brain = ChildSpec(
+        id="brain",
+        actor_class=Supervisor,
+        kwargs={
+            "children": [
+                ChildSpec(id="perception", actor_class=Perception),
+                ChildSpec(id="reflex", actor_class=Reflex),
+                ChildSpec(id="watchdog", actor_class=Watchdog),
+                ChildSpec(id="coach", actor_class=Coach, kwargs={"backend": llm_backend}),
+                ChildSpec(id="persona", actor_class=Persona),
+            ],
+            "strategy": "one_for_one",
+            **timing,
+        },
+        shutdown=15.0,
+    )
+    return ChildSpec(
+        id="root",
+        actor_class=Supervisor,
+        kwargs={
+            "children": [
+                ChildSpec(id="knowledge", actor_class=Knowledge, kwargs={"server_dir": server_dir}),
+                ChildSpec(
+                    id="ipc",
+                    actor_class=Ipc,
+                    kwargs={
+                        "server": ipc_server,
+                        "ring": ring,
+                        "started_at": started_at,
+                        "server_label": server_label,
+                        "username": username,
+                        "request_stop": request_stop,
+                    },
+                ),
+                brain,
+            ],
+            "strategy": "one_for_one",
+            **timing,
+        },
+    )

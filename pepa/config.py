@@ -1,0 +1,236 @@
+"""Configuration: command-line flags, then environment, then ``.env``, then defaults.
+
+:func:`resolve` is pure (it takes the flags, the environment and the text of
+``.env`` as values) and raises :class:`ConfigError` with one clear line for
+anything it cannot use.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pepa.errors import ConfigError
+
+__all__ = [
+    "EMBEDDED_HOST",
+    "LLM_CHOICES",
+    "Config",
+    "config_from_json",
+    "parse_dotenv",
+    "read_dotenv",
+    "resolve",
+]
+
+EMBEDDED_HOST = "127.0.0.1"
+"""Where the embedded world listens."""
+LLM_CHOICES = ("auto", "pi", "openai", "offline")
+_USERNAME = re.compile(r"^[A-Za-z0-9_]{3,16}$")
+_VERSION = re.compile(r"^1\.\d+(\.\d+)?$")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+# setting -> environment variable
+_ENV = {
+    "host": "MC_HOST",
+    "port": "MC_PORT",
+    "username": "MC_USERNAME",
+    "version": "MC_VERSION",
+    "password": "MC_PASSWORD",
+    "operators": "OPERATOR_USERNAMES",
+    "state_dir": "PEPA_STATE_DIR",
+    "llm": "PEPA_LLM",
+    "fault_injection": "PEPA_FAULT_INJECTION",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Config:
+    """Every setting of one daemon, resolved and validated."""
+
+    host: str | None = None
+    """Minecraft server host; None plays in the embedded world."""
+    port: int = 25565
+    """Minecraft server port."""
+    username: str = "pepa_bot"
+    """The bot's name in the game."""
+    version: str | None = None
+    """Protocol version; None auto-detects."""
+    password: str | None = field(default=None, repr=False)
+    """AuthMe password (never logged)."""
+    operators: tuple[str, ...] = ()
+    """Players whose chat commands the bot obeys."""
+    state_dir: Path = Path("state")
+    """Root of every server's personal memory."""
+    llm: str = "auto"
+    """LLM back end: auto, pi, openai or offline."""
+    fault_injection: bool = False
+    """Whether ``cmd:fault`` and injected faults are allowed."""
+
+    @property
+    def embedded(self) -> bool:
+        """True when pepa must start its own world."""
+        return self.host is None
+
+    @property
+    def server_dir(self) -> Path:
+        """Personal memory of this server: ``<state root>/<host>_<port>/``."""
+        return self.state_dir / f"{self.host or EMBEDDED_HOST}_{self.port}"
+
+    @property
+    def socket_path(self) -> Path:
+        """The daemon's Unix socket."""
+        return self.server_dir / "bot.sock"
+
+    @property
+    def llm_backend(self) -> str:
+        """The back end ``auto`` stands for on this machine."""
+        if self.llm != "auto":
+            return self.llm
+        return "pi" if shutil.which("pi") else "offline"
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings as plain values, the password masked, for logs."""
+        values = asdict(self)
+        values["password"] = "***" if self.password else None
+        values["state_dir"] = str(self.state_dir)
+        values["operators"] = list(self.operators)
+        return values
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain values for handing the config to the worker process."""
+        values = asdict(self)
+        values["state_dir"] = str(self.state_dir)
+        values["operators"] = list(self.operators)
+        return values
+
+
+def config_from_json(values: Mapping[str, Any]) -> Config:
+    """Rebuild a :class:`Config` written by :meth:`Config.to_json`."""
+    data = dict(values)
+    data["state_dir"] = Path(data["state_dir"])
+    data["operators"] = tuple(data.get("operators", ()))
+    return Config(**data)
+
+
+def parse_dotenv(text: str, source: str = ".env") -> dict[str, str]:
+    """Parse ``KEY=VALUE`` lines (``export``, quotes and ``#`` comments allowed)."""
+    values: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("export "):
+            line = line[len("export ") :].lstrip()
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise ConfigError(f"{source} line {number}: expected KEY=VALUE, got {raw.strip()!r}")
+        value = value.strip()
+        if value[:1] in ("'", '"'):
+            quote = value[0]
+            end = value.find(quote, 1)
+            if end < 0:
+                raise ConfigError(f"{source} line {number}: unterminated {quote} quote")
+            value = value[1:end]
+        else:
+            value = value.split(" #", 1)[0].strip()
+        values[key] = value
+    return values
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """Read ``.env`` at ``path``; a missing file is empty, an unreadable one an error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    return parse_dotenv(text, str(path))
+
+
+def resolve(
+    flags: Mapping[str, Any],
+    environ: Mapping[str, str] | None = None,
+    dotenv: Mapping[str, str] | None = None,
+) -> Config:
+    """Merge flags > environment > .env > defaults into a validated :class:`Config`."""
+    environ = os.environ if environ is None else environ
+    dotenv = dotenv or {}
+
+    def pick(name: str) -> Any:
+        value = flags.get(name)
+        if value is not None:
+            return value
+        var = _ENV[name]
+        if var in environ:
+            return environ[var]
+        return dotenv.get(var)
+
+    host = pick("host") or None
+    port = _port(pick("port"))
+    username = pick("username") or "pepa_bot"
+    if not _USERNAME.match(username):
+        raise ConfigError(
+            f"username {username!r} is not a Minecraft name (3-16 letters, digits or _)"
+        )
+    version = pick("version") or None
+    if version is not None and not _VERSION.match(version):
+        raise ConfigError(f"version {version!r} is not a Minecraft version such as 1.16.5")
+    operators = _operators(pick("operators"))
+    llm = (pick("llm") or "auto").lower()
+    if llm not in LLM_CHOICES:
+        raise ConfigError(f"LLM back end {llm!r} is not one of {', '.join(LLM_CHOICES)}")
+    return Config(
+        host=host,
+        port=port,
+        username=username,
+        version=version,
+        password=pick("password") or None,
+        operators=operators,
+        state_dir=Path(pick("state_dir") or "state"),
+        llm=llm,
+        fault_injection=_flag(pick("fault_injection")),
+    )
+
+
+def _port(value: Any) -> int:
+    if value is None or value == "":
+        return 25565
+    try:
+        port = int(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"port {value!r} is not a number") from exc
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"port {port} is out of range (1-65535)")
+    return port
+
+
+def _operators(value: Any) -> tuple[str, ...]:
+    if not value:
+        return ()
+    names = value if isinstance(value, list | tuple) else str(value).split(",")
+    cleaned = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+    for name in cleaned:
+        if not _USERNAME.match(name):
+            raise ConfigError(f"operator {name!r} is not a Minecraft name")
+    return cleaned
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ConfigError(f"PEPA_FAULT_INJECTION={value!r} is not a yes/no value")

@@ -1,0 +1,160 @@
+"""The process supervisor: ``pepa start`` keeps one worker process alive.
+
+The worker holds the actor tree and the Minecraft connection; when it dies —
+a crash, a dead JS bridge, kill -9 — the supervisor starts a new one after a
+backoff (immediate the first time, then exponential with jitter, reset after a
+stable minute). More than ``max_restarts`` restarts within ``period`` seconds
+and it gives up: one line saying why, exit code 3. SIGINT and SIGTERM stop the
+worker (SIGTERM, then SIGKILL after ``stop_timeout``) and exit 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import TextIO
+
+import orjson
+
+from pepa.config import Config
+from pepa.daemon.lock import StateLock
+from pepa.daemon.worker import ENV_CONFIG, ENV_PARENT, EXIT_FILE
+from pepa.supervision import Backoff, RestartIntensity
+
+__all__ = ["EXIT_GAVE_UP", "ProcessSupervisor"]
+
+logger = logging.getLogger(__name__)
+
+EXIT_GAVE_UP = 3
+"""Exit code of ``pepa start`` when the worker keeps dying."""
+
+
+class ProcessSupervisor:
+    """Starts the worker, restarts it when it dies, stops it on a signal."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        max_restarts: int = 5,
+        period: float = 60.0,
+        backoff: Backoff | None = None,
+        stop_timeout: float = 30.0,
+        worker_argv: Sequence[str] | None = None,
+        out: TextIO | None = None,
+        before_worker: Callable[[], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.intensity = RestartIntensity(max_restarts=max_restarts, period=period)
+        self.backoff = backoff or Backoff(base=0.5, factor=2.0, cap=30.0, stable_after=60.0)
+        self.stop_timeout = stop_timeout
+        self.worker_argv = list(worker_argv or [sys.executable, "-m", "pepa.daemon"])
+        self.out = out or sys.stdout
+        self.before_worker = before_worker
+        self._stopping = threading.Event()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.restarts = 0
+
+    def say(self, text: str) -> None:
+        """One line for the person at the terminal."""
+        print(f"pepa: {text}", file=self.out, flush=True)
+
+    def stop(self, reason: str = "stop requested") -> None:
+        """Stop the worker and the loop (safe from a signal handler)."""
+        if not self._stopping.is_set():
+            self._stopping.set()
+            logger.info("stopping: %s", reason)
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def run(self) -> int:
+        """Supervise until stopped or given up; return the exit code."""
+        config = self.config
+        lock = StateLock(config.server_dir / "daemon.lock").acquire()
+        previous = {
+            sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+        try:
+            if self.before_worker is not None:
+                self.before_worker()
+            self.say(f"socket {config.socket_path}")
+            return self._loop()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            lock.release()
+
+    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+        self.stop(signal.Signals(signum).name)
+
+    def _loop(self) -> int:
+        failures = 0
+        while not self._stopping.is_set():
+            started = time.monotonic()
+            code = self._run_worker()
+            if self._stopping.is_set():
+                return 0
+            if code == 0:
+                self.say("worker stopped on request")
+                return 0
+            reason = self._exit_reason(code)
+            if code == 2:
+                self.say(f"worker refused its configuration: {reason}")
+                return 2
+            now = time.monotonic()
+            if not self.intensity.allow(now):
+                self.say(
+                    f"giving up: the worker died more than {self.intensity.max_restarts} times "
+                    f"in {self.intensity.period:g}s (last: {reason})"
+                )
+                return EXIT_GAVE_UP
+            failures = 1 if now - started >= self.backoff.stable_after else failures + 1
+            delay = self.backoff.delay(failures)
+            self.restarts += 1
+            self.say(f"worker died ({reason}); restart {self.restarts} in {delay:.1f}s")
+            if self._stopping.wait(delay):
+                return 0
+        return 0
+
+    def _run_worker(self) -> int:
+        exit_file = self.config.server_dir / EXIT_FILE
+        exit_file.unlink(missing_ok=True)
+        env = dict(os.environ)
+        env[ENV_CONFIG] = orjson.dumps(self.config.to_json()).decode()
+        env[ENV_PARENT] = str(os.getpid())
+        self._proc = subprocess.Popen(self.worker_argv, env=env)
+        if self._stopping.is_set():  # a signal arrived while spawning
+            self.stop()
+        deadline: float | None = None
+        while True:
+            try:
+                return self._proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                if not self._stopping.is_set():
+                    continue
+                deadline = deadline or time.monotonic() + self.stop_timeout
+                if time.monotonic() > deadline:
+                    self.say(f"worker did not stop within {self.stop_timeout:g}s; killing it")
+                    self._proc.kill()
+
+    def _exit_reason(self, code: int) -> str:
+        if code < 0:
+            return f"killed by {signal.Signals(-code).name}"
+        path: Path = self.config.server_dir / EXIT_FILE
+        try:
+            reason = orjson.loads(path.read_bytes()).get("reason", "")
+        except (OSError, ValueError):
+            reason = ""
+        return f"exit code {code}" + (f": {reason}" if reason else "")

@@ -1,0 +1,92 @@
+"""Run a command-line LLM (``pi -p PROMPT``) and stream its output as it arrives."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+__all__ = ["StreamingCommand"]
+
+logger = logging.getLogger(__name__)
+
+
+class StreamingCommand:
+    """One run of an external command; output lines go to ``on_chunk`` as they come.
+
+    Two reader threads (stdout, stderr) call ``on_chunk(stream, text)``; when
+    both streams end, ``on_done(code, duration_ms)`` is called once. Callbacks
+    must only enqueue. ``cancel()`` terminates the process.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        on_chunk: Callable[[str, str], None],
+        on_done: Callable[[int, int], None],
+        timeout: float = 600.0,
+    ) -> None:
+        self.argv = list(argv)
+        self._on_chunk = on_chunk
+        self._on_done = on_done
+        self._timeout = timeout
+        self._proc: subprocess.Popen[str] | None = None
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Spawn the process and its reader threads; raises OSError if it cannot run."""
+        started = time.monotonic()
+        self._proc = subprocess.Popen(
+            self.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        proc = self._proc
+        readers = [
+            threading.Thread(
+                target=self._pump, args=(proc.stdout, "stdout"), daemon=True, name="pepa-llm-stdout"
+            ),
+            threading.Thread(
+                target=self._pump, args=(proc.stderr, "stderr"), daemon=True, name="pepa-llm-stderr"
+            ),
+        ]
+        waiter = threading.Thread(
+            target=self._wait, args=(readers, started), daemon=True, name="pepa-llm-wait"
+        )
+        self._threads = [*readers, waiter]
+        for thread in self._threads:
+            thread.start()
+
+    def cancel(self) -> None:
+        """Terminate the process if it still runs."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+
+    def join(self, timeout: float = 5.0) -> None:
+        """Wait for the reader threads to end."""
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _pump(self, pipe: object, stream: str) -> None:
+        for line in iter(pipe.readline, ""):  # type: ignore[attr-defined]
+            self._on_chunk(stream, line)
+        pipe.close()  # type: ignore[attr-defined]
+
+    def _wait(self, readers: list[threading.Thread], started: float) -> None:
+        assert self._proc is not None
+        try:
+            code = self._proc.wait(timeout=self._timeout)
+        except subprocess.TimeoutExpired:
+            logger.warning("%s ran past %gs; terminated", self.argv[0], self._timeout)
+            self._proc.kill()
+            code = self._proc.wait()
+        for reader in readers:
+            reader.join()
+        self._on_done(code, int((time.monotonic() - started) * 1000))

@@ -1,0 +1,53 @@
+"""The status snapshot every client sees: pure assembly from the parts' views."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["EMPTY_WORLD", "build_snapshot"]
+
+EMPTY_WORLD: Mapping[str, Any] = {
+    "connected": False,
+    "hp": None,
+    "food": None,
+    "position": None,
+    "dimension": None,
+    "timeOfDay": None,
+    "threats": [],
+    "inventory": {},
+    "deaths": 0,
+}
+"""What perception reports before the bot is in a world."""
+
+
+def build_snapshot(
+    *,
+    world: Mapping[str, Any] | None,
+    paused: bool,
+    active_reflex: str | None,
+    current_skill: str | None,
+    actors: Sequence[Mapping[str, Any]],
+    pending_proposals: Sequence[str],
+    uptime: float,
+    server: str,
+    username: str,
+) -> dict[str, Any]:
+    """Merge perception's world view with the runtime's own state (DESIGN section 5)."""
+    snapshot = dict(EMPTY_WORLD)
+    if world:
+        snapshot.update(world)
+    snapshot.update(
+        {
+            "server": server,
+            "username": username,
+            "paused": paused,
+            "activeReflex": active_reflex,
+            "currentSkill": current_skill,
+            "actors": [dict(row) for row in actors],
+            "pendingProposals": len(pending_proposals),
+            "proposals": list(pending_proposals),
+            "uptime": round(uptime, 1),
+        }
+    )
+    return snapshot

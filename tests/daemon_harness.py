@@ -1,0 +1,106 @@
+"""Run a real ``pepa start`` in a subprocess and follow its output line by line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from pepa.ipc.client import IpcClient
+
+
+class Daemon:
+    """A ``pepa start`` process; tests wait on its output lines, never sleep."""
+
+    def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        self.root = root
+        self.state = root / "state"
+        self.socket = self.state / "127.0.0.1_25565" / "bot.sock"
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pepa", "start", "--state-dir", str(self.state), *args],
+            cwd=root,
+            env=full_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, name="daemon-reader", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._cond:
+                self.lines.append(line.rstrip("\n"))
+                self._cond.notify_all()
+        with self._cond:
+            self.lines.append("<eof>")
+            self._cond.notify_all()
+
+    def wait_line(self, text: str, timeout: float = 30.0, *, start: int = 0) -> int:
+        """Index of the first line at or after ``start`` containing ``text``."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for index in range(start, len(self.lines)):
+                    if text in self.lines[index]:
+                        return index
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or (self.lines and self.lines[-1] == "<eof>"):
+                    tail = "\n".join(self.lines[-30:])
+                    raise AssertionError(f"no line with {text!r}; output ends:\n{tail}")
+                self._cond.wait(remaining)
+
+    def count(self, text: str) -> int:
+        with self._cond:
+            return sum(text in line for line in self.lines)
+
+    def ready(self, timeout: float = 30.0, *, start: int = 0) -> int:
+        """Wait until a worker listens on the socket; return that line's index."""
+        return self.wait_line("listening on", timeout, start=start)
+
+    def client(self) -> IpcClient:
+        client = IpcClient.connect(self.socket, timeout=10.0)
+        try:
+            client.wait_for("hello", timeout=10.0)
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    def worker_pid(self) -> int:
+        for line in reversed(self.lines):
+            if "worker " in line and " starting:" in line:
+                return int(line.split("worker ", 1)[1].split()[0])
+        raise AssertionError("no worker start line yet")
+
+    def signal(self, signum: int) -> None:
+        self.proc.send_signal(signum)
+
+    def wait(self, timeout: float = 40.0) -> int:
+        code = self.proc.wait(timeout=timeout)
+        self._reader.join(timeout)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        return code
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self._reader.join(10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()

@@ -1,0 +1,85 @@
+"""Configuration precedence and validation (pure; no files but .env text)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pepa.config import Config, config_from_json, parse_dotenv, read_dotenv, resolve
+from pepa.errors import ConfigError
+
+
+def test_defaults_play_in_the_embedded_world() -> None:
+    config = resolve({}, {}, {})
+    assert config == Config()
+    assert config.embedded
+    assert config.socket_path == Path("state/127.0.0.1_25565/bot.sock")
+
+
+def test_flags_beat_environment_beat_dotenv() -> None:
+    dotenv = {"MC_HOST": "dotenv.example", "MC_PORT": "1111", "MC_USERNAME": "from_dotenv"}
+    environ = {"MC_HOST": "env.example", "MC_PORT": "2222"}
+    config = resolve({"host": "flag.example"}, environ, dotenv)
+    assert (config.host, config.port, config.username) == ("flag.example", 2222, "from_dotenv")
+    assert config.server_dir == Path("state/flag.example_2222")
+
+
+def test_operators_are_split_trimmed_and_deduplicated() -> None:
+    config = resolve({}, {"OPERATOR_USERNAMES": " alice, bob ,alice,"}, {})
+    assert config.operators == ("alice", "bob")
+
+
+def test_password_never_appears_in_logs() -> None:
+    config = resolve({}, {"MC_PASSWORD": "hunter2"}, {})
+    assert "hunter2" not in repr(config)
+    assert config.redacted()["password"] == "***"
+
+
+def test_config_round_trips_through_json_for_the_worker() -> None:
+    config = resolve({"host": "h", "operators": "a_1,b_2", "fault_injection": True}, {}, {})
+    assert config_from_json(config.to_json()) == config
+
+
+@pytest.mark.parametrize(
+    ("flags", "environ", "message"),
+    [
+        ({"port": "0"}, {}, "out of range"),
+        ({}, {"MC_PORT": "http"}, "not a number"),
+        ({"username": "x"}, {}, "not a Minecraft name"),
+        ({"version": "latest"}, {}, "not a Minecraft version"),
+        ({}, {"PEPA_LLM": "gpt9"}, "is not one of"),
+        ({}, {"PEPA_FAULT_INJECTION": "maybe"}, "yes/no"),
+        ({"operators": "ok,not ok"}, {}, "operator"),
+    ],
+)
+def test_bad_values_raise_one_clear_config_error(
+    flags: dict[str, str], environ: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        resolve(flags, environ, {})
+
+
+def test_dotenv_syntax() -> None:
+    text = (
+        "# comment\nexport MC_HOST=play.example\n"
+        'MC_PORT = "25566"\nMC_USERNAME=bot_1 # trailing\n\n'
+    )
+    assert parse_dotenv(text) == {
+        "MC_HOST": "play.example",
+        "MC_PORT": "25566",
+        "MC_USERNAME": "bot_1",
+    }
+
+
+@pytest.mark.parametrize("line", ["just words", "=value", "KEY='open"])
+def test_malformed_dotenv_line_names_its_line_number(line: str) -> None:
+    with pytest.raises(ConfigError, match="line 2"):
+        parse_dotenv(f"OK=1\n{line}\n")
+
+
+def test_missing_dotenv_is_empty_and_unreadable_is_an_error(tmp_path: Path) -> None:
+    assert read_dotenv(tmp_path / ".env") == {}
+    (tmp_path / ".env").mkdir()
+    with pytest.raises(ConfigError, match="cannot read"):
+        read_dotenv(tmp_path / ".env")

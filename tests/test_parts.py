@@ -1,0 +1,112 @@
+"""Small parts with no threads: snapshot assembly, proposals, chat limiter, lock, bus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pepa.actors.persona import ChatLimiter
+from pepa.bus import Bus
+from pepa.daemon.lock import StateLock
+from pepa.errors import LockError
+from pepa.proposals import ProposalError, ProposalStore
+from pepa.snapshot import build_snapshot
+from pepa.supervision import Registry
+
+
+def test_snapshot_carries_every_field_of_the_contract() -> None:
+    snapshot = build_snapshot(
+        world={"hp": 18, "food": 7, "threats": [{"name": "zombie", "distance": 3.2}]},
+        paused=True,
+        active_reflex="defend",
+        current_skill=None,
+        actors=[{"name": "reflex", "state": "running", "restarts": 2, "reason": "x"}],
+        pending_proposals=["a.md"],
+        uptime=12.34,
+        server="127.0.0.1:25565",
+        username="pepa_bot",
+    )
+    for field in (
+        "hp",
+        "food",
+        "position",
+        "dimension",
+        "timeOfDay",
+        "threats",
+        "activeReflex",
+        "currentSkill",
+        "paused",
+        "inventory",
+        "actors",
+        "pendingProposals",
+        "deaths",
+        "uptime",
+    ):
+        assert field in snapshot
+    assert snapshot["hp"] == 18 and snapshot["paused"] is True
+    assert snapshot["pendingProposals"] == 1 and snapshot["uptime"] == 12.3
+
+
+def test_proposals_move_on_decision_and_refuse_bad_ids(tmp_path: Path) -> None:
+    store = ProposalStore(tmp_path / "proposals")
+    assert store.pending() == []
+    (tmp_path / "proposals").mkdir()
+    (tmp_path / "proposals" / "2026-01-01-flee.md").write_text("# flee\n")
+    (tmp_path / "proposals" / "2026-01-02-eat.md").write_text("# eat\n")
+    assert store.pending() == ["2026-01-01-flee.md", "2026-01-02-eat.md"]
+    moved = store.decide("2026-01-01-flee.md", "approve")
+    assert moved == tmp_path / "proposals" / "approved" / "2026-01-01-flee.md"
+    store.decide("2026-01-02-eat.md", "reject")
+    assert store.pending() == []
+    assert (tmp_path / "proposals" / "rejected" / "2026-01-02-eat.md").exists()
+    with pytest.raises(ProposalError, match="no pending"):
+        store.decide("2026-01-01-flee.md", "approve")
+    with pytest.raises(ProposalError, match="not a proposal id"):
+        store.decide("../../etc/passwd", "approve")
+    with pytest.raises(ProposalError, match="approve or reject"):
+        store.decide("x.md", "maybe")
+
+
+def test_chat_limiter_allows_a_burst_then_one_line_per_interval() -> None:
+    limiter = ChatLimiter(burst=3, interval=1.5)
+    assert [limiter.allow(0.0) for _ in range(4)] == [True, True, True, False]
+    assert limiter.allow(1.0) is False
+    assert limiter.allow(1.6) is True
+    assert limiter.allow(1.7) is False
+
+
+def test_second_lock_on_a_state_directory_is_refused(tmp_path: Path) -> None:
+    with (
+        StateLock(tmp_path / "daemon.lock"),
+        pytest.raises(LockError, match="another pepa daemon"),
+    ):
+        StateLock(tmp_path / "daemon.lock").acquire()
+    StateLock(tmp_path / "daemon.lock").acquire().release()
+
+
+def test_bus_listener_errors_never_reach_the_publisher() -> None:
+    bus = Bus()
+    seen: list[object] = []
+
+    def broken(event: object) -> None:
+        raise RuntimeError("listener bug")
+
+    bus.listen(broken)
+    bus.listen(seen.append)
+    bus.publish("event")
+    assert seen == ["event"]
+
+
+def test_bus_delivers_subclasses_and_skips_stopped_subscribers() -> None:
+    class Base:
+        pass
+
+    class Child(Base):
+        pass
+
+    registry = Registry()
+    bus = Bus()
+    bus.subscribe(Base, registry.handle("gone"))
+    registry.unbind("gone", None, "stopped")
+    bus.publish(Child())  # a stopped subscriber is skipped, not an error
