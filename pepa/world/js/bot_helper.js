@@ -1,0 +1,226 @@
+'use strict'
+// bot_helper.js — the only JS module Python talks to (through JSPyBridge).
+// Rules it follows (all measured in FINDINGS.md):
+//  * Python gets ONE callback; every event is a plain JSON-able object {type, ...}
+//    (no Vec3/Entity instances: those would arrive in Python as proxies, and keys
+//    named `ffid` or a truthy `r` are special to JSPyBridge's serializer).
+//  * Reads are whole-object: snapshot() builds everything in JS and returns a
+//    JSON *string* (a JS object return value would come back as a proxy whose
+//    every field access is another round trip).
+//  * Long actions return at once and report {type:'actionDone', id, ok, error}.
+//  * Modules are loaded by absolute path from this directory's node_modules.
+const path = require('path')
+const { monitorEventLoopDelay, performance } = require('perf_hooks')
+const NM = path.join(__dirname, 'node_modules')
+const mineflayer = require(path.join(NM, 'mineflayer'))
+const { pathfinder, Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
+
+const NIL_UUID = /^0{8}-0{4}-0{4}-0{4}-0{12}$|^0$/
+const CHAT_RE = /^<(\w{1,16})> (.*)$/s
+const r1 = (v) => Math.round(v * 10) / 10
+const r2 = (v) => Math.round(v * 100) / 100
+const vxyz = (p) => (p ? { x: r2(p.x), y: r2(p.y), z: r2(p.z) } : null)
+
+function entityInfo (e, from) {
+  return {
+    id: e.id,
+    name: e.name || e.username || null,
+    username: e.username || null,
+    type: e.type || null, // 'player' | 'hostile' | 'passive' | 'mob' | 'object' | ...
+    kind: e.kind || null, // minecraft-data category, e.g. 'Hostile mobs'
+    distance: from && e.position ? r1(from.distanceTo(e.position)) : null,
+    position: vxyz(e.position)
+  }
+}
+
+function createBot (opts, onEvent) {
+  const o = Object.assign({ host: '127.0.0.1', port: 25565, username: 'pepa_bot', respawn: true, entityRadius: 32 }, opts || {})
+  const lag = monitorEventLoopDelay({ resolution: 1 })
+  lag.enable()
+  const stats = { emitted: 0, emitErrors: 0, inflight: 0, maxInflight: 0, lastEmitError: null }
+
+  // Call Python. The call is async on the JS side (it returns a Promise that
+  // settles when the Python callback returns); never await it here.
+  function emit (ev) {
+    ev.ts = Date.now()
+    ev.hr = performance.timeOrigin + performance.now()
+    stats.emitted++
+    stats.inflight++
+    if (stats.inflight > stats.maxInflight) stats.maxInflight = stats.inflight
+    let p
+    try { p = onEvent(ev) } catch (e) { stats.emitErrors++; stats.inflight--; stats.lastEmitError = String(e); return }
+    Promise.resolve(p).then(
+      () => { stats.inflight-- },
+      (e) => { stats.inflight--; stats.emitErrors++; stats.lastEmitError = String(e && e.message) })
+  }
+
+  const bot = mineflayer.createBot({
+    host: o.host,
+    port: o.port,
+    username: o.username,
+    version: o.version || false, // false = auto-detect via server ping
+    auth: 'offline',
+    respawn: o.respawn,
+    hideErrors: true,
+    checkTimeoutInterval: o.checkTimeoutInterval || 30000,
+    logErrors: false
+  })
+  bot.loadPlugin(pathfinder)
+
+  // ---- entity spawn/gone batching: one event per event-loop turn ----------
+  let pendingSpawn = []
+  let pendingGone = []
+  let flushQueued = false
+  function queueFlush () {
+    if (flushQueued) return
+    flushQueued = true
+    setImmediate(() => {
+      flushQueued = false
+      if (!pendingSpawn.length && !pendingGone.length) return
+      const me = bot.entity && bot.entity.position
+      const spawned = pendingSpawn.filter(e => bot.entities[e.id]).map(e => entityInfo(e, me))
+      const gone = pendingGone
+      pendingSpawn = []
+      pendingGone = []
+      emit({ type: 'entities', spawned, gone })
+    })
+  }
+
+  bot.once('login', () => emit({ type: 'login', version: bot.version, username: bot.username, entityId: bot.entity && bot.entity.id }))
+  bot.on('spawn', () => {
+    if (!bot.pathfinder.movements) bot.pathfinder.setMovements(new Movements(bot))
+    emit({ type: 'spawn', position: vxyz(bot.entity.position), hp: bot.health, food: bot.food })
+  })
+  bot.on('health', () => emit({ type: 'health', hp: bot.health, food: bot.food, saturation: bot.foodSaturation }))
+  bot.on('death', () => emit({ type: 'death', position: vxyz(bot.entity && bot.entity.position) }))
+  bot.on('respawn', () => emit({ type: 'respawn' }))
+  bot.on('kicked', (reason, loggedIn) => emit({ type: 'kicked', reason: typeof reason === 'string' ? reason : JSON.stringify(reason), loggedIn }))
+  bot.on('end', (reason) => { lag.disable(); emit({ type: 'end', reason: String(reason) }) })
+  bot.on('error', (err) => emit({ type: 'error', message: String(err && err.message), code: (err && err.code) || null }))
+  bot.on('entitySpawn', (e) => { if (e !== bot.entity) { pendingSpawn.push(e); queueFlush() } })
+  bot.on('entityGone', (e) => { pendingGone.push(e.id); queueFlush() })
+  bot.on('entityDead', (e) => emit({ type: 'entityDead', id: e.id, name: e.name || e.username || null }))
+  bot.on('entityHurt', (e) => { if (e === bot.entity) emit({ type: 'hurt', hp: bot.health }) })
+  bot.on('goal_reached', () => emit({ type: 'goalReached' }))
+
+  // Chat with the real sender. Order of trust:
+  //  1. vanilla translate key chat.type.text: sender is the with[0] component
+  //  2. packet sender UUID (vanilla 1.16 sends it; flying-squid sends 0) → bot.players
+  //  3. "<name> text" on the flattened line (flying-squid's format)
+  bot.on('message', (msg, position, sender) => {
+    if (position !== 'chat') {
+      emit({ type: 'chat', kind: position || 'system', from: null, text: msg.toString(), senderSource: null })
+      return
+    }
+    let from = null
+    let text = null
+    let source = null
+    if (msg.translate && msg.translate.startsWith('chat.type.text') && msg.with && msg.with.length >= 2) {
+      from = msg.with[0].toString(); text = msg.with[1].toString(); source = 'translate'
+    }
+    if (!from && sender && !NIL_UUID.test(String(sender))) {
+      const p = Object.values(bot.players).find(p => p.uuid === sender)
+      if (p) { from = p.username; source = 'uuid' }
+    }
+    const line = msg.toString()
+    const m = CHAT_RE.exec(line)
+    if (!text && m) { text = m[2]; if (!from) { from = m[1]; source = 'regex' } }
+    if (from && from === bot.username) return // our own echo
+    emit({ type: 'chat', kind: from ? 'player' : 'system', from, text: text != null ? text : line, senderSource: source })
+  })
+
+  // ---------------------------------------------------------------- reads --
+  function snapshotObj () {
+    const me = bot.entity
+    const pos = me && me.position
+    const ents = []
+    if (pos) {
+      for (const id in bot.entities) {
+        const e = bot.entities[id]
+        if (e === me || !e.position) continue
+        const d = pos.distanceTo(e.position)
+        if (d <= o.entityRadius) ents.push(entityInfo(e, pos))
+      }
+      ents.sort((a, b) => a.distance - b.distance)
+    }
+    const counts = {}
+    const items = []
+    let empty = 0
+    const inv = bot.inventory
+    if (inv) {
+      for (let s = inv.inventoryStart; s < inv.inventoryEnd; s++) {
+        const it = inv.slots[s]
+        if (!it) { empty++; continue }
+        counts[it.name] = (counts[it.name] || 0) + it.count
+        items.push({ slot: s, name: it.name, count: it.count })
+      }
+    }
+    return {
+      t: Date.now(),
+      connected: !!(bot._client && bot._client.socket && !bot._client.socket.destroyed && bot.entity),
+      username: bot.username,
+      alive: bot.isAlive,
+      hp: bot.health,
+      food: bot.food,
+      saturation: bot.foodSaturation,
+      position: vxyz(pos),
+      yaw: me ? r2(me.yaw) : null,
+      dimension: bot.game ? bot.game.dimension : null,
+      gameMode: bot.game ? bot.game.gameMode : null,
+      timeOfDay: bot.time ? bot.time.timeOfDay : null,
+      isDay: bot.time ? bot.time.isDay : null,
+      moving: bot.pathfinder ? bot.pathfinder.isMoving() : false,
+      heldItem: bot.heldItem ? bot.heldItem.name : null,
+      entities: ents,
+      inventory: { counts, items, emptySlots: empty }
+    }
+  }
+
+  // --------------------------------------------------------------- actions --
+  function done (id, ok, extra) { emit(Object.assign({ type: 'actionDone', id, ok }, extra || {})) }
+
+  const api = {
+    bot, // raw access, only for the attribute-walk benchmark / debugging
+    snapshot: () => JSON.stringify(snapshotObj()),
+    snapshotObj,
+    stats: () => JSON.stringify(Object.assign({}, stats, {
+      loopLagMeanMs: r2(lag.mean / 1e6), loopLagP99Ms: r2(lag.percentile(99) / 1e6), loopLagMaxMs: r2(lag.max / 1e6)
+    })),
+    resetLag: () => { lag.reset(); stats.maxInflight = stats.inflight; return true },
+    // goto(x,y,z,id[,range]) → returns true at once; later {type:'actionDone', id, ok, error?, position}
+    goto (x, y, z, id, range) {
+      const goal = new goals.GoalNear(Number(x), Number(y), Number(z), range == null ? 1 : Number(range))
+      bot.pathfinder.goto(goal).then(
+        () => done(id, true, { action: 'goto', position: vxyz(bot.entity.position) }),
+        (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
+      return true
+    },
+    stop (id) { bot.pathfinder.stop(); if (id != null) done(id, true, { action: 'stop' }); return true },
+    // attack(entityId): one swing, synchronous; returns false if the entity is unknown
+    attack (entityId) {
+      const e = bot.entities[entityId]
+      if (!e) return false
+      bot.attack(e)
+      return true
+    },
+    // nearest(name) → entity id or -1, computed in JS
+    nearest (name, maxDist) {
+      const e = bot.nearestEntity(x => x !== bot.entity && (!name || x.name === name) &&
+        (maxDist == null || x.position.distanceTo(bot.entity.position) <= maxDist))
+      return e ? e.id : -1
+    },
+    lookAtEntity (entityId, id) {
+      const e = bot.entities[entityId]
+      if (!e) { done(id, false, { action: 'look', error: 'no entity' }); return false }
+      bot.lookAt(e.position.offset(0, e.height || 1.6, 0), true).then(() => done(id, true, { action: 'look' }), (err) => done(id, false, { action: 'look', error: String(err) }))
+      return true
+    },
+    chat (text) { bot.chat(String(text)); return true },
+    respawn () { bot.respawn(); return true },
+    quit (reason) { try { bot.quit(reason || 'bye') } catch (e) {} return true },
+    end () { try { bot.end() } catch (e) {} return true }
+  }
+  return api
+}
+
+module.exports = { createBot }

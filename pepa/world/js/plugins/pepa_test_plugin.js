@@ -1,0 +1,302 @@
+'use strict'
+// pepa test plugin for flying-squid 1.12 (loaded through settings.plugins with an
+// absolute path; flying-squid's external.js does require.resolve(<key>)).
+//
+// Exposes server-side scenario operations over a line-based JSON TCP channel on
+// 127.0.0.1 (see server.js).  Every op below uses only flying-squid's own API
+// (serv.spawnMob, player.updateHealth/updateFood, player.takeDamage,
+// serv.setTime, serv.setBlock, player.teleport, player.inventory.updateSlot, ...).
+// Zombie "AI" (walk toward nearest player, melee once per second) is implemented
+// here because flying-squid mobs have none; it is OFF unless {ai:true}.
+const net = require('net')
+const { Vec3 } = require('vec3')
+
+module.exports.server = function (serv, settings) {
+  const me = serv.plugins[__filename] || {}
+  const controlPort = me.settings ? me.settings.controlPort : 0
+  const { registry } = serv
+  const Item = require('prismarine-item')(registry)
+  const tracked = new Map() // entity id -> mob spawned by us (for death clean-up / ai)
+
+  const player = (name) => {
+    const p = serv.getPlayer(name)
+    if (!p) throw new Error(`no such player: ${name}`)
+    return p
+  }
+  const num = (v, d) => (v === undefined || v === null ? d : Number(v))
+  const blockState = (name) => {
+    const b = registry.blocksByName[name]
+    if (!b) throw new Error(`no such block: ${name}`)
+    return b.defaultState
+  }
+  const vec = (o) => new Vec3(Number(o.x), Number(o.y), Number(o.z))
+  const pos = (p) => ({ x: p.x, y: p.y, z: p.z })
+
+  function despawnDead (e) {
+    // flying-squid's takeDamage sends entity_status 3 and deletes the mob from
+    // serv.entities but never sends entity_destroy, so clients keep a corpse.
+    if (e._pepaGone) return
+    e._pepaGone = true
+    serv._writeAll('entity_destroy', { entityIds: [e.id] })
+    delete serv.entities[e.id]
+    tracked.delete(e.id)
+  }
+
+  // --- zombie ai (opt-in) ---------------------------------------------------
+  const ZOMBIE_SPEED = 2.3 // blocks / s
+  const REACH = 2.0
+  serv.on('tick', (delta) => {
+    const now = Date.now()
+    for (const e of tracked.values()) {
+      if (e.health <= 0) {
+        if (!e._deadAt) e._deadAt = now
+        else if (now - e._deadAt > 1000) despawnDead(e)
+        continue
+      }
+      if (!e.pepaAi) continue
+      let best = null
+      let bestD = 1e9
+      for (const p of serv.players) {
+        if (p.world !== e.world || p.health <= 0 || p.gameMode !== 0) continue
+        const d = p.position.distanceTo(e.position)
+        if (d < bestD) { bestD = d; best = p }
+      }
+      if (!best || bestD > 32) continue
+      const dir = best.position.minus(e.position)
+      dir.y = 0
+      const flat = Math.sqrt(dir.x * dir.x + dir.z * dir.z)
+      e.yaw = Math.round(((Math.atan2(-dir.x, dir.z) * 180 / Math.PI) / 360) * 256) & 255
+      if (bestD > REACH && flat > 0.01) {
+        const step = Math.min(flat - REACH * 0.8, ZOMBIE_SPEED * delta)
+        if (step > 0) e.sendPosition(e.position.plus(dir.scaled(step / flat)), e.onGround)
+      } else if (now - (e._lastHit || 0) >= 1000) {
+        e._lastHit = now
+        best.takeDamage({ damage: num(e.pepaDamage, 3), velocity: dir.scaled(1 / Math.max(flat, 0.01)).scaled(2) })
+      }
+    }
+  })
+
+  // --- operations -----------------------------------------------------------
+  const ops = {
+    ping: () => ({ pong: true, time: serv.time, tick: serv.tickCount }),
+
+    players: () => serv.players.map(p => ({
+      username: p.username, id: p.id, position: pos(p.position), health: p.health, food: p.food,
+      foodSaturation: p.foodSaturation, gameMode: p.gameMode, xp: p.xp
+    })),
+
+    entities: ({ name } = {}) => Object.values(serv.entities)
+      .filter(e => e.type !== 'player' && (!name || e.name === name))
+      .map(e => ({ id: e.id, name: e.name, health: e.health, position: pos(e.position) })),
+
+    // spawn_mob {player, name='zombie', dx=2, dy=0, dz=0, count=1, spacing=1, ai=false, damage=3}
+    spawn_mob: (a) => {
+      const p = player(a.player)
+      const name = a.name || 'zombie'
+      const type = registry.entitiesByName[name]
+      if (!type || type.type !== 'mob') throw new Error(`not a mob: ${name}`)
+      const count = num(a.count, 1)
+      const spacing = num(a.spacing, 1)
+      const side = Math.ceil(Math.sqrt(count))
+      const ids = []
+      for (let i = 0; i < count; i++) {
+        const off = new Vec3(num(a.dx, 2) + (i % side) * spacing, num(a.dy, 0), num(a.dz, 0) + Math.floor(i / side) * spacing)
+        const mob = serv.spawnMob(type.id, p.world, p.position.plus(off), {})
+        mob.pepaAi = !!a.ai
+        mob.pepaDamage = a.damage
+        tracked.set(mob.id, mob)
+        ids.push(mob.id)
+      }
+      return { ids, name }
+    },
+
+    remove_mobs: ({ name } = {}) => {
+      const gone = Object.values(serv.entities).filter(e => e.type === 'mob' && (!name || e.name === name))
+      for (const e of gone) despawnDead(e)
+      return { removed: gone.length }
+    },
+
+    set_ai: ({ id, ai = true }) => { const e = serv.entities[id]; if (!e) throw new Error('no entity'); e.pepaAi = !!ai; return {} },
+
+    // set_health {player, hp}; flying-squid sends update_health, no regen/hunger simulation
+    set_health: (a) => { const p = player(a.player); p.updateHealth(num(a.hp, 20)); return { health: p.health } },
+    set_food: (a) => {
+      const p = player(a.player)
+      if (a.saturation !== undefined) p.foodSaturation = Number(a.saturation)
+      p.updateFood(num(a.food, 20))
+      return { food: p.food, saturation: p.foodSaturation }
+    },
+    damage: (a) => { const p = player(a.player); p.takeDamage({ damage: num(a.amount, 1) }); return { health: p.health } },
+    kill: (a) => { const p = player(a.player); p.takeDamage({ damage: Math.max(p.health, 1) }); return { health: p.health } },
+    set_xp: (a) => { const p = player(a.player); p.setXp(num(a.xp, 0)); return { xp: p.xp, level: p.level } },
+    gamemode: (a) => { const p = player(a.player); p.setGameMode(num(a.mode, 0)); return { gameMode: p.gameMode } },
+
+    // give {player, item:'bread', count=1, slot?}  slot = window slot (36..44 hotbar, 9..35 main)
+    give: (a) => {
+      const p = player(a.player)
+      const it = registry.itemsByName[a.item]
+      if (!it) throw new Error(`no such item: ${a.item}`)
+      const slot = a.slot !== undefined ? Number(a.slot) : p.inventory.firstEmptyInventorySlot()
+      if (slot === null || slot === undefined) throw new Error('inventory full')
+      p.inventory.updateSlot(slot, new Item(it.id, num(a.count, 1)))
+      return { slot, item: it.name, count: num(a.count, 1) }
+    },
+    clear_inventory: (a) => {
+      const p = player(a.player)
+      for (let s = 0; s < p.inventory.slots.length; s++) if (p.inventory.slots[s]) p.inventory.updateSlot(s, null)
+      return {}
+    },
+
+    set_time: (a) => {
+      if (a.cycle !== undefined) serv.doDaylightCycle = !!a.cycle
+      serv.setTime(num(a.time, 1000))
+      return { time: serv.time, cycle: serv.doDaylightCycle }
+    },
+
+    teleport: async (a) => { const p = player(a.player); await p.teleport(vec(a)); return { position: pos(p.position) } },
+
+    set_block: async (a) => {
+      const p = a.player ? player(a.player) : null
+      await serv.setBlock(p ? p.world : serv.overworld, vec(a), blockState(a.block || 'stone'))
+      return {}
+    },
+
+    // fill {x1,y1,z1,x2,y2,z2, block}
+    fill: async (a) => {
+      const st = blockState(a.block || 'stone')
+      let n = 0
+      const w = a.player ? player(a.player).world : serv.overworld
+      for (let x = Math.min(a.x1, a.x2); x <= Math.max(a.x1, a.x2); x++) {
+        for (let y = Math.min(a.y1, a.y2); y <= Math.max(a.y1, a.y2); y++) {
+          for (let z = Math.min(a.z1, a.z2); z <= Math.max(a.z1, a.z2); z++) {
+            await serv.setBlock(w, new Vec3(x, y, z), st)
+            n++
+          }
+        }
+      }
+      return { blocks: n }
+    },
+
+    // wall_in {player, block='stone', height=3}: 3x3 ring of blocks around the player's feet column + roof
+    wall_in: async (a) => {
+      const p = player(a.player)
+      const st = blockState(a.block || 'stone')
+      const f = p.position.floored()
+      const h = num(a.height, 2)
+      let n = 0
+      for (let dy = 0; dy < h; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          for (let dz = -1; dz <= 1; dz++) {
+            if (dx === 0 && dz === 0) continue
+            await serv.setBlock(p.world, f.offset(dx, dy, dz), st); n++
+          }
+        }
+      }
+      if (a.roof !== false) { await serv.setBlock(p.world, f.offset(0, h, 0), st); n++ }
+      return { blocks: n, feet: pos(f) }
+    },
+
+    // pit {player, depth=3}: digs a 1x1 shaft under the player (air) and lines it with `block`, player falls in
+    pit: async (a) => {
+      const p = player(a.player)
+      const f = p.position.floored()
+      const depth = num(a.depth, 3)
+      const st = blockState(a.block || 'stone')
+      const air = blockState('air')
+      for (let d = 1; d <= depth; d++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          for (let dz = -1; dz <= 1; dz++) {
+            await serv.setBlock(p.world, f.offset(dx, -d, dz), (dx === 0 && dz === 0) ? air : st)
+          }
+        }
+      }
+      await serv.setBlock(p.world, f.offset(0, -depth - 1, 0), st)
+      // flying-squid has no server-side player physics: the client falls by itself,
+      // but only if its 0.6-wide box is inside the 1x1 shaft: centre it first.
+      await p.teleport(new Vec3(f.x + 0.5, p.position.y, f.z + 0.5))
+      return { bottom: pos(f.offset(0, -depth, 0)) }
+    },
+
+    block_at: async (a) => {
+      const w = a.player ? player(a.player).world : serv.overworld
+      const b = await w.getBlock(vec(a))
+      return { name: b && b.name, stateId: b && b.stateId }
+    },
+
+    say: (a) => { serv.broadcast(String(a.text)); return {} },
+    // chat_as {player, text}: as if `player` had typed it (same code path as a real client chat packet)
+    chat_as: (a) => {
+      const p = player(a.player)
+      const obj = serv._createJsonChat('<' + p.username + '> ')
+      if (!obj.extra) obj.extra = []
+      obj.extra.push(serv._createJsonChat(String(a.text)))
+      serv.broadcast(obj)
+      return {}
+    },
+    command: async (a) => { await serv.handleCommand(String(a.text)); return {} },
+    kick: (a) => { player(a.player).kick(a.reason || 'kicked by test'); return {} }
+  }
+  serv.pepaOps = ops
+
+  // --- control channel ------------------------------------------------------
+  if (controlPort === null || controlPort === undefined || controlPort < 0) return
+  const sockets = new Set()
+  const srv = net.createServer((sock) => {
+    sockets.add(sock)
+    sock.setEncoding('utf8')
+    let buf = ''
+    sock.on('close', () => sockets.delete(sock))
+    sock.on('error', () => {})
+    sock.on('data', async (chunk) => {
+      buf += chunk
+      if (buf.length > 1 << 20) { sock.destroy(); return }
+      let i
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i).trim()
+        buf = buf.slice(i + 1)
+        if (!line) continue
+        let req
+        try { req = JSON.parse(line) } catch (e) {
+          sock.write(JSON.stringify({ ok: false, error: 'bad json' }) + '\n'); continue
+        }
+        const fn = ops[req.op]
+        try {
+          if (!fn) throw new Error(`unknown op: ${req.op}`)
+          const result = await fn(req)
+          sock.write(JSON.stringify({ id: req.id, ok: true, result }) + '\n')
+        } catch (e) {
+          sock.write(JSON.stringify({ id: req.id, ok: false, error: String(e && e.message) }) + '\n')
+        }
+      }
+    })
+  })
+  serv.pepaControl = {
+    listening: new Promise((resolve, reject) => {
+      srv.once('error', reject)
+      srv.listen(controlPort, '127.0.0.1', () => resolve(srv.address().port))
+    }),
+    close: () => new Promise(resolve => { for (const s of sockets) s.destroy(); srv.close(() => resolve()) })
+  }
+  serv.on('close', () => { try { serv.pepaControl.close() } catch (e) {} })
+}
+
+module.exports.player = function (player, serv) {
+  // flying-squid 1.12.0 respawn.js compares client_command's actionId with 0, but
+  // minecraft-data >= 3.x maps that field to the enum string 'perform_respawn' for
+  // 1.16.5, so a dead client never respawns (stays at hp<=0). Same steps as
+  // respawn.js, plus vanilla's reset of food and position to the spawn point.
+  player._client.on('client_command', (data) => {
+    const a = data.actionId !== undefined ? data.actionId : data.payload
+    if (a !== 'perform_respawn') return
+    if (player.health > 0) return
+    player.behavior('requestRespawn', {}, () => {
+      player._sendRespawn()
+      player.food = 20
+      player.foodSaturation = 5
+      player.sendSelfPosition(player.spawnPoint ? player.spawnPoint.clone() : player.position)
+      player.updateHealth(20)
+      player.nearbyEntities = []
+      player.updateAndSpawn()
+    })
+  })
+}

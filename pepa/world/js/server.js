@@ -1,0 +1,96 @@
+'use strict'
+// Embedded/test world: flying-squid on 127.0.0.1 + the pepa test plugin.
+//
+// CLI:  node server.js --port 25565 --world /path/to/world [--control-port 0] [--version 1.16.5]
+//   stdout: flying-squid log lines, plus ONE line
+//     PEPA_WORLD_READY {"port":..,"controlPort":..,"version":..}
+//   when both the game port and the control port are listening.
+//   Control channel: TCP 127.0.0.1:<controlPort>, newline-delimited JSON
+//     request  {"id":1,"op":"spawn_mob","player":"pepa","name":"zombie","dx":2}
+//     response {"id":1,"ok":true,"result":{...}}  |  {"id":1,"ok":false,"error":"..."}
+//   NB: flying-squid itself reads process.stdin as its console (log.js creates a
+//   readline on stdin at require() time), so stdin cannot be the control channel;
+//   start it with stdin=/dev/null (or use it deliberately for console commands).
+//
+// Programmatic: const { startServer } = require('./server.js')
+//   const { serv, controlPort, close } = await startServer({ port, worldDir, ... })
+const path = require('path')
+const fs = require('fs')
+
+const PLUGIN_PATH = path.join(__dirname, 'plugins', 'pepa_test_plugin.js')
+
+async function startServer ({
+  port = 25565,
+  worldDir,
+  version = '1.16.5',
+  controlPort = 0, // 0 = ephemeral; null = no control channel
+  maxEntities = 1000,
+  gameMode = 0,
+  quiet = false,
+  seed = 12345
+} = {}) {
+  if (!worldDir) throw new Error('worldDir is required')
+  fs.mkdirSync(worldDir, { recursive: true })
+  const mc = require('flying-squid')
+  const settings = {
+    motd: 'pepa embedded world',
+    port,
+    host: '127.0.0.1', // minecraft-protocol createServer → net.listen(port, host)
+    'max-players': 10,
+    'online-mode': false,
+    logging: false, // true would append to ./logs/<ts>.log relative to cwd
+    noConsoleOutput: quiet,
+    gameMode, // 0 = survival; default-settings.json says 1 (creative): players then take no melee damage
+    difficulty: 1,
+    worldFolder: worldDir,
+    generation: { name: 'superflat', options: { seed, worldHeight: 80 } },
+    kickTimeout: 10000,
+    plugins: { [PLUGIN_PATH]: { controlPort } },
+    modpe: false,
+    'view-distance': 4,
+    'player-list-text': { header: { text: 'pepa' }, footer: { text: 'test world' } },
+    'everybody-op': false,
+    'max-entities': maxEntities,
+    version
+  }
+  const serv = mc.createMCServer(settings)
+  // NB: 'listening' fires before the world plugin is ready; a client that connects
+  // then is dropped ("disconnected as server is still starting"). Wait for 'ready'.
+  await new Promise((resolve, reject) => {
+    serv.once('ready', resolve)
+    serv.once('error', reject)
+  })
+  const control = serv.pepaControl ? await serv.pepaControl.listening : null
+  return {
+    serv,
+    port: serv.listeningPort,
+    controlPort: control,
+    close: async () => {
+      try { await serv.pepaControl?.close() } catch (e) {}
+      await serv.quit('server stopping')
+    }
+  }
+}
+
+module.exports = { startServer, PLUGIN_PATH }
+
+if (require.main === module) {
+  const args = process.argv.slice(2)
+  const opt = (name, dflt) => {
+    const i = args.indexOf('--' + name)
+    return i >= 0 ? args[i + 1] : dflt
+  }
+  const port = parseInt(opt('port', '25565'), 10)
+  const controlPort = parseInt(opt('control-port', '0'), 10)
+  const worldDir = path.resolve(opt('world', './world'))
+  const version = opt('version', '1.16.5')
+  const t0 = Date.now()
+  startServer({ port, worldDir, version, controlPort })
+    .then(({ port, controlPort }) => {
+      process.stdout.write(`\nPEPA_WORLD_READY ${JSON.stringify({ port, controlPort, version, worldDir, startMs: Date.now() - t0, pid: process.pid })}\n`)
+    })
+    .catch(err => {
+      process.stderr.write('PEPA_WORLD_FAILED ' + (err && err.stack) + '\n')
+      process.exit(1)
+    })
+}
