@@ -113,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _start(config, args)
         if args.command == "status":
             return _status(config, args)
+        if args.command == "world":
+            return _world(config, args)
         print(f"pepa: `pepa {args.command}` is not available in this version yet", file=sys.stderr)
         return 1
     except LockError as exc:
@@ -127,17 +129,59 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _start(config: Config, args: argparse.Namespace) -> int:
     from pepa.daemon import ProcessSupervisor
+    from pepa.world.embedded import DEFAULT_VERSION, EmbeddedWorld
 
-    supervisor = ProcessSupervisor(
-        config, max_restarts=args.max_restarts, period=args.restart_window
-    )
+    world = None
     if config.embedded:
-        supervisor.say(
-            "no server configured (--host / MC_HOST): running without a Minecraft connection"
+        world = EmbeddedWorld(
+            config.server_dir / "world",
+            port=config.port,
+            version=config.version or DEFAULT_VERSION,
+            log_path=config.server_dir / "world.log",
         )
-    else:
+    supervisor = ProcessSupervisor(
+        config, max_restarts=args.max_restarts, period=args.restart_window, world=world
+    )
+    if not config.embedded:
         supervisor.say(f"server {config.host}:{config.port} as {config.username}")
     return supervisor.run()
+
+
+def _world(config: Config, args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from pepa.daemon import StateLock
+    from pepa.world.embedded import DEFAULT_VERSION, EmbeddedWorld
+
+    if not config.embedded:
+        print(
+            "pepa: error: `pepa world` runs the embedded world; drop --host / MC_HOST",
+            file=sys.stderr,
+        )
+        return 2
+    with StateLock(config.server_dir / "daemon.lock"):
+        world = EmbeddedWorld(
+            config.server_dir / "world",
+            port=config.port,
+            version=config.version or DEFAULT_VERSION,
+            seed=args.seed if args.seed is not None else 12345,
+            log_path=config.server_dir / "world.log",
+        )
+        stop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+        with world:
+            print(
+                f"pepa: embedded world on {world.address} (Minecraft {world.version}, offline "
+                f"mode); log {world.log_path}; Ctrl-C stops it",
+                flush=True,
+            )
+            while not stop.wait(1.0):
+                if not world.alive():
+                    print("pepa: the world server exited; see its log", file=sys.stderr)
+                    return 1
+    return 0
 
 
 def find_socket(config: Config, explicit: Path | None) -> Path:

@@ -10,17 +10,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "ActionFinished",
+    "ActivityChanged",
     "AskLlm",
+    "ChatReceived",
+    "ChatSent",
     "ClientConnected",
     "CommandReceived",
+    "Connected",
+    "DawnBroke",
     "DecideProposal",
+    "Died",
+    "Disconnected",
+    "DuskFell",
     "ErrorRaised",
+    "HealthChanged",
+    "HostileSpotted",
+    "Kicked",
     "LlmChunkReceived",
     "LlmFinished",
     "LogRecorded",
+    "OperatorOrder",
     "Pause",
     "PausedChanged",
+    "PlayerSpotted",
     "ProposalsChanged",
+    "Respawned",
     "Resume",
     "SayInChat",
     "WorldObserved",
@@ -149,3 +164,145 @@ class CommandReceived:
     """Which connection sent it."""
     command: Any = field(default=None)
     """The decoded command (see ``pepa.ipc.protocol``)."""
+
+
+# -- the world, as perception reports it -----------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Connected:
+    """The bot joined the server and spawned."""
+
+    server: str
+    """``host:port``."""
+    version: str
+    """Protocol version in use."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Disconnected:
+    """The connection ended (the link reconnects by itself)."""
+
+    reason: str
+    """Why, as the server or the socket said."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Kicked:
+    """The server kicked the bot."""
+
+    reason: str
+    """The kick message."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostileSpotted:
+    """A hostile mob came within sight range."""
+
+    name: str
+    """Mob name (``zombie``)."""
+    distance: float
+    """Blocks from the bot."""
+    entity_id: int
+    """The server's entity id."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerSpotted:
+    """Another player came within sight range."""
+
+    name: str
+    """The player's name."""
+    distance: float
+    """Blocks from the bot."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HealthChanged:
+    """Health or food changed."""
+
+    hp: float
+    """Health points, 0-20."""
+    food: int
+    """Food points, 0-20."""
+    previous_hp: float | None
+    """Health before the change (None at the first reading)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Died:
+    """The bot died."""
+
+    reason: str
+    """What perception knows of the cause."""
+    position: dict[str, float] | None
+    """Where."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Respawned:
+    """The bot is alive again after a death."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatReceived:
+    """A chat line from the server, attributed to its real sender."""
+
+    sender: str | None
+    """The player who typed it; None for system messages."""
+    text: str
+    """What they said (without the ``<name>`` prefix)."""
+    kind: str
+    """``player`` or ``system``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DuskFell:
+    """Night began (time of day passed 13000)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DawnBroke:
+    """Day began (time of day passed 23000 or wrapped)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActionFinished:
+    """A long action (walk, follow, …) ended on the JS side."""
+
+    action_id: str
+    """The id it was started with."""
+    ok: bool
+    """Whether it reached its goal."""
+    action: str
+    """``goto``, ``follow``, ``stop`` …"""
+    error: str = ""
+    """Why it failed."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OperatorOrder:
+    """An operator told the bot to do something in chat."""
+
+    verb: str
+    """``come``, ``follow`` or ``stay``."""
+    operator: str
+    """Who said it (the bot goes to them)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActivityChanged:
+    """What the reflex chain is doing changed."""
+
+    reflex: str | None
+    """The active reflex (``operator``, ``defend``, ``eat`` …), None when idle."""
+    skill: str | None
+    """The skill it runs (``nav.follow alice``), None when none."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatSent:
+    """The bot said something in chat."""
+
+    text: str
+    """The line as sent."""

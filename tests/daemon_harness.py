@@ -11,19 +11,30 @@ import time
 from pathlib import Path
 
 from pepa.ipc.client import IpcClient
+from pepa.world.embedded import free_port
 
 
 class Daemon:
     """A ``pepa start`` process; tests wait on its output lines, never sleep."""
 
-    def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        host: str | None = None,
+    ) -> None:
+        """Start ``pepa start``; without ``host`` it plays in its own embedded world."""
         self.root = root
         self.state = root / "state"
-        self.socket = self.state / "127.0.0.1_25565" / "bot.sock"
+        self.port = port or free_port()
+        self.socket = self.state / f"{host or '127.0.0.1'}_{self.port}" / "bot.sock"
+        where = ["--port", str(self.port)] + (["--host", host] if host else [])
         full_env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pepa", "start", "--state-dir", str(self.state), *args],
+            [sys.executable, "-m", "pepa", "start", "--state-dir", str(self.state), *where, *args],
             cwd=root,
             env=full_env,
             stdout=subprocess.PIPE,
@@ -64,9 +75,13 @@ class Daemon:
         with self._cond:
             return sum(text in line for line in self.lines)
 
-    def ready(self, timeout: float = 30.0, *, start: int = 0) -> int:
+    def ready(self, timeout: float = 60.0, *, start: int = 0) -> int:
         """Wait until a worker listens on the socket; return that line's index."""
         return self.wait_line("listening on", timeout, start=start)
+
+    def in_world(self, timeout: float = 60.0, *, start: int = 0) -> int:
+        """Wait until the bot has spawned in the world; return that line's index."""
+        return self.wait_line("in the world at", timeout, start=start)
 
     def client(self) -> IpcClient:
         client = IpcClient.connect(self.socket, timeout=10.0)

@@ -41,7 +41,10 @@ def pepa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_status_prints_the_live_snapshot_as_json(daemon: Daemon) -> None:
-    result = pepa("status", "--json", "--state-dir", str(daemon.state), cwd=daemon.root)
+    result = pepa(
+        "status", "--json", "--state-dir", str(daemon.state), "--port", str(daemon.port),
+        cwd=daemon.root,
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
     snapshot = orjson.loads(result.stdout)
     assert [a["name"] for a in snapshot["actors"]] == ACTORS
@@ -139,7 +142,9 @@ def test_cmd_stop_ends_the_daemon_with_exit_code_zero(daemon: Daemon) -> None:
 
 
 def test_a_second_daemon_on_the_same_state_directory_is_refused(daemon: Daemon) -> None:
-    result = pepa("start", "--state-dir", str(daemon.state), cwd=daemon.root)
+    result = pepa(
+        "start", "--state-dir", str(daemon.state), "--port", str(daemon.port), cwd=daemon.root
+    )
     assert result.returncode == 1
     assert "another pepa daemon" in result.stderr
     assert result.stderr.count("\n") == 1

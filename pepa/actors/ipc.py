@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from pepa.events import (
+    ActivityChanged,
     AskLlm,
+    ChatReceived,
+    ChatSent,
     ClientConnected,
     CommandReceived,
     DecideProposal,
+    Died,
     ErrorRaised,
     LlmChunkReceived,
     LlmFinished,
@@ -73,6 +77,7 @@ class Ipc(SupervisedActor):
         self.username = username
         self.request_stop = request_stop
         self.world: dict[str, Any] | None = None
+        self.activity: tuple[str | None, str | None] = (None, None)
         self.paused = False
         self.proposals: tuple[str, ...] = ()
         self.last_status = 0.0
@@ -80,6 +85,10 @@ class Ipc(SupervisedActor):
     def setup(self) -> None:
         bus = self.runtime.bus
         for event_type in (
+            ActivityChanged,
+            ChatReceived,
+            ChatSent,
+            Died,
             WorldObserved,
             PausedChanged,
             ProposalsChanged,
@@ -100,8 +109,8 @@ class Ipc(SupervisedActor):
         return build_snapshot(
             world=world,
             paused=self.paused,
-            active_reflex=world.get("activeReflex"),
-            current_skill=world.get("currentSkill"),
+            active_reflex=self.activity[0],
+            current_skill=self.activity[1],
             actors=self.runtime.actor_table.as_dicts(),
             pending_proposals=self.proposals,
             uptime=time.time() - self.started_at,
@@ -127,6 +136,16 @@ class Ipc(SupervisedActor):
                 self.world = snapshot
                 if time.monotonic() - self.last_status >= STATUS_MIN_GAP:
                     self._broadcast_status()
+            case ActivityChanged(reflex=reflex, skill=skill):
+                self.activity = (reflex, skill)
+                self._broadcast_status()
+            case ChatReceived(sender=sender, text=text, kind=kind):
+                self.server.broadcast(protocol.chat(sender or "", text, kind))
+            case ChatSent(text=text):
+                self.server.broadcast(protocol.chat(self.username, text, "self"))
+            case Died(reason=reason, position=position):
+                self.server.broadcast(protocol.death(reason, position))
+                self._broadcast_status()
             case PausedChanged(paused=paused):
                 self.paused = paused
                 self._broadcast_status()

@@ -1,7 +1,10 @@
 """Perception: keeps the world model and publishes what the bot sees.
 
-Until the world connection exists (the Minecraft layer), perception reports a
-disconnected world so that every client still gets a complete snapshot.
+Raw events from the Minecraft link arrive as :class:`WorldEvent` tells (the
+link thread only enqueues). Perception turns them into typed events
+(``HostileSpotted``, ``HealthChanged``, ``Died``, ``ChatReceived`` …) and
+into :class:`WorldObserved` snapshots: at once on health, food, entity and
+chat changes, and every 0.2 s while anything changes.
 """
 
 from __future__ import annotations
@@ -10,39 +13,119 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from pepa.events import WorldObserved
-from pepa.snapshot import EMPTY_WORLD
+from pepa.events import (
+    ActionFinished,
+    ChatReceived,
+    Connected,
+    Died,
+    Disconnected,
+    Kicked,
+    Respawned,
+    WorldObserved,
+)
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.world.model import WorldModel
 
-__all__ = ["Perception"]
+__all__ = ["Perception", "WorldEvent"]
 
 logger = logging.getLogger(__name__)
+
+OBSERVE_INTERVAL = 0.2
+"""Seconds between snapshots while connected (5 per second)."""
+_IMMEDIATE = frozenset({"health", "hurt", "entities", "entityDead", "spawn", "respawn"})
+
+
+@dataclass(frozen=True, slots=True)
+class WorldEvent:
+    """One raw event from ``bot_helper.js`` (a plain dict with ``type``)."""
+
+    raw: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Observe:
-    """Timer: look at the world again."""
+    """Timer: take a snapshot."""
 
 
 class Perception(SupervisedActor):
-    """Publishes :class:`WorldObserved` on start and whenever the world changes."""
+    """Owns the world model; the only reader of world snapshots."""
 
-    def __init__(self, *, supervision: SupervisionContext, interval: float = 1.0) -> None:
+    def __init__(
+        self, *, supervision: SupervisionContext, link: Any = None, server_label: str = ""
+    ) -> None:
         super().__init__(supervision=supervision)
-        self.interval = interval
-        self.world: dict[str, Any] = dict(EMPTY_WORLD)
+        self.link = link
+        self.server_label = server_label
+        self.model = WorldModel()
+        self.last_view: dict[str, Any] | None = None
 
     def setup(self) -> None:
-        self.publish(WorldObserved(snapshot=dict(self.world)))
-        self.every(self.interval, _Observe())
+        self._observe(force=True)
+        self.every(OBSERVE_INTERVAL, _Observe())
 
     def on_message(self, message: Any) -> Any:
         match message:
             case _Observe():
-                return None
+                self._observe()
+            case WorldEvent(raw=raw):
+                self._world_event(raw)
             case _:
                 return super().on_message(message)
+        return None
 
     def world_view(self) -> dict[str, Any]:
-        """The current world model (proxy-callable)."""
-        return dict(self.world)
+        """The current world fields (proxy-callable)."""
+        return self.model.view()
+
+    def _observe(self, *, force: bool = False) -> None:
+        if self.link is not None:
+            raw = self.link.snapshot()
+            if raw is None:
+                if self.model.raw:
+                    self.model.disconnected()
+            else:
+                for event in self.model.apply(raw):
+                    self.publish(event)
+        view = self.model.view()
+        if force or view != self.last_view:
+            self.last_view = view
+            self.publish(WorldObserved(snapshot=view))
+
+    def _world_event(self, raw: dict[str, Any]) -> None:
+        kind = raw.get("type")
+        if kind == "connected":
+            logger.info("in the world at %s (version %s)", self.server_label, raw.get("version"))
+            self.publish(Connected(server=self.server_label, version=str(raw.get("version"))))
+        elif kind == "chat":
+            self.publish(
+                ChatReceived(
+                    sender=raw.get("from"), text=str(raw.get("text", "")), kind=str(raw.get("kind"))
+                )
+            )
+        elif kind == "death":
+            position = raw.get("position")
+            threats = self.model.threats()
+            reason = f"killed near {threats[0]['name']}" if threats else "died"
+            self.model.died(position)
+            logger.warning("died at %s (%s)", position, reason)
+            self.publish(Died(reason=reason, position=position))
+        elif kind == "respawn":
+            self.publish(Respawned())
+        elif kind == "kicked":
+            logger.warning("kicked: %s", raw.get("reason"))
+            self.publish(Kicked(reason=str(raw.get("reason"))))
+        elif kind == "end":
+            logger.warning("disconnected: %s", raw.get("reason"))
+            self.model.disconnected()
+            self.publish(Disconnected(reason=str(raw.get("reason"))))
+        elif kind == "actionDone":
+            self.publish(
+                ActionFinished(
+                    action_id=str(raw.get("id")),
+                    ok=bool(raw.get("ok")),
+                    action=str(raw.get("action", "")),
+                    error=str(raw.get("error") or ""),
+                )
+            )
+        if kind in _IMMEDIATE or kind in ("death", "end", "connected"):
+            self._observe(force=kind in ("death", "end", "connected"))

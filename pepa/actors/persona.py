@@ -1,22 +1,44 @@
-"""Persona: everything the bot says in chat goes through here, rate-limited.
+"""Persona: the bot's voice, and the ear for operators' chat commands.
 
-Bot chat is limited to a burst of 3 and one line per 1.5 s after that, so a
-server never kicks it for spam (DESIGN section 6).
+Everything the bot says goes through one rate-limited queue (a burst of 3,
+then one line per 1.5 s), so a server never kicks it for spam and no reply
+is lost in a burst. Chat lines addressed to the bot by name are parsed by
+:mod:`pepa.chat_control`: operators are obeyed, anyone else gets one polite
+refusal (at most once a minute each).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pepa.events import ErrorRaised, SayInChat
+from pepa.chat_control import HELP, ChatCommand, parse
+from pepa.events import (
+    ActivityChanged,
+    ChatReceived,
+    ChatSent,
+    ErrorRaised,
+    OperatorOrder,
+    Pause,
+    PausedChanged,
+    Resume,
+    SayInChat,
+    WorldObserved,
+)
 from pepa.supervision import SupervisedActor, SupervisionContext
 
-__all__ = ["ChatLimiter", "Persona"]
+__all__ = ["ChatLimiter", "Persona", "describe_status"]
 
 logger = logging.getLogger(__name__)
+
+QUEUE_LIMIT = 20
+"""Lines waiting to be said; beyond it the oldest are dropped."""
+REFUSAL_COOLDOWN = 60.0
+"""Seconds between two refusals to the same non-operator."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -40,28 +62,132 @@ class ChatLimiter:
         return False
 
 
-class Persona(SupervisedActor):
-    """Speaks for the bot."""
+def describe_status(world: dict[str, Any], activity: str | None, paused: bool) -> str:
+    """One chat line: HP, food, position, threats, what the bot is doing."""
+    pos = world.get("position") or {}
+    where = f"{pos.get('x', 0):.0f} {pos.get('y', 0):.0f} {pos.get('z', 0):.0f}" if pos else "?"
+    threats = ", ".join(f"{t['name']} {t['distance']:.0f}m" for t in world.get("threats") or [])
+    doing = activity or "idle"
+    return (
+        f"HP {world.get('hp', '?')}/20, food {world.get('food', '?')}/20 at {where}; "
+        f"threats: {threats or 'none'}; doing: {doing}{' (paused)' if paused else ''}"
+    )
 
-    def __init__(self, *, supervision: SupervisionContext) -> None:
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Drain:
+    """Timer: say the next queued line if the limiter allows."""
+
+
+class Persona(SupervisedActor):
+    """Speaks for the bot and listens to its operators."""
+
+    def __init__(
+        self,
+        *,
+        supervision: SupervisionContext,
+        link: Any = None,
+        username: str = "pepa_bot",
+        operators: tuple[str, ...] = (),
+        request_stop: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(supervision=supervision)
+        self.link = link
+        self.username = username
+        self.operators = operators
+        self.request_stop = request_stop
         self.limiter = ChatLimiter()
+        self.outbox: deque[str] = deque()
+        self.world: dict[str, Any] = {}
+        self.activity: str | None = None
+        self.paused = False
+        self.refused: dict[str, float] = {}
 
     def setup(self) -> None:
-        self.runtime.bus.subscribe(SayInChat, self.handle)
+        bus = self.runtime.bus
+        for event_type in (SayInChat, ChatReceived, WorldObserved, ActivityChanged, PausedChanged):
+            bus.subscribe(event_type, self.handle)
+        self.every(0.25, _Drain())
 
     def on_message(self, message: Any) -> Any:
         match message:
             case SayInChat(text=text):
-                if not self.limiter.allow(time.monotonic()):
-                    self.publish(
-                        ErrorRaised(source="persona", text="chat rate limit: message dropped")
-                    )
-                    return None
-                self.publish(
-                    ErrorRaised(source="persona", text="not connected to a Minecraft server")
-                )
-                logger.info("would say: %s", text)
+                self.say(text)
+            case ChatReceived(sender=sender, text=text) if sender:
+                command = parse(self.username, self.operators, sender, text)
+                if command is not None:
+                    self._command(command)
+            case ChatReceived():
+                pass
+            case WorldObserved(snapshot=snapshot):
+                self.world = snapshot
+            case ActivityChanged(reflex=reflex, skill=skill):
+                self.activity = skill or reflex
+            case PausedChanged(paused=paused):
+                self.paused = paused
+            case _Drain():
+                self._flush_outbox()
             case _:
                 return super().on_message(message)
         return None
+
+    # -- speaking ---------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        """Queue one line (proxy-callable)."""
+        if self.link is None:
+            self.publish(ErrorRaised(source="persona", text="not connected to a Minecraft server"))
+            return
+        self.outbox.append(text[:256])
+        while len(self.outbox) > QUEUE_LIMIT:
+            dropped = self.outbox.popleft()
+            logger.warning("chat queue full; dropped: %s", dropped)
+        self._flush_outbox()
+
+    def _flush_outbox(self) -> None:
+        while self.outbox and self.link is not None and self.link.connected:
+            if not self.limiter.allow(time.monotonic()):
+                return
+            line = self.outbox.popleft()
+            if self.link.chat(line):
+                self.publish(ChatSent(text=line))
+            else:
+                logger.warning("could not say: %s", line)
+
+    # -- listening ----------------------------------------------------------------------
+
+    def _command(self, command: ChatCommand) -> None:
+        if not command.authorized:
+            logger.warning("ignored %r from %s: not an operator", command.verb, command.sender)
+            now = time.monotonic()
+            if now - self.refused.get(command.sender, -REFUSAL_COOLDOWN) >= REFUSAL_COOLDOWN:
+                self.refused[command.sender] = now
+                self.say(f"Sorry {command.sender}, I only take orders from my operators.")
+            return
+        logger.info("operator %s: %s", command.sender, command.verb)
+        verb, sender = command.verb, command.sender
+        if verb == "status":
+            self.say(describe_status(self.world, self.activity, self.paused))
+        elif verb in ("come", "follow", "stay"):
+            self.publish(OperatorOrder(verb=verb, operator=sender))
+            reply = {
+                "come": f"On my way, {sender}.",
+                "follow": f"Following you, {sender}.",
+                "stay": "Staying here.",
+            }
+            self.say(reply[verb])
+        elif verb == "pause":
+            self.publish(Pause())
+            self.say("Paused. My connection stays; say resume to go on.")
+        elif verb == "resume":
+            self.publish(Resume())
+            self.say("Resumed.")
+        elif verb == "stop":
+            self.say(f"Stopping, as {sender} asked. Bye!")
+            self._flush_outbox()
+            if self.request_stop is not None:
+                self.request_stop()
+        elif verb == "help":
+            self.say(HELP)
+        else:
+            self.say(f"Sorry {sender}, I don't know '{verb}'. {HELP}.")

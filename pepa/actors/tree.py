@@ -45,6 +45,8 @@ def build_tree(
     username: str,
     llm_backend: str,
     request_stop: Callable[[], None],
+    link: Any = None,
+    operators: tuple[str, ...] = (),
     heartbeat_interval: float = 1.0,
     heartbeat_timeout: float = 5.0,
 ) -> ChildSpec:
@@ -55,11 +57,28 @@ def build_tree(
         actor_class=Supervisor,
         kwargs={
             "children": [
-                ChildSpec(id="perception", actor_class=Perception),
-                ChildSpec(id="reflex", actor_class=Reflex),
+                ChildSpec(
+                    id="perception",
+                    actor_class=Perception,
+                    kwargs={"link": link, "server_label": server_label},
+                ),
+                ChildSpec(
+                    id="reflex",
+                    actor_class=Reflex,
+                    kwargs={"link": link, "server_dir": server_dir},
+                ),
                 ChildSpec(id="watchdog", actor_class=Watchdog),
                 ChildSpec(id="coach", actor_class=Coach, kwargs={"backend": llm_backend}),
-                ChildSpec(id="persona", actor_class=Persona),
+                ChildSpec(
+                    id="persona",
+                    actor_class=Persona,
+                    kwargs={
+                        "link": link,
+                        "username": username,
+                        "operators": operators,
+                        "request_stop": request_stop,
+                    },
+                ),
             ],
             "strategy": "one_for_one",
             **timing,

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TextIO
@@ -27,7 +27,9 @@ import orjson
 from pepa.config import Config
 from pepa.daemon.lock import StateLock
 from pepa.daemon.worker import ENV_CONFIG, ENV_PARENT, EXIT_FILE
+from pepa.errors import PepaError
 from pepa.supervision import Backoff, RestartIntensity
+from pepa.world.embedded import EmbeddedWorld
 
 __all__ = ["EXIT_GAVE_UP", "ProcessSupervisor"]
 
@@ -50,7 +52,7 @@ class ProcessSupervisor:
         stop_timeout: float = 30.0,
         worker_argv: Sequence[str] | None = None,
         out: TextIO | None = None,
-        before_worker: Callable[[], None] | None = None,
+        world: EmbeddedWorld | None = None,
     ) -> None:
         self.config = config
         self.intensity = RestartIntensity(max_restarts=max_restarts, period=period)
@@ -58,7 +60,7 @@ class ProcessSupervisor:
         self.stop_timeout = stop_timeout
         self.worker_argv = list(worker_argv or [sys.executable, "-m", "pepa.daemon"])
         self.out = out or sys.stdout
-        self.before_worker = before_worker
+        self.world = world
         self._stopping = threading.Event()
         self._proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
@@ -87,11 +89,17 @@ class ProcessSupervisor:
             sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)
         }
         try:
-            if self.before_worker is not None:
-                self.before_worker()
+            if self.world is not None:
+                self.world.start()
+                self.say(
+                    f"embedded world on {self.world.address} (Minecraft {self.world.version}, "
+                    f"offline mode): join it with a client to watch or play with the bot"
+                )
             self.say(f"socket {config.socket_path}")
             return self._loop()
         finally:
+            if self.world is not None:
+                self.world.stop()
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             lock.release()
@@ -134,7 +142,9 @@ class ProcessSupervisor:
         env = dict(os.environ)
         env[ENV_CONFIG] = orjson.dumps(self.config.to_json()).decode()
         env[ENV_PARENT] = str(os.getpid())
-        self._proc = subprocess.Popen(self.worker_argv, env=env)
+        # its own session: a Ctrl-C in the terminal reaches only this process, which
+        # then stops the worker in order (the JS bridge under it must not die first)
+        self._proc = subprocess.Popen(self.worker_argv, env=env, start_new_session=True)
         if self._stopping.is_set():  # a signal arrived while spawning
             self.stop()
         deadline: float | None = None
@@ -143,11 +153,23 @@ class ProcessSupervisor:
                 return self._proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
                 if not self._stopping.is_set():
+                    self._keep_world_alive()
                     continue
                 deadline = deadline or time.monotonic() + self.stop_timeout
                 if time.monotonic() > deadline:
                     self.say(f"worker did not stop within {self.stop_timeout:g}s; killing it")
                     self._proc.kill()
+
+    def _keep_world_alive(self) -> None:
+        world = self.world
+        if world is None or world.alive():
+            return
+        self.say("the embedded world stopped; starting it again (the bot reconnects by itself)")
+        try:
+            world.stop()
+            world.start()
+        except PepaError as exc:
+            self.say(f"cannot restart the embedded world: {exc}")
 
     def _exit_reason(self, code: int) -> str:
         if code < 0:

@@ -22,6 +22,7 @@ import orjson
 import pykka.debug
 
 from pepa import logs
+from pepa.actors.perception import WorldEvent
 from pepa.actors.tree import build_tree
 from pepa.bus import Bus
 from pepa.config import EMBEDDED_HOST, Config, config_from_json
@@ -29,6 +30,9 @@ from pepa.errors import PepaError, SupervisionError
 from pepa.events import ClientConnected, CommandReceived
 from pepa.ipc.server import IpcServer
 from pepa.supervision import Ping, Registry, Runtime, Scheduler, start_tree, stop_tree
+from pepa.world.embedded import DEFAULT_VERSION
+from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
+from pepa.world.node import WorldError
 
 __all__ = ["ENV_CONFIG", "EXIT_FILE", "Worker", "main"]
 
@@ -98,6 +102,19 @@ class Worker:
         bus_handler = logs.BusHandler(runtime.bus.publish)
         logging.getLogger().addHandler(bus_handler)
         ipc = runtime.registry.handle("ipc")
+        perception = runtime.registry.handle("perception")
+        link = MinecraftLink(
+            LinkSettings(
+                host=config.host or EMBEDDED_HOST,
+                port=config.port,
+                username=config.username,
+                version=config.version or (DEFAULT_VERSION if config.embedded else None),
+                password=config.password,
+                server_dir=server_dir,
+            ),
+            on_event=lambda raw: perception.tell(WorldEvent(raw)),
+            on_bridge_dead=lambda reason: self.request_stop(1, reason),
+        )
         server = IpcServer(
             config.socket_path,
             on_command=lambda client, command: ipc.tell(
@@ -115,6 +132,8 @@ class Worker:
             username=config.username,
             llm_backend=config.llm_backend,
             request_stop=lambda: self.request_stop(0, "stop requested"),
+            link=link,
+            operators=config.operators,
             heartbeat_interval=self.heartbeat_interval,
             heartbeat_timeout=self.heartbeat_timeout,
         )
@@ -125,12 +144,18 @@ class Worker:
             if self._tree_started(runtime, spec.id):
                 server.start()
                 logger.info("listening on %s", config.socket_path)
+                link.start()
             self.stop_event.wait()
+        except WorldError as exc:
+            logger.error("worker cannot run: %s", exc)
+            self.request_stop(2, str(exc))
         except PepaError as exc:
             logger.error("worker cannot run: %s", exc)
             self.request_stop(1, str(exc))
         finally:
             logger.info("worker stopping (%s)", self.exit_reason or "signal")
+            link.close()
+            shutdown_bridge()
             server.stop()
             if root is not None:
                 stop_tree(root, runtime, timeout=20.0)

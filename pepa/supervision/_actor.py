@@ -223,7 +223,7 @@ class SupervisedActor(pykka.ThreadingActor):
                 envelope.reply_to.set(response)
 
     def _actor_loop_teardown(self) -> None:
-        self._drain(crashed=False)
+        self._drain_mailbox(crashed=False)
 
     def _crash(self, exc: BaseException, *, reason: str) -> None:
         registry = self.runtime.registry
@@ -238,11 +238,11 @@ class SupervisedActor(pykka.ThreadingActor):
             detail,
             exc_info=(type(exc), exc, exc.__traceback__),
         )
-        self._drain(crashed=True)
+        self._drain_mailbox(crashed=True)
         self._run_cleanup()
         self._report_exit(reason, detail)
 
-    def _drain(self, *, crashed: bool) -> None:
+    def _drain_mailbox(self, *, crashed: bool) -> None:
         """Answer every queued ask with an error; salvage queued tells for a successor.
 
         Tells are kept after a crash, and after a normal stop when the name is
@@ -302,4 +302,4 @@ class SupervisedActor(pykka.ThreadingActor):
         pykka.ActorRegistry.unregister(self.actor_ref)
         self.actor_stopped.set()
         self._exit_reported = True  # the supervisor already knows
-        self._drain(crashed=True)
+        self._drain_mailbox(crashed=True)

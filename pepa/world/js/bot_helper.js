@@ -8,10 +8,11 @@
 //    JSON *string* (a JS object return value would come back as a proxy whose
 //    every field access is another round trip).
 //  * Long actions return at once and report {type:'actionDone', id, ok, error}.
-//  * Modules are loaded by absolute path from this directory's node_modules.
+//  * Modules are loaded by absolute path from the repository's node_modules
+//    (installed by `npm ci`; PEPA_NODE_MODULES overrides the folder).
 const path = require('path')
 const { monitorEventLoopDelay, performance } = require('perf_hooks')
-const NM = path.join(__dirname, 'node_modules')
+const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', '..', 'node_modules')
 const mineflayer = require(path.join(NM, 'mineflayer'))
 const { pathfinder, Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
 
@@ -187,15 +188,29 @@ function createBot (opts, onEvent) {
       loopLagMeanMs: r2(lag.mean / 1e6), loopLagP99Ms: r2(lag.percentile(99) / 1e6), loopLagMaxMs: r2(lag.max / 1e6)
     })),
     resetLag: () => { lag.reset(); stats.maxInflight = stats.inflight; return true },
-    // goto(x,y,z,id[,range]) → returns true at once; later {type:'actionDone', id, ok, error?, position}
-    goto (x, y, z, id, range) {
+    // Every action takes its id first and returns at once; it later reports
+    // {type:'actionDone', id, ok, error?, position}.
+    goto (id, x, y, z, range) {
       const goal = new goals.GoalNear(Number(x), Number(y), Number(z), range == null ? 1 : Number(range))
       bot.pathfinder.goto(goal).then(
         () => done(id, true, { action: 'goto', position: vxyz(bot.entity.position) }),
         (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
       return true
     },
-    stop (id) { bot.pathfinder.stop(); if (id != null) done(id, true, { action: 'stop' }); return true },
+    // gotoPlayer(id,name[,range]): walk to where that player stands now
+    gotoPlayer (id, name, range) {
+      const p = bot.players[name] && bot.players[name].entity
+      if (!p) { done(id, false, { action: 'goto', error: `cannot see ${name}` }); return false }
+      return api.goto(id, p.position.x, p.position.y, p.position.z, range == null ? 2 : range)
+    },
+    // follow(id,name[,range]): keep within range of that player until stop(); done only on failure
+    follow (id, name, range) {
+      const p = bot.players[name] && bot.players[name].entity
+      if (!p) { done(id, false, { action: 'follow', error: `cannot see ${name}` }); return false }
+      bot.pathfinder.setGoal(new goals.GoalFollow(p, range == null ? 2 : Number(range)), true)
+      return true
+    },
+    stop (id) { bot.pathfinder.stop(); bot.pathfinder.setGoal(null); if (id != null) done(id, true, { action: 'stop' }); return true },
     // attack(entityId): one swing, synchronous; returns false if the entity is unknown
     attack (entityId) {
       const e = bot.entities[entityId]
@@ -209,7 +224,7 @@ function createBot (opts, onEvent) {
         (maxDist == null || x.position.distanceTo(bot.entity.position) <= maxDist))
       return e ? e.id : -1
     },
-    lookAtEntity (entityId, id) {
+    lookAtEntity (id, entityId) {
       const e = bot.entities[entityId]
       if (!e) { done(id, false, { action: 'look', error: 'no entity' }); return false }
       bot.lookAt(e.position.offset(0, e.height || 1.6, 0), true).then(() => done(id, true, { action: 'look' }), (err) => done(id, false, { action: 'look', error: String(err) }))

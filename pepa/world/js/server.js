@@ -81,12 +81,24 @@ if (require.main === module) {
     return i >= 0 ? args[i + 1] : dflt
   }
   const port = parseInt(opt('port', '25565'), 10)
-  const controlPort = parseInt(opt('control-port', '0'), 10)
+  const cp = opt('control-port', 'none') // 'none' (the default) = no control channel
+  const controlPort = cp === 'none' ? null : parseInt(cp, 10)
   const worldDir = path.resolve(opt('world', './world'))
   const version = opt('version', '1.16.5')
   const t0 = Date.now()
-  startServer({ port, worldDir, version, controlPort })
-    .then(({ port, controlPort }) => {
+  const seed = parseInt(opt('seed', '12345'), 10)
+  startServer({ port, worldDir, version, controlPort, seed })
+    .then(({ port, controlPort, close }) => {
+      // flying-squid's own exit hook does not wait for the save: close first, then exit
+      let closing = false
+      const shutdown = () => {
+        if (closing) return
+        closing = true
+        const timer = setTimeout(() => process.exit(0), 5000)
+        close().then(() => { clearTimeout(timer); process.exit(0) }, () => process.exit(1))
+      }
+      process.on('SIGTERM', shutdown)
+      process.on('SIGINT', shutdown)
       process.stdout.write(`\nPEPA_WORLD_READY ${JSON.stringify({ port, controlPort, version, worldDir, startMs: Date.now() - t0, pid: process.pid })}\n`)
     })
     .catch(err => {

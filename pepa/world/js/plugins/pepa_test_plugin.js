@@ -13,7 +13,7 @@ const { Vec3 } = require('vec3')
 
 module.exports.server = function (serv, settings) {
   const me = serv.plugins[__filename] || {}
-  const controlPort = me.settings ? me.settings.controlPort : 0
+  const controlPort = me.settings ? me.settings.controlPort : null
   const { registry } = serv
   const Item = require('prismarine-item')(registry)
   const tracked = new Map() // entity id -> mob spawned by us (for death clean-up / ai)
@@ -238,6 +238,39 @@ module.exports.server = function (serv, settings) {
   }
   serv.pepaOps = ops
 
+  // --- an AuthMe stand-in: /register and /login as a protected server has them
+  const auth = new Map() // username -> password
+  const authLog = []
+  ops.auth_log = () => authLog.slice()
+  serv.commands.add({
+    base: 'register',
+    info: 'register a password (AuthMe stand-in)',
+    usage: '/register <password> <password>',
+    parse: (str) => str.split(' '),
+    action (args, ctx) {
+      const p = ctx.player
+      if (!p) return
+      authLog.push({ player: p.username, command: 'register', ok: !auth.has(p.username) && args[0] === args[1] })
+      if (auth.has(p.username)) return p.chat('You already have registered this username!')
+      if (!args[0] || args[0] !== args[1]) return p.chat('Passwords do not match')
+      auth.set(p.username, args[0])
+      p.chat('Successfully registered!')
+    }
+  })
+  serv.commands.add({
+    base: 'login',
+    info: 'log in (AuthMe stand-in)',
+    usage: '/login <password>',
+    parse: (str) => str.split(' '),
+    action (args, ctx) {
+      const p = ctx.player
+      if (!p) return
+      const ok = auth.get(p.username) === args[0]
+      authLog.push({ player: p.username, command: 'login', ok })
+      p.chat(ok ? 'Successful login!' : 'Wrong password!')
+    }
+  })
+
   // --- control channel ------------------------------------------------------
   if (controlPort === null || controlPort === undefined || controlPort < 0) return
   const sockets = new Set()
@@ -281,6 +314,24 @@ module.exports.server = function (serv, settings) {
 }
 
 module.exports.player = function (player, serv) {
+  // flying-squid 1.12.0 login.js: _sendPlayerList(toPlayer) writes the full
+  // player list to everybody *except* the player who just joined, so a
+  // newcomer never learns the names of those already online and mineflayer
+  // drops their named_entity_spawn: they stay invisible. Send the newcomer the
+  // list, then spawn the nearby entities for it once more.
+  player.once('spawned', () => {
+    const add = serv.supportFeature('playerInfoActionIsBitfield') ? { add_player: true } : 'add_player'
+    const bitfield = typeof add !== 'string'
+    player._client.write('player_info', {
+      action: add,
+      data: serv.players.map((other) => bitfield
+        ? { uuid: other.uuid, player: { name: other.username, properties: other.profileProperties }, gamemode: other.gameMode, latency: other._client.latency }
+        : { uuid: other.uuid, name: other.username, properties: other.profileProperties, gamemode: other.gameMode, ping: other._client.latency })
+    })
+    player.nearbyEntities = []
+    player.updateAndSpawn()
+  })
+
   // flying-squid 1.12.0 respawn.js compares client_command's actionId with 0, but
   // minecraft-data >= 3.x maps that field to the enum string 'perform_respawn' for
   // 1.16.5, so a dead client never respawns (stays at hp<=0). Same steps as

@@ -1,0 +1,368 @@
+"""The worker's connection to a Minecraft server: mineflayer through JSPyBridge.
+
+This is the only module that imports ``javascript``. The link is a resource
+of the worker process, not an actor: an actor restart never touches the
+Minecraft connection. It owns one thread, ``pepa-world-link``, that connects,
+reconnects with exponential backoff and jitter (tenacity) after a kick, a
+disconnect or a server that is down, logs in with AuthMe, and hands every JS
+event to ``on_event`` (which only ``tell``s an actor).
+
+JS → Python: ``bot_helper.js`` calls one Python callback with plain dicts; it
+only enqueues. Python → JS: ``snapshot()`` is one call returning one JSON
+string; actions return at once and report ``actionDone`` with their id.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import tenacity
+
+from pepa.world.node import JS_DIR, node_binary, node_modules
+
+__all__ = ["LinkSettings", "MinecraftLink", "shutdown_bridge"]
+
+logger = logging.getLogger(__name__)
+
+METHODS = ("snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end")
+"""bot_helper functions looked up once per connection: a property read is a round trip."""
+CALL_TIMEOUT = 5.0
+"""Seconds any single call into JS may take."""
+SPAWN_TIMEOUT = 30.0
+"""Seconds from creating the bot to its first spawn."""
+
+_javascript: Any = None
+_bridge_lock = threading.Lock()
+
+
+def _bridge() -> Any:
+    """Import JSPyBridge once per process, on the wheel's Node 22."""
+    global _javascript
+    with _bridge_lock:
+        if _javascript is None:
+            os.environ["NODE_BIN"] = str(node_binary())  # read once, at import
+            os.environ.setdefault("PEPA_NODE_MODULES", str(node_modules()))
+            import javascript
+
+            _javascript = javascript
+        return _javascript
+
+
+def _bridge_alive() -> bool:
+    return _javascript is not None and bool(_javascript.connection.is_alive())
+
+
+def shutdown_bridge() -> None:
+    """Stop the JS bridge's Node process, if this process started one."""
+    if _javascript is not None:
+        try:
+            _javascript.terminate()
+        except Exception as exc:
+            logger.debug("bridge terminate failed: %r", exc)
+
+
+class LinkSettings:
+    """Where and as whom to connect."""
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        port: int,
+        username: str,
+        version: str | None = None,
+        password: str | None = None,
+        server_dir: Path,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.username = username
+        self.version = version
+        self.password = password
+        self.server_dir = server_dir
+
+
+class ConnectFailed(Exception):
+    """One connection attempt did not reach a spawn."""
+
+
+class MinecraftLink:
+    """One bot on one server, kept connected until :meth:`close`."""
+
+    def __init__(
+        self,
+        settings: LinkSettings,
+        *,
+        on_event: Callable[[dict[str, Any]], None],
+        on_bridge_dead: Callable[[str], None],
+        max_backoff: float = 30.0,
+    ) -> None:
+        self.settings = settings
+        self._on_event = on_event
+        self._on_bridge_dead = on_bridge_dead
+        self._max_backoff = max_backoff
+        self._events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._closing = threading.Event()
+        self._connected = threading.Event()
+        self._fns: dict[str, Any] = {}
+        self._thread: threading.Thread | None = None
+        self._ids = itertools.count(1)
+        self.connects = 0
+        self.version: str | None = None
+
+    # -- lifecycle --------------------------------------------------------------
+
+    def start(self) -> None:
+        """Load the bridge and start connecting in the background."""
+        js = _bridge()
+        self._helper = js.require(str(JS_DIR / "bot_helper.js"))
+        self._thread = threading.Thread(target=self._run, name="pepa-world-link", daemon=True)
+        self._thread.start()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Leave the server and stop reconnecting."""
+        self._closing.set()
+        self._events.put({"type": "_close"})
+        self._connected.clear()
+        quit_bot = self._fns.get("quit")
+        self._fns = {}
+        if quit_bot is not None and _bridge_alive():
+            # a property read into JS has no timeout: never wait on one unboundedly
+            leaver = threading.Thread(
+                target=self._quietly, args=(quit_bot, "pepa stopping"), daemon=True,
+                name="pepa-world-quit",
+            )  # fmt: skip
+            leaver.start()
+            leaver.join(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @staticmethod
+    def _quietly(fn: Any, *args: Any) -> None:
+        try:
+            fn(*args, timeout=CALL_TIMEOUT)
+        except Exception as exc:  # the bridge may already be gone at shutdown
+            logger.debug("JS call failed at shutdown: %r", exc)
+
+    @property
+    def connected(self) -> bool:
+        """True between a spawn and the end of that connection."""
+        return self._connected.is_set()
+
+    def wait_connected(self, timeout: float) -> bool:
+        """Block until connected (for tools and tests)."""
+        return self._connected.wait(timeout)
+
+    # -- reads and actions (any thread) -------------------------------------------
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """The whole world as the bot sees it, in one bridge call; None when offline."""
+        fn = self._fns.get("snapshot")
+        if fn is None or not self._connected.is_set():
+            return None
+        try:
+            text = fn(timeout=CALL_TIMEOUT)
+        except Exception as exc:
+            self._check_bridge(exc)
+            return None
+        snapshot: dict[str, Any] = orjson.loads(text)
+        return snapshot
+
+    def _action(self, method: str, *args: Any) -> str | None:
+        fn = self._fns.get(method)
+        if fn is None:
+            return None
+        action_id = f"a{next(self._ids)}"
+        try:
+            fn(action_id, *args, timeout=CALL_TIMEOUT)
+        except Exception as exc:
+            self._check_bridge(exc)
+            return None
+        return action_id
+
+    def goto_player(self, name: str, reach: float = 2.0) -> str | None:
+        """Walk to where player ``name`` stands; completion arrives as ``actionDone``."""
+        return self._action("gotoPlayer", name, reach)
+
+    def goto(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
+        """Walk to a position; completion arrives as ``actionDone``."""
+        fn = self._fns.get("goto")
+        if fn is None:
+            return None
+        action_id = f"a{next(self._ids)}"
+        try:
+            fn(action_id, x, y, z, reach, timeout=CALL_TIMEOUT)
+        except Exception as exc:
+            self._check_bridge(exc)
+            return None
+        return action_id
+
+    def follow(self, name: str, reach: float = 2.0) -> str | None:
+        """Keep near player ``name`` until :meth:`stop`."""
+        return self._action("follow", name, reach)
+
+    def stop(self) -> None:
+        """Stop walking and drop any movement goal."""
+        self._call("stop", None)
+
+    def chat(self, text: str) -> bool:
+        """Say ``text`` (the caller rate-limits)."""
+        return self._call("chat", text)
+
+    def attack(self, entity_id: int) -> bool:
+        """Swing once at an entity."""
+        return self._call("attack", entity_id)
+
+    def _call(self, method: str, *args: Any) -> bool:
+        fn = self._fns.get(method)
+        if fn is None:
+            return False
+        try:
+            return bool(fn(*args, timeout=CALL_TIMEOUT))
+        except Exception as exc:
+            self._check_bridge(exc)
+            return False
+
+    def _check_bridge(self, exc: Exception) -> None:
+        if not _bridge_alive():
+            self._on_bridge_dead(f"the JS bridge died: {exc}")
+        else:
+            logger.warning("call into JS failed: %r", exc)
+
+    # -- the link thread --------------------------------------------------------------
+
+    def _js_event(self, event: Any) -> None:
+        """Runs on JSPyBridge's callback thread: enqueue and return at once."""
+        self._events.put(dict(event) if not isinstance(event, dict) else event)
+
+    def _run(self) -> None:
+        retrying = tenacity.Retrying(
+            wait=tenacity.wait_exponential_jitter(initial=0.5, max=self._max_backoff, jitter=1.0),
+            retry=tenacity.retry_if_exception_type(ConnectFailed),
+            stop=tenacity.stop_when_event_set(self._closing),
+            sleep=self._pause,
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        while not self._closing.is_set():
+            try:
+                retrying(self._connect_once)
+            except ConnectFailed:
+                return  # closing
+            except Exception as exc:
+                self._on_bridge_dead(f"cannot drive mineflayer: {exc!r}")
+                return
+            self._pump_until_end()
+
+    def _pause(self, seconds: float) -> None:
+        """tenacity's sleep, cut short by :meth:`close`."""
+        self._closing.wait(seconds)
+
+    def _log_retry(self, state: tenacity.RetryCallState) -> None:
+        delay = state.next_action.sleep if state.next_action else 0.0
+        error = state.outcome.exception() if state.outcome else None
+        logger.warning(
+            "cannot reach %s:%d (%s); attempt %d, retrying in %.1fs",
+            self.settings.host, self.settings.port, error, state.attempt_number, delay,
+        )  # fmt: skip
+
+    def _connect_once(self) -> None:
+        if self._closing.is_set():
+            raise ConnectFailed("closing")
+        if not _bridge_alive():
+            raise RuntimeError("the JS bridge is not running")
+        s = self.settings
+        options = {"host": s.host, "port": s.port, "username": s.username, "respawn": True}
+        if s.version:
+            options["version"] = s.version
+        self._drain_stale()
+        api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
+        self._fns = {name: getattr(api, name) for name in METHODS}
+        deadline = time.monotonic() + SPAWN_TIMEOUT
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._drop_api()
+                raise ConnectFailed(f"no spawn within {SPAWN_TIMEOUT:g}s")
+            try:
+                event = self._events.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            kind = event.get("type")
+            if kind == "_close":
+                self._drop_api()
+                raise ConnectFailed("closing")
+            if kind in ("end", "kicked", "error") and not self._connected.is_set():
+                self._forward(event)
+                self._drop_api()
+                raise ConnectFailed(event.get("reason") or event.get("message") or kind)
+            if kind == "login":
+                self.version = event.get("version")
+            if kind == "spawn" and not self._connected.is_set():
+                self.connects += 1
+                self._connected.set()
+                self._forward({**event, "type": "connected", "version": self.version})
+                self._authme()
+            self._forward(event)
+            if self._connected.is_set():
+                return
+
+    def _pump_until_end(self) -> None:
+        while not self._closing.is_set():
+            try:
+                event = self._events.get(timeout=1.0)
+            except queue.Empty:
+                if not _bridge_alive():
+                    self._on_bridge_dead("the JS bridge process exited")
+                    return
+                continue
+            kind = event.get("type")
+            if kind == "_close":
+                return
+            self._forward(event)
+            if kind == "end":
+                self._connected.clear()
+                self._drop_api()
+                return
+
+    def _drop_api(self) -> None:
+        end, self._fns = self._fns.get("end"), {}
+        if end is not None and _bridge_alive():
+            self._quietly(end)
+
+    def _drain_stale(self) -> None:
+        while True:
+            try:
+                self._events.get_nowait()
+            except queue.Empty:
+                return
+
+    def _forward(self, event: dict[str, Any]) -> None:
+        try:
+            self._on_event(event)
+        except Exception:
+            logger.exception("world event handler failed on %s", event.get("type"))
+
+    def _authme(self) -> None:
+        """AuthMe: ``/register`` the first time on this server, ``/login`` after."""
+        password = self.settings.password
+        if not password:
+            return
+        flag = self.settings.server_dir / "joined-before.flag"
+        if flag.exists():
+            self.chat(f"/login {password}")
+            logger.info("AuthMe: sent /login")
+        else:
+            self.chat(f"/register {password} {password}")
+            flag.parent.mkdir(parents=True, exist_ok=True)
+            flag.write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
+            logger.info("AuthMe: sent /register (first join on this server)")

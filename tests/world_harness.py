@@ -1,0 +1,155 @@
+"""Scenario harness: a real flying-squid world with the test plugin, and human stand-ins.
+
+The world is :class:`pepa.world.embedded.EmbeddedWorld` with its control
+channel on: tests drive the server side through ``world.op(...)`` (spawn a
+mob, set hp and food, give items, set the time, kill, build walls and pits,
+teleport, kick). :class:`Player` is a second mineflayer client — an operator
+or a stranger — that chats and reads replies. Everything waits on events.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pepa.world.embedded import EmbeddedWorld
+from pepa.world.node import node_binary, node_modules
+
+OPERATOR_JS = Path(__file__).resolve().parent / "js" / "operator.js"
+
+
+class Player:
+    """A scripted Minecraft client (tests/js/operator.js) in its own Node process."""
+
+    def __init__(self, world: EmbeddedWorld, username: str) -> None:
+        self.username = username
+        self.proc = subprocess.Popen(
+            [str(node_binary()), str(OPERATOR_JS), "127.0.0.1", str(world.port), username],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
+        )
+        self.events: list[dict[str, Any]] = []
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read, name=f"player-{username}", daemon=True)
+        self._reader.start()
+        self.wait_for(lambda e: e["type"] == "spawn", timeout=30)
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                event = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            with self._cond:
+                self.events.append(event)
+                self._cond.notify_all()
+        with self._cond:
+            self.events.append({"type": "eof"})
+            self._cond.notify_all()
+
+    def wait_for(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0, start: int = 0
+    ) -> dict[str, Any]:
+        """The first event at or after index ``start`` matching ``predicate``."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for event in self.events[start:]:
+                    if predicate(event):
+                        return event
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(
+                        f"{self.username}: no matching event; last: {self.events[-10:]}"
+                    )
+                self._cond.wait(remaining)
+
+    def mark(self) -> int:
+        """An index to pass as ``start`` so that only later events count."""
+        with self._cond:
+            return len(self.events)
+
+    def say(self, text: str) -> None:
+        """Type ``text`` in chat."""
+        self._send({"op": "chat", "text": text})
+
+    def reply_from(self, bot: str, contains: str, *, start: int, timeout: float = 20.0) -> str:
+        """Wait for a chat line from ``bot`` containing ``contains``; return its text."""
+        event = self.wait_for(
+            lambda e: (
+                e["type"] == "chat" and e.get("from") == bot and contains in e.get("text", "")
+            ),
+            timeout,
+            start,
+        )
+        return str(event["text"])
+
+    def _send(self, command: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(orjson.dumps(command) + b"\n")
+        self.proc.stdin.flush()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self._send({"op": "quit"})
+                self.proc.stdin.close()  # type: ignore[union-attr]
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        self._reader.join(10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def server_player(world: EmbeddedWorld, name: str) -> dict[str, Any] | None:
+    """The server's view of player ``name`` (position, health, food), or None."""
+    for player in world.op("players"):
+        if player["username"] == name:
+            return dict(player)
+    return None
+
+
+def teleport(world: EmbeddedWorld, name: str, x: float, y: float, z: float) -> None:
+    """Move player ``name`` and wait until the server has them there.
+
+    A client that joined a moment ago may still drop a teleport while it
+    loads, so the teleport is repeated (bounded) until the server agrees.
+    """
+    target = {"x": x, "y": y, "z": z}
+    pause = threading.Event()
+    for _ in range(20):
+        world.op("teleport", player=name, **target)
+        for _ in range(5):
+            pause.wait(0.1)
+            now = server_player(world, name)
+            if now is not None and distance(now["position"], target) < 1.0:
+                return
+    raise AssertionError(f"{name} never arrived at {target}")
+
+
+def wait_near(world: EmbeddedWorld, a: str, b: str, blocks: float, timeout: float = 30.0) -> None:
+    """Wait until players ``a`` and ``b`` stand within ``blocks`` of each other."""
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while time.monotonic() < deadline:
+        pa, pb = server_player(world, a), server_player(world, b)
+        if pa and pb and distance(pa["position"], pb["position"]) <= blocks:
+            return
+        pause.wait(0.2)
+    raise AssertionError(f"{a} never came within {blocks} blocks of {b}")
+
+
+def distance(a: dict[str, float], b: dict[str, float]) -> float:
+    return math.dist((a["x"], a["y"], a["z"]), (b["x"], b["y"], b["z"]))
