@@ -33,7 +33,9 @@ __all__ = ["LinkSettings", "MinecraftLink", "shutdown_bridge"]
 
 logger = logging.getLogger(__name__)
 
-METHODS = ("snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end")
+METHODS = (
+    "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
+)  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
 """Seconds any single call into JS may take."""
@@ -114,6 +116,7 @@ class MinecraftLink:
         self._closing = threading.Event()
         self._connected = threading.Event()
         self._fns: dict[str, Any] = {}
+        self._api: Any = None
         self._thread: threading.Thread | None = None
         self._ids = itertools.count(1)
         self.connects = 0
@@ -176,6 +179,18 @@ class MinecraftLink:
             return None
         snapshot: dict[str, Any] = orjson.loads(text)
         return snapshot
+
+    def ping(self) -> bool:
+        """The cheapest round trip into JS (a function returning 1)."""
+        return self._call("ping")
+
+    def raw_bot(self) -> Any:
+        """The mineflayer bot as a JSPyBridge proxy: for benchmarks and debugging only.
+
+        Every attribute read on it is a round trip; never use it on a hot path.
+        """
+        api = self._api
+        return None if api is None else api.bot
 
     def _action(self, method: str, *args: Any) -> str | None:
         fn = self._fns.get(method)
@@ -287,6 +302,7 @@ class MinecraftLink:
         self._drain_stale()
         api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
         self._fns = {name: getattr(api, name) for name in METHODS}
+        self._api = api
         deadline = time.monotonic() + SPAWN_TIMEOUT
         while True:
             remaining = deadline - time.monotonic()
@@ -335,7 +351,7 @@ class MinecraftLink:
                 return
 
     def _drop_api(self) -> None:
-        end, self._fns = self._fns.get("end"), {}
+        end, self._fns, self._api = self._fns.get("end"), {}, None
         if end is not None and _bridge_alive():
             self._quietly(end)
 

@@ -1,0 +1,135 @@
+"""Pure logic of the world layer: chat commands, the world model, memory files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pepa.actors.persona import describe_status
+from pepa.chat_control import parse
+from pepa.events import DawnBroke, DuskFell, HealthChanged, HostileSpotted, PlayerSpotted
+from pepa.memory import TaskFile
+from pepa.world.model import WorldModel
+
+OPS = ("alice", "Bob")
+
+
+@pytest.mark.parametrize(
+    ("text", "verb", "args"),
+    [
+        ("pepa_bot come", "come", ()),
+        ("pepa_bot, status", "status", ()),
+        ("@pepa_bot follow", "follow", ()),
+        ("PEPA_BOT Stay!", "stay", ()),
+        ("pepa_bot", "help", ()),
+        ("pepa_bot dance now", "dance", ("now",)),
+    ],
+)
+def test_lines_addressed_to_the_bot_are_commands(
+    text: str, verb: str, args: tuple[str, ...]
+) -> None:
+    command = parse("pepa_bot", OPS, "alice", text)
+    assert command is not None
+    assert (command.verb, command.args, command.authorized) == (verb, args, True)
+
+
+@pytest.mark.parametrize("text", ["hello pepa_bot", "pepa_botx come", "", "   ", "come pepa_bot"])
+def test_other_lines_are_not_commands(text: str) -> None:
+    assert parse("pepa_bot", OPS, "alice", text) is None
+
+
+def test_operator_names_match_case_insensitively_but_strangers_are_not_authorized() -> None:
+    assert parse("pepa_bot", OPS, "bob", "pepa_bot stop").authorized  # type: ignore[union-attr]
+    stranger = parse("pepa_bot", OPS, "mallory", "pepa_bot stop")
+    assert stranger is not None and not stranger.authorized and stranger.known
+
+
+def test_a_quoted_operator_name_does_not_make_the_sender_an_operator() -> None:
+    assert parse("pepa_bot", OPS, "mallory", "<alice> pepa_bot stop") is None
+
+
+def test_system_lines_and_the_bots_own_lines_are_never_commands() -> None:
+    assert parse("pepa_bot", OPS, None, "pepa_bot stop") is None
+    assert parse("pepa_bot", ("pepa_bot",), "pepa_bot", "pepa_bot stop") is None
+
+
+def snap(**fields: object) -> dict[str, object]:
+    base: dict[str, object] = {"connected": True, "hp": 20, "food": 20, "timeOfDay": 1000}
+    base.update(fields)
+    return base
+
+
+def zombie(entity_id: int, distance: float) -> dict[str, object]:
+    return {"id": entity_id, "name": "zombie", "type": "mob", "kind": "Hostile mobs",
+            "distance": distance}  # fmt: skip
+
+
+def test_first_snapshot_reports_health_then_changes_only() -> None:
+    model = WorldModel()
+    assert model.apply(snap()) == [HealthChanged(hp=20, food=20, previous_hp=None)]
+    assert model.apply(snap()) == []
+    assert model.apply(snap(hp=15)) == [HealthChanged(hp=15, food=20, previous_hp=20)]
+
+
+def test_a_hostile_is_spotted_once_while_it_stays_in_range() -> None:
+    model = WorldModel()
+    model.apply(snap())
+    events = model.apply(snap(entities=[zombie(7, 3.0)]))
+    assert events == [HostileSpotted(name="zombie", distance=3.0, entity_id=7)]
+    assert model.apply(snap(entities=[zombie(7, 2.0)])) == []
+    assert model.apply(snap(entities=[zombie(7, 30.0)])) == []  # out of threat range
+    assert model.apply(snap(entities=[zombie(7, 5.0)])) == [
+        HostileSpotted(name="zombie", distance=5.0, entity_id=7)
+    ]
+    assert model.threats() == [{"name": "zombie", "distance": 5.0, "id": 7}]
+
+
+def test_players_are_spotted_by_name() -> None:
+    model = WorldModel()
+    alice = {"id": 2, "type": "player", "username": "alice", "distance": 12.0}
+    assert PlayerSpotted(name="alice", distance=12.0) in model.apply(snap(entities=[alice]))
+    assert model.player("alice") == alice
+    assert model.player("bob") is None
+
+
+def test_dusk_and_dawn_are_crossings_not_states() -> None:
+    model = WorldModel()
+    model.apply(snap(timeOfDay=12000))
+    assert model.apply(snap(timeOfDay=13500)) == [DuskFell()]
+    assert model.apply(snap(timeOfDay=18000)) == []
+    assert model.apply(snap(timeOfDay=23500)) == [DawnBroke()]
+
+
+def test_view_has_the_snapshot_fields_and_counts_deaths() -> None:
+    model = WorldModel()
+    model.apply(snap(position={"x": 1, "y": 5, "z": 2}, inventory={"counts": {"bread": 3}}))
+    model.died({"x": 1, "y": 5, "z": 2})
+    view = model.view()
+    assert view["deaths"] == 1
+    assert view["inventory"]["items"] == {"bread": 3}
+    assert {"hp", "food", "position", "dimension", "timeOfDay", "threats"} <= set(view)
+
+
+def test_describe_status_is_one_line_with_threats() -> None:
+    world = {"hp": 12, "food": 6, "position": {"x": 1.2, "y": 5, "z": -3.7},
+             "threats": [{"name": "zombie", "distance": 3.4}]}  # fmt: skip
+    line = describe_status(world, "nav.follow alice", paused=True)
+    assert line == (
+        "HP 12/20, food 6/20 at 1 5 -4; threats: zombie 3m; doing: nav.follow alice (paused)"
+    )
+
+
+def test_task_file_round_trips_and_survives_corruption(tmp_path: Path) -> None:
+    tasks = TaskFile(tmp_path / "current-task.json")
+    assert tasks.read() is None
+    tasks.write({"kind": "follow", "operator": "alice"})
+    assert tasks.read() == {"kind": "follow", "operator": "alice"}
+    (tmp_path / "current-task.json").write_text("{not json")
+    assert tasks.read() is None
+    (tmp_path / "current-task.json").write_text('["no", "kind"]')
+    assert tasks.read() is None
+    tasks.clear()
+    tasks.clear()
+    assert not (tmp_path / "current-task.json").exists()
+    assert list(tmp_path.iterdir()) == []  # no temp files left behind
