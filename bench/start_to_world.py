@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import describe  # noqa: E402
-from pepa.world.embedded import free_port  # noqa: E402
+from bench._common import describe
+from pepa.world.embedded import free_port
 
 ROUNDS = 5
 

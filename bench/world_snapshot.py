@@ -21,9 +21,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import describe  # noqa: E402
-from pepa.world.embedded import EmbeddedWorld, free_port  # noqa: E402
-from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge  # noqa: E402
+from bench._common import describe
+from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
 
 MOBS = 100
 
