@@ -115,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _status(config, args)
         if args.command == "world":
             return _world(config, args)
+        if args.command == "tui":
+            return _tui(config, args)
         print(f"pepa: `pepa {args.command}` is not available in this version yet", file=sys.stderr)
         return 1
     except LockError as exc:
@@ -199,6 +201,17 @@ def find_socket(config: Config, explicit: Path | None) -> Path:
         names = ", ".join(str(p) for p in live)
         raise PepaError(f"several daemons are running ({names}); choose one with --socket")
     return config.socket_path
+
+
+def _tui(config: Config, args: argparse.Namespace) -> int:
+    from tui import DashboardError, run
+
+    find_socket(config, args.socket)  # several daemons and no --socket: one line, now
+    try:
+        return run(lambda: find_socket(config, args.socket))
+    except DashboardError as exc:
+        print(f"pepa: {exc}", file=sys.stderr)
+        return 1
 
 
 def _status(config: Config, args: argparse.Namespace) -> int:

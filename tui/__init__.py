@@ -1,0 +1,55 @@
+"""The blessed dashboard (``pepa tui``): a pure reducer, a pure renderer, a reader thread.
+
+- :mod:`tui.state`: the state and the inputs (frozen dataclasses);
+- :mod:`tui.reducer`: ``reduce(state, input) -> (state, commands)``;
+- :mod:`tui.panels` and :mod:`tui.render`: ``render(state, width, height, term) -> lines``;
+- :mod:`tui.connection`: the socket reader thread that reconnects, and a locked send;
+- :mod:`tui.app`: the main loop and terminal modes.
+
+Only :mod:`pepa.ipc.client`, :mod:`pepa.ipc.protocol` and :mod:`pepa.errors`
+are imported from pepa; never the actors. See ``docs/dashboard.md``.
+"""
+
+from __future__ import annotations
+
+from tui.app import DashboardError, Screen, key_of, run
+from tui.connection import Connection
+from tui.reducer import Reduction, reduce
+from tui.render import fit, frame, render
+from tui.state import (
+    ActorRow,
+    ChatLine,
+    CommandFailed,
+    Connected,
+    Disconnected,
+    Input,
+    Key,
+    LlmChunk,
+    LogLine,
+    State,
+    visible_logs,
+)
+
+__all__ = [
+    "ActorRow",
+    "ChatLine",
+    "CommandFailed",
+    "Connected",
+    "Connection",
+    "DashboardError",
+    "Disconnected",
+    "Input",
+    "Key",
+    "LlmChunk",
+    "LogLine",
+    "Reduction",
+    "Screen",
+    "State",
+    "fit",
+    "frame",
+    "key_of",
+    "reduce",
+    "render",
+    "run",
+    "visible_logs",
+]
