@@ -34,10 +34,12 @@ __all__ = [
     "Pause",
     "PausedChanged",
     "PlayerSpotted",
+    "ProposalDrafted",
     "ProposalsChanged",
     "Respawned",
     "Resume",
     "SayInChat",
+    "StuckDetected",
     "WorldObserved",
 ]
 
@@ -306,3 +308,23 @@ class ChatSent:
 
     text: str
     """The line as sent."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StuckDetected:
+    """The watchdog judged the bot stuck and names the next rung of the ladder."""
+
+    step: str
+    """``repath``, ``pillar-up``, ``dig-out`` or ``alert``."""
+    reason: str
+    """Why it is stuck."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProposalDrafted:
+    """The same action failed too often: a proposal for the operators to review."""
+
+    file_name: str
+    """Name for the file in ``proposals/``."""
+    markdown: str
+    """Its content."""

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from pepa.errors import PepaError
+from pepa.memory import write_atomic
 
 __all__ = ["ProposalError", "ProposalStore"]
 
@@ -32,6 +33,14 @@ class ProposalStore:
         if not self.folder.is_dir():
             return []
         return sorted(p.name for p in self.folder.glob("*.md") if p.is_file())
+
+    def write(self, proposal_id: str, markdown: str) -> Path:
+        """Add a pending proposal (atomically); returns its path."""
+        if not _ID.match(proposal_id):
+            raise ProposalError(f"{proposal_id!r} is not a proposal id")
+        path = self.folder / proposal_id
+        write_atomic(path, markdown.encode())
+        return path
 
     def decide(self, proposal_id: str, decision: str) -> Path:
         """Move a pending proposal to ``approved/`` or ``rejected/``; return its new path."""

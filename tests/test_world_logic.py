@@ -82,7 +82,7 @@ def test_a_hostile_is_spotted_once_while_it_stays_in_range() -> None:
     assert model.apply(snap(entities=[zombie(7, 5.0)])) == [
         HostileSpotted(name="zombie", distance=5.0, entity_id=7)
     ]
-    assert model.threats() == [{"name": "zombie", "distance": 5.0, "id": 7}]
+    assert model.threats() == [{"name": "zombie", "distance": 5.0, "id": 7, "position": None}]
 
 
 def test_players_are_spotted_by_name() -> None:

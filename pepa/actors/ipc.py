@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pepa.errors import SupervisionError
 from pepa.events import (
     ActivityChanged,
     AskLlm,
@@ -100,6 +101,10 @@ class Ipc(SupervisedActor):
         ):
             bus.subscribe(event_type, self.handle)
         self.every(STATUS_INTERVAL, _Heartbeat())
+        try:  # knowledge started first: its first ProposalsChanged went out before we listened
+            self.proposals = tuple(self.peer("knowledge").call("pending_proposals", timeout=2.0))
+        except SupervisionError as exc:
+            logger.warning("cannot read the pending proposals yet: %s", exc)
 
     # -- the snapshot -----------------------------------------------------------
 

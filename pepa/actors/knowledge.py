@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pepa.events import DecideProposal, ErrorRaised, ProposalsChanged
+from pepa.events import DecideProposal, ErrorRaised, ProposalDrafted, ProposalsChanged
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.supervision import SupervisedActor, SupervisionContext
 
@@ -39,8 +39,13 @@ class Knowledge(SupervisedActor):
 
     def setup(self) -> None:
         self.runtime.bus.subscribe(DecideProposal, self.handle)
+        self.runtime.bus.subscribe(ProposalDrafted, self.handle)
         self._refresh()
         self.every(self.rescan, _Rescan())
+
+    def pending_proposals(self) -> tuple[str, ...]:
+        """Ids of the pending proposals (proxy-callable)."""
+        return tuple(self.proposals.pending())
 
     def on_message(self, message: Any) -> Any:
         match message:
@@ -51,6 +56,10 @@ class Knowledge(SupervisedActor):
                     self.publish(ErrorRaised(source="proposals", text=str(exc)))
                 else:
                     logger.info("proposal %s: %sd (now %s)", proposal_id, decision, moved)
+                self._refresh()
+            case ProposalDrafted(file_name=file_name, markdown=markdown):
+                path = self.proposals.write(file_name, markdown)
+                logger.warning("new proposal: %s", path)
                 self._refresh()
             case _Rescan():
                 self._refresh()

@@ -93,6 +93,10 @@ class Perception(SupervisedActor):
 
     def _world_event(self, raw: dict[str, Any]) -> None:
         kind = raw.get("type")
+        if kind == "entities":
+            # threats first, straight from the event: the snapshot can follow
+            for event in self.model.spotted(raw.get("spawned") or []):
+                self.publish(event)
         if kind == "connected":
             logger.info("in the world at %s (version %s)", self.server_label, raw.get("version"))
             self.publish(Connected(server=self.server_label, version=str(raw.get("version"))))

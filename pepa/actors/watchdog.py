@@ -1,36 +1,70 @@
-"""Watchdog: notices when the bot stops making progress toward a movement goal.
+"""Watchdog: notices when a movement goal stops making progress.
 
-The escalation ladder (re-path → pillar-up → dig out → alert) arrives with the
-survival layer; this actor already follows the world so it can judge progress.
+It follows what the reflex runs (``ActivityChanged``) and where the bot is
+(``WorldObserved``). No horizontal progress for 60 s on a movement skill, or
+a failed walk, climbs one rung of the ladder — re-path, pillar up, dig out,
+alert the operators — published as :class:`StuckDetected` for the reflex to
+act on. The rules are the pure :class:`pepa.survival.ProgressWatch`.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
-from pepa.events import WorldObserved
+from pepa.events import ActionFinished, ActivityChanged, ErrorRaised, StuckDetected, WorldObserved
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.survival import ProgressWatch
 
-__all__ = ["Watchdog"]
+__all__ = ["MOVEMENT_SKILLS", "Watchdog"]
 
 logger = logging.getLogger(__name__)
 
+MOVEMENT_SKILLS = ("nav.goto", "nav.follow", "survive.flee", "explore")
+"""Skills whose progress is measured in blocks walked (escapes are watched by their own end)."""
+
 
 class Watchdog(SupervisedActor):
-    """Follows positions from perception."""
+    """Publishes :class:`StuckDetected` when the bot stops getting anywhere."""
 
-    def __init__(self, *, supervision: SupervisionContext) -> None:
+    def __init__(self, *, supervision: SupervisionContext, stall_after: float = 60.0) -> None:
         super().__init__(supervision=supervision)
-        self.last_position: Any = None
+        self.watch = ProgressWatch(stall_after=stall_after)
 
     def setup(self) -> None:
-        self.runtime.bus.subscribe(WorldObserved, self.handle)
+        for event_type in (WorldObserved, ActivityChanged, ActionFinished):
+            self.runtime.bus.subscribe(event_type, self.handle)
+
+    def danger_areas(self) -> list[tuple[float, float, float]]:
+        """Where the bot got stuck: (x, z, radius) (proxy-callable)."""
+        return list(self.watch.danger)
 
     def on_message(self, message: Any) -> Any:
+        now = time.monotonic()
         match message:
+            case ActivityChanged(skill=skill):
+                goal = skill if skill and skill.split(" ")[0] in MOVEMENT_SKILLS else None
+                if goal is None:
+                    self.watch.stop()
+                elif goal != self.watch.goal:
+                    self.watch.start(goal, now)
             case WorldObserved(snapshot=snapshot):
-                self.last_position = snapshot.get("position")
+                verdict = self.watch.observe(snapshot.get("position"), now)
+                self._report(verdict)
+            case ActionFinished(ok=False, action=action, error=error) if action == "goto":
+                if not error.startswith("cannot see"):
+                    self._report(self.watch.failed(error, None))
+            case ActionFinished():
+                pass
             case _:
                 return super().on_message(message)
         return None
+
+    def _report(self, verdict: Any) -> None:
+        if verdict is None:
+            return
+        logger.warning("stuck: %s → %s", verdict.reason, verdict.step)
+        self.publish(StuckDetected(step=verdict.step, reason=verdict.reason))
+        if verdict.step == "alert":
+            self.publish(ErrorRaised(source="watchdog", text=f"stuck: {verdict.reason}"))

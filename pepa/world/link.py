@@ -35,6 +35,7 @@ logger = logging.getLogger(__name__)
 
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
+    "eat", "sleep", "escape", "lookAround",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
@@ -225,6 +226,22 @@ class MinecraftLink:
         """Keep near player ``name`` until :meth:`stop`."""
         return self._action("follow", name, reach)
 
+    def eat(self, item: str) -> str | None:
+        """Eat one ``item`` from the inventory; completion arrives as ``actionDone``."""
+        return self._action("eat", item)
+
+    def sleep(self, x: int, y: int, z: int) -> str | None:
+        """Walk to the bed at x, y, z and lie down; ``actionDone`` says if it worked."""
+        return self._action("sleep", x, y, z)
+
+    def escape(self, mode: str = "any", reach: float = 3.0) -> str | None:
+        """Get ``reach`` blocks away from here: ``up`` pillars, ``dig`` digs, ``any`` either."""
+        return self._action("escape", reach, mode)
+
+    def look_around(self) -> bool:
+        """Turn the head somewhere else."""
+        return self._call("lookAround")
+
     def stop(self) -> None:
         """Stop walking and drop any movement goal."""
         self._call("stop", None)
@@ -261,7 +278,9 @@ class MinecraftLink:
 
     def _run(self) -> None:
         retrying = tenacity.Retrying(
-            wait=tenacity.wait_exponential_jitter(initial=0.5, max=self._max_backoff, jitter=1.0),
+            wait=tenacity.wait_exponential_jitter(
+                multiplier=0.5, max=self._max_backoff, jitter=1.0
+            ),
             retry=tenacity.retry_if_exception_type(ConnectFailed),
             stop=tenacity.stop_when_event_set(self._closing),
             sleep=self._pause,

@@ -79,6 +79,22 @@ class WorldModel:
         self._night = night if night is not None else self._night
         return events
 
+    def spotted(self, entities: list[dict[str, Any]]) -> list[Any]:
+        """Hostiles in a raw ``entities`` event, before any snapshot: the fast path to defend."""
+        events: list[Any] = []
+        for entity in entities:
+            distance = entity.get("distance")
+            if (
+                distance is not None
+                and is_hostile(entity)
+                and distance <= THREAT_RADIUS
+                and entity["id"] not in self._hostiles_seen
+            ):
+                self._hostiles_seen.add(entity["id"])
+                name = entity.get("name") or "mob"
+                events.append(HostileSpotted(name=name, distance=distance, entity_id=entity["id"]))
+        return events
+
     def died(self, position: dict[str, Any] | None) -> None:
         """Count a death."""
         self.deaths += 1
@@ -95,7 +111,12 @@ class WorldModel:
     def threats(self) -> list[dict[str, Any]]:
         """Hostiles within the threat radius, nearest first."""
         return [
-            {"name": e.get("name"), "distance": e.get("distance"), "id": e.get("id")}
+            {
+                "name": e.get("name"),
+                "distance": e.get("distance"),
+                "id": e.get("id"),
+                "position": e.get("position"),
+            }
             for e in self.raw.get("entities") or []
             if is_hostile(e) and (e.get("distance") or SIGHT) <= THREAT_RADIUS
         ]
@@ -123,6 +144,9 @@ class WorldModel:
             "isDay": raw.get("isDay"),
             "moving": raw.get("moving"),
             "heldItem": raw.get("heldItem"),
+            "sleeping": raw.get("sleeping"),
+            "enclosure": raw.get("enclosure"),
+            "beds": raw.get("beds") or [],
             "threats": self.threats(),
             "players": [
                 {"name": e.get("username"), "distance": e.get("distance")}

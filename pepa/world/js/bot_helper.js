@@ -16,6 +16,9 @@ const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 
 const mineflayer = require(path.join(NM, 'mineflayer'))
 const { pathfinder, Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
 
+const { Vec3 } = require(path.join(NM, 'vec3'))
+const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
+  'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const NIL_UUID = /^0{8}-0{4}-0{4}-0{4}-0{12}$|^0$/
 const CHAT_RE = /^<(\w{1,16})> (.*)$/s
 const r1 = (v) => Math.round(v * 10) / 10
@@ -158,6 +161,8 @@ function createBot (opts, onEvent) {
     }
     return {
       t: Date.now(),
+      enclosure: pos ? enclosure(pos) : null,
+      beds: pos && bot.time && !bot.time.isDay ? nearbyBeds(pos, 16) : [],
       connected: !!(bot._client && bot._client.socket && !bot._client.socket.destroyed && bot.entity),
       username: bot.username,
       alive: bot.isAlive,
@@ -171,10 +176,42 @@ function createBot (opts, onEvent) {
       timeOfDay: bot.time ? bot.time.timeOfDay : null,
       isDay: bot.time ? bot.time.isDay : null,
       moving: bot.pathfinder ? bot.pathfinder.isMoving() : false,
+      sleeping: !!bot.isSleeping,
       heldItem: bot.heldItem ? bot.heldItem.name : null,
       entities: ents,
       inventory: { counts, items, emptySlots: empty }
     }
+  }
+
+  // Can the bot walk away from where it stands? Counts the four sides whose
+  // feet and head blocks are free, and whether the column above is open.
+  function enclosure (pos) {
+    const feet = pos.floored()
+    const free = (p) => { const b = bot.blockAt(p); return !b || b.boundingBox === 'empty' }
+    let openSides = 0
+    for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+      if (free(feet.offset(dx, 0, dz)) && free(feet.offset(dx, 1, dz))) openSides++
+    }
+    let ceiling = null
+    for (let dy = 2; dy <= 6; dy++) {
+      if (!free(feet.offset(0, dy, 0))) { ceiling = dy; break }
+    }
+    return { openSides, ceiling }
+  }
+
+  function nearbyBeds (pos, radius) {
+    const ids = bot.registry.blocksArray.filter(b => b.name.endsWith('_bed')).map(b => b.id)
+    return bot.findBlocks({ matching: ids, maxDistance: radius, count: 8 })
+      .map(p => ({ x: p.x, y: p.y, z: p.z, distance: r1(pos.distanceTo(p)) }))
+  }
+
+  function bestWeapon () {
+    const items = bot.inventory.items()
+    for (const name of WEAPONS) {
+      const it = items.find(i => i.name === name)
+      if (it) return it
+    }
+    return null
   }
 
   // --------------------------------------------------------------- actions --
@@ -192,9 +229,16 @@ function createBot (opts, onEvent) {
     // Every action takes its id first and returns at once; it later reports
     // {type:'actionDone', id, ok, error?, position}.
     goto (id, x, y, z, range) {
-      const goal = new goals.GoalNear(Number(x), Number(y), Number(z), range == null ? 1 : Number(range))
+      const reach = range == null ? 1 : Number(range)
+      const target = new Vec3(Number(x), Number(y), Number(z))
+      const goal = new goals.GoalNear(target.x, target.y, target.z, reach)
       bot.pathfinder.goto(goal).then(
-        () => done(id, true, { action: 'goto', position: vxyz(bot.entity.position) }),
+        () => {
+          // the pathfinder may settle for the closest spot it found: say so
+          const off = bot.entity.position.distanceTo(target)
+          if (off > reach + 1.5) done(id, false, { action: 'goto', error: `stopped ${r1(off)} blocks short`, position: vxyz(bot.entity.position) })
+          else done(id, true, { action: 'goto', position: vxyz(bot.entity.position) })
+        },
         (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
       return true
     },
@@ -212,11 +256,49 @@ function createBot (opts, onEvent) {
       return true
     },
     stop (id) { bot.pathfinder.stop(); bot.pathfinder.setGoal(null); if (id != null) done(id, true, { action: 'stop' }); return true },
-    // attack(entityId): one swing, synchronous; returns false if the entity is unknown
+    // attack(entityId): one swing, at once; returns false if the entity is unknown.
+    // The best weapon is equipped after the swing, for the next one: the first
+    // hit must not wait for an inventory round trip.
     attack (entityId) {
       const e = bot.entities[entityId]
       if (!e) return false
       bot.attack(e)
+      const weapon = bestWeapon()
+      if (weapon && (!bot.heldItem || bot.heldItem.name !== weapon.name)) bot.equip(weapon, 'hand').catch(() => {})
+      return true
+    },
+    // eat(id, name): hold that food and eat it (the server ends eating with entity_status 9)
+    eat (id, name) {
+      const it = bot.inventory.items().find(i => i.name === name)
+      if (!it) { done(id, false, { action: 'eat', error: `no ${name}` }); return false }
+      bot.equip(it, 'hand').then(() => bot.consume()).then(
+        () => done(id, true, { action: 'eat', food: bot.food }),
+        (e) => done(id, false, { action: 'eat', error: String(e && e.message) }))
+      return true
+    },
+    // sleep(id, x, y, z): walk next to the bed, then lie down
+    sleep (id, x, y, z) {
+      const bed = bot.blockAt(new Vec3(x, y, z))
+      if (!bed) { done(id, false, { action: 'sleep', error: 'no bed there' }); return false }
+      bot.pathfinder.goto(new goals.GoalNear(x, y, z, 2))
+        .then(() => bot.sleep(bot.blockAt(new Vec3(x, y, z))))
+        .then(() => done(id, true, { action: 'sleep' }), (e) => done(id, false, { action: 'sleep', error: String(e && e.message) }))
+      return true
+    },
+    // escape(id, reach, mode): get at least `reach` blocks away from here.
+    // mode 'up': pillar up on dirt/cobblestone, no digging; 'dig': dig with
+    // the best tool, no pillaring; anything else: whatever the pathfinder finds.
+    escape (id, reach, mode) {
+      const p = bot.entity.position
+      const goal = new goals.GoalInvert(new goals.GoalNear(p.x, p.y, p.z, reach || 3))
+      const normal = bot.pathfinder.movements
+      const moves = new Movements(bot)
+      if (mode === 'up') moves.canDig = false
+      if (mode === 'dig') moves.allow1by1towers = false
+      bot.pathfinder.setMovements(moves)
+      bot.pathfinder.goto(goal).finally(() => bot.pathfinder.setMovements(normal)).then(
+        () => done(id, true, { action: 'escape', position: vxyz(bot.entity.position) }),
+        (e) => done(id, false, { action: 'escape', error: String(e && e.message), position: vxyz(bot.entity.position) }))
       return true
     },
     // nearest(name) → entity id or -1, computed in JS
@@ -232,6 +314,8 @@ function createBot (opts, onEvent) {
       return true
     },
     chat (text) { bot.chat(String(text)); return true },
+    // lookAround(): turn the head somewhere else (idle behaviour)
+    lookAround () { bot.look(Math.random() * Math.PI * 2 - Math.PI, (Math.random() - 0.5) * 0.6, false).catch(() => {}); return true },
     respawn () { bot.respawn(); return true },
     quit (reason) { try { bot.quit(reason || 'bye') } catch (e) {} return true },
     end () { try { bot.end() } catch (e) {} return true }

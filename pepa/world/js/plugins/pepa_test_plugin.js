@@ -236,7 +236,76 @@ module.exports.server = function (serv, settings) {
     command: async (a) => { await serv.handleCommand(String(a.text)); return {} },
     kick: (a) => { player(a.player).kick(a.reason || 'kicked by test'); return {} }
   }
+  // place_bed {player?, x, y, z, facing='north', color='red'}: foot at x,y,z, head one block towards `facing`
+  ops.place_bed = async (a) => {
+    const Block = require('prismarine-block')(registry)
+    const facing = a.facing || 'north'
+    const name = `${a.color || 'red'}_bed`
+    const toward = { north: [0, -1], south: [0, 1], west: [-1, 0], east: [1, 0] }[facing]
+    if (!toward) throw new Error(`bad facing: ${facing}`)
+    const w = a.player ? player(a.player).world : serv.overworld
+    const foot = vec(a)
+    const state = (part) => Block.fromProperties(name, { facing, part, occupied: false }, 0).stateId
+    await serv.setBlock(w, foot, state('foot'))
+    await serv.setBlock(w, foot.offset(toward[0], 0, toward[1]), state('head'))
+    return { foot: pos(foot), head: pos(foot.offset(toward[0], 0, toward[1])) }
+  }
   serv.pepaOps = ops
+
+  // --- eating, with vanilla numbers: 32 ticks, minecraft-data's foods ------
+  const EAT_MS = 1600
+  const ALWAYS_EDIBLE = new Set(['golden_apple', 'enchanted_golden_apple', 'chorus_fruit', 'milk_bucket', 'potion'])
+  serv.on('newPlayer', (p) => {
+    p._client.on('use_item', () => {
+      const slot = 36 + p.heldItemSlot
+      const item = p.inventory.slots[slot]
+      const food = item && registry.foodsByName[item.name]
+      if (!food || (p.food >= 20 && !ALWAYS_EDIBLE.has(item.name))) return
+      clearTimeout(p._pepaEating)
+      p._pepaEating = setTimeout(() => {
+        const now = p.inventory.slots[slot]
+        if (!now || now.type !== item.type || p.health <= 0) return
+        const level = Math.min(20, p.food + food.foodPoints)
+        p.foodSaturation = Math.min(level, (p.foodSaturation || 0) + food.saturation)
+        p.updateFood(level)
+        now.count -= 1
+        p.inventory.updateSlot(slot, now.count > 0 ? now : null)
+        p._client.write('entity_status', { entityId: p.id, entityStatus: 9 })
+      }, EAT_MS)
+    })
+
+    // --- beds: lie down at night when no monster is near; all asleep → morning
+    p._client.on('block_place', async (packet) => {
+      const at = new Vec3(packet.location.x, packet.location.y, packet.location.z)
+      const block = await p.world.getBlock(at)
+      if (!block || !block.name.endsWith('_bed')) return
+      const t = serv.time % 24000
+      if (t < 12541 || t > 23458) return p.chat('You can only sleep at night')
+      if (p.position.distanceTo(at) > 3.5) return p.chat('You may not rest now; the bed is too far away')
+      const monster = Object.values(serv.entities).some(e => e.type === 'mob' && e.health > 0 &&
+        registry.entitiesByName[e.name]?.category === 'Hostile mobs' &&
+        Math.abs(e.position.x - at.x) <= 8 && Math.abs(e.position.z - at.z) <= 8 && Math.abs(e.position.y - at.y) <= 5)
+      if (monster) return p.chat('You may not rest now; there are monsters nearby')
+      p._pepaSleeping = Date.now()
+      const lie = [{ key: 6, type: 18, value: 2 }]
+      p._client.write('entity_metadata', { entityId: p.id, metadata: lie })
+      p._writeOthersNearby('entity_metadata', { entityId: p.id, metadata: lie })
+    })
+  })
+  serv.on('tick', () => {
+    const awake = serv.players.filter(pl => pl.gameMode === 0 && pl.health > 0 && !pl._pepaSleeping)
+    const sleepers = serv.players.filter(pl => pl._pepaSleeping)
+    if (!sleepers.length || awake.length) return
+    if (Date.now() - Math.max(...sleepers.map(pl => pl._pepaSleeping)) < 5000) return // 100 ticks
+    serv.setTime(0)
+    for (const pl of sleepers) {
+      pl._pepaSleeping = null
+      const stand = [{ key: 6, type: 18, value: 0 }]
+      pl._client.write('entity_metadata', { entityId: pl.id, metadata: stand })
+      pl._client.write('animation', { entityId: pl.id, animation: 2 })
+      pl._writeOthersNearby('animation', { entityId: pl.id, animation: 2 })
+    }
+  })
 
   // --- an AuthMe stand-in: /register and /login as a protected server has them
   const auth = new Map() // username -> password

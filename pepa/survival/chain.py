@@ -1,0 +1,195 @@
+"""The reflex chain: one decision from (world, now, memory). Pure: no clock, no I/O.
+
+Priority, highest first: operator goal > defend > escape > eat > sleep >
+task > idle. The reflex actor calls :func:`decide` on every world change and
+every tick, and pre-empts a running action when a higher reflex wins.
+
+- **defend**: low health (≤ 8) with a hostile within 12 blocks, or 3+
+  hostiles within 12 → flee along the away vector; else the closest hostile
+  within 4 blocks → attack it.
+- **escape**: no side to walk out of for 3 s (a pit, walls) → get out
+  (pillar up on blocks, or dig).
+- **eat**: food < 16 and something edible → the best food by
+  :data:`FOOD_PRIORITY`, at most one attempt every 5 s.
+- **sleep**: night, no hostile within 8, a bed within 16 → sleep; a refusal
+  is retried after 30 s.
+- **idle**: nothing to do: look around now and then.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FOOD_PRIORITY", "PRIORITY", "Decision", "Memory", "decide"]
+
+PRIORITY = {
+    "operator": 60,
+    "defend": 50,
+    "escape": 45,
+    "eat": 40,
+    "sleep": 30,
+    "task": 20,
+    "idle": 0,
+}
+"""Higher pre-empts lower."""
+
+LOW_HP = 8.0
+FLEE_RADIUS = 12.0
+ATTACK_RADIUS = 4.0
+CROWD = 3
+HUNGRY_BELOW = 16
+EAT_COOLDOWN = 5.0
+SLEEP_SAFE_RADIUS = 8.0
+BED_RADIUS = 16.0
+SLEEP_RETRY = 30.0
+TRAPPED_AFTER = 3.0
+FLEE_DISTANCE = 16.0
+NIGHT = (12541, 23458)
+"""Ticks of the day when a bed can be used (mineflayer's and vanilla's window)."""
+
+FOOD_PRIORITY = (
+    "golden_carrot", "cooked_porkchop", "cooked_beef", "cooked_mutton", "cooked_salmon",
+    "baked_potato", "cooked_chicken", "cooked_rabbit", "cooked_cod", "bread", "pumpkin_pie",
+    "mushroom_stew", "rabbit_stew", "beetroot_soup", "apple", "carrot", "melon_slice",
+    "sweet_berries", "cookie", "dried_kelp", "beetroot", "potato", "porkchop", "beef",
+    "mutton", "rabbit", "salmon", "cod", "chicken", "tropical_fish", "golden_apple",
+    "enchanted_golden_apple",
+)  # fmt: skip
+"""Best first: food points and saturation, raw meat after cooked, golden apples kept for last."""
+STARVING_ONLY = ("rotten_flesh", "spider_eye", "poisonous_potato", "pufferfish")
+"""Eaten only when food is at 6 or below and nothing else is left."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """What the bot should be doing now."""
+
+    reflex: str
+    """Which link of the chain won (``defend``, ``eat`` …)."""
+    skill: str | None = None
+    """The skill to run (``combat.attack-nearest`` …); None to do nothing."""
+    args: Mapping[str, Any] = field(default_factory=dict)
+    """The skill's arguments."""
+    reason: str = ""
+    """Why, in a few words (for logs and the dashboard)."""
+
+    @property
+    def priority(self) -> int:
+        """Rank in the chain."""
+        return PRIORITY[self.reflex]
+
+
+@dataclass(slots=True, kw_only=True)
+class Memory:
+    """What the chain remembers between decisions (owned by the reflex actor)."""
+
+    operator_task: Mapping[str, Any] | None = None
+    """The operator's come/follow order, if any."""
+    last_eat: float = -math.inf
+    """When the bot last tried to eat."""
+    sleep_retry_at: float = -math.inf
+    """No sleep attempt before this time (after a refusal)."""
+    trapped_since: float | None = None
+    """Since when no side has been open."""
+    sleeping: bool = False
+    """Whether the bot lies in a bed."""
+
+    def observe(self, world: Mapping[str, Any], now: float) -> None:
+        """Update the time-based parts from a new world view."""
+        enclosure = world.get("enclosure") or {}
+        trapped = world.get("connected") and enclosure.get("openSides") == 0
+        if trapped:
+            self.trapped_since = now if self.trapped_since is None else self.trapped_since
+        else:
+            self.trapped_since = None
+
+
+def _best_food(items: Mapping[str, int], food: int) -> str | None:
+    for name in FOOD_PRIORITY:
+        if items.get(name, 0) > 0:
+            return name
+    if food <= 6:
+        for name in STARVING_ONLY:
+            if items.get(name, 0) > 0:
+                return name
+    return None
+
+
+def _away(origin: Mapping[str, float], threats: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """A point FLEE_DISTANCE blocks from ``origin``, directly away from the threats' centre."""
+    placed = [t["position"] for t in threats if t.get("position")]
+    if not placed:
+        return {"x": origin["x"] + FLEE_DISTANCE, "y": origin["y"], "z": origin["z"]}
+    cx = sum(p["x"] for p in placed) / len(placed)
+    cz = sum(p["z"] for p in placed) / len(placed)
+    dx, dz = origin["x"] - cx, origin["z"] - cz
+    norm = math.hypot(dx, dz) or 1.0
+    if norm < 1e-6:
+        dx, dz, norm = 1.0, 0.0, 1.0
+    return {
+        "x": round(origin["x"] + dx / norm * FLEE_DISTANCE, 1),
+        "y": origin["y"],
+        "z": round(origin["z"] + dz / norm * FLEE_DISTANCE, 1),
+    }
+
+
+def _is_night(time_of_day: int | None) -> bool:
+    return time_of_day is not None and NIGHT[0] <= time_of_day <= NIGHT[1]
+
+
+def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
+    """The single decision of the reflex chain for this moment."""
+    if not world.get("connected") or world.get("alive") is False:
+        return Decision(reflex="idle", reason="not in the world")
+    task = memory.operator_task
+    if task is not None:
+        skill = "nav.goto" if task.get("kind") == "come" else "nav.follow"
+        return Decision(
+            reflex="operator", skill=skill, args=dict(task), reason=f"{task.get('kind')} order"
+        )
+    threats = sorted(world.get("threats") or [], key=lambda t: t.get("distance", math.inf))
+    near = [t for t in threats if t.get("distance", math.inf) <= FLEE_RADIUS]
+    hp = float(world.get("hp") or 0)
+    position = world.get("position")
+    if near and position and (hp <= LOW_HP or len(near) >= CROWD):
+        why = f"{len(near)} hostiles within {FLEE_RADIUS:g}" if len(near) >= CROWD else f"hp {hp:g}"
+        return Decision(
+            reflex="defend", skill="survive.flee", args={"to": _away(position, near)}, reason=why
+        )
+    if threats and threats[0].get("distance", math.inf) <= ATTACK_RADIUS:
+        target = threats[0]
+        return Decision(
+            reflex="defend",
+            skill="combat.attack-nearest",
+            args={"entity_id": target.get("id"), "name": target.get("name")},
+            reason=f"{target.get('name')} at {target.get('distance')}",
+        )
+    if memory.trapped_since is not None and now - memory.trapped_since >= TRAPPED_AFTER:
+        return Decision(reflex="escape", skill="survive.escape", reason="no way out on foot")
+    food = int(world.get("food") or 20)
+    items = (world.get("inventory") or {}).get("items") or {}
+    if food < HUNGRY_BELOW and now - memory.last_eat >= EAT_COOLDOWN:
+        best = _best_food(items, food)
+        if best is not None:
+            return Decision(
+                reflex="eat", skill="survive.eat", args={"item": best}, reason=f"food {food}"
+            )
+    if (
+        _is_night(world.get("timeOfDay"))
+        and not memory.sleeping
+        and now >= memory.sleep_retry_at
+        and not any(t.get("distance", math.inf) <= SLEEP_SAFE_RADIUS for t in threats)
+    ):
+        beds = [b for b in world.get("beds") or [] if b.get("distance", math.inf) <= BED_RADIUS]
+        if beds:
+            bed = min(beds, key=lambda b: b["distance"])
+            return Decision(
+                reflex="sleep",
+                skill="survive.sleep",
+                args={"bed": {k: bed[k] for k in ("x", "y", "z")}},
+                reason="night",
+            )
+    return Decision(reflex="idle", reason="nothing to do")

@@ -1,0 +1,27 @@
+"""combat.attack-nearest: hit the closest hostile, then hold the best weapon for the next swing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skills._base import Link, Skill, Started
+
+
+def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    return None if args.get("entity_id") is not None else "no target"
+
+
+def _run(link: Link, args: Mapping[str, Any]) -> Started:
+    if link.attack(int(args["entity_id"])):
+        return Started(action_id=None)
+    return Started(action_id=None, ok=False, detail="the target is gone")
+
+
+SKILL = Skill(
+    id="combat.attack-nearest",
+    description="Hit the closest hostile mob with the best weapon at hand.",
+    coach_may_dispatch=False,
+    precondition=_precondition,
+    run=_run,
+)

@@ -1,0 +1,29 @@
+"""survive.eat: eat the best food in the inventory."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skills._base import Link, Skill, Started, started
+
+
+def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    items = (world.get("inventory") or {}).get("items") or {}
+    item = args.get("item")
+    if not item or items.get(item, 0) <= 0:
+        return f"no {item or 'food'} in the inventory"
+    return None
+
+
+def _run(link: Link, args: Mapping[str, Any]) -> Started:
+    return started(link.eat(str(args["item"])), "eat")
+
+
+SKILL = Skill(
+    id="survive.eat",
+    description="Eat the best food in the inventory (32 ticks; food and saturation rise).",
+    coach_may_dispatch=True,
+    precondition=_precondition,
+    run=_run,
+)

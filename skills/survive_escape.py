@@ -1,0 +1,75 @@
+"""survive.escape, survive.pillar-up, survive.dig-out: get out of a pit or a walled-in spot."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skills._base import Link, Skill, Started, started
+
+SCAFFOLD = ("dirt", "cobblestone", "netherrack", "stone", "sand", "gravel", "oak_planks")
+"""Blocks the bot is willing to pillar up on."""
+DIGGERS = ("pickaxe", "shovel", "axe")
+
+
+def _items(world: Mapping[str, Any]) -> Mapping[str, int]:
+    return (world.get("inventory") or {}).get("items") or {}
+
+
+def can_pillar(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    """Blocks to stand on and nothing right above."""
+    if not any(_items(world).get(name, 0) > 0 for name in SCAFFOLD):
+        return "no blocks to pillar up on"
+    ceiling = (world.get("enclosure") or {}).get("ceiling")
+    if ceiling is not None and ceiling <= 3:
+        return f"a ceiling {ceiling} blocks up"
+    return None
+
+
+def can_dig(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    """Digging is always possible; a tool only makes it faster."""
+    return None
+
+
+def choose_mode(world: Mapping[str, Any]) -> str:
+    """``up`` when pillaring can work, else ``dig`` when a tool helps, else ``any``."""
+    if can_pillar(world, {}) is None:
+        return "up"
+    if any(key.endswith(DIGGERS) for key in _items(world)):
+        return "dig"
+    return "any"
+
+
+def _run_any(link: Link, args: Mapping[str, Any]) -> Started:
+    return started(link.escape(str(args.get("mode", "any")), 3.0), "escape")
+
+
+def _run_up(link: Link, args: Mapping[str, Any]) -> Started:
+    return started(link.escape("up", 3.0), "pillar-up")
+
+
+def _run_dig(link: Link, args: Mapping[str, Any]) -> Started:
+    return started(link.escape("dig", 3.0), "dig-out")
+
+
+ESCAPE = Skill(
+    id="survive.escape",
+    description="Get three blocks away from a spot with no way out on foot, by pillar or pick.",
+    coach_may_dispatch=True,
+    precondition=can_dig,
+    run=_run_any,
+)
+PILLAR_UP = Skill(
+    id="survive.pillar-up",
+    description="Climb out of a pit by jumping and placing blocks underneath.",
+    coach_may_dispatch=True,
+    precondition=can_pillar,
+    run=_run_up,
+)
+DIG_OUT = Skill(
+    id="survive.dig-out",
+    description="Dig through the walls with the best tool at hand.",
+    coach_may_dispatch=True,
+    precondition=can_dig,
+    run=_run_dig,
+)

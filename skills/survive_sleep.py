@@ -1,0 +1,26 @@
+"""survive.sleep: walk to the nearest bed and sleep through the night."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skills._base import Link, Skill, Started, started
+
+
+def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    return None if args.get("bed") else "no bed nearby"
+
+
+def _run(link: Link, args: Mapping[str, Any]) -> Started:
+    bed = args["bed"]
+    return started(link.sleep(int(bed["x"]), int(bed["y"]), int(bed["z"])), "sleep")
+
+
+SKILL = Skill(
+    id="survive.sleep",
+    description="Walk to the nearest bed within 16 blocks and sleep until morning.",
+    coach_may_dispatch=True,
+    precondition=_precondition,
+    run=_run,
+)

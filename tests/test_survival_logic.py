@@ -1,0 +1,181 @@
+"""The reflex chain, the failure tracker and the progress watch: pure, no threads."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import skills
+from pepa.survival import FailureTracker, Memory, ProgressWatch, SkillMetrics, decide
+from pepa.survival.chain import FOOD_PRIORITY
+from skills.survive_escape import choose_mode
+
+HERE = {"x": 0.0, "y": 5.0, "z": 0.0}
+
+
+def world(**fields: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "connected": True, "alive": True, "hp": 20, "food": 20, "position": HERE,
+        "timeOfDay": 1000, "threats": [], "beds": [], "inventory": {"items": {}},
+        "enclosure": {"openSides": 4, "ceiling": None},
+    }  # fmt: skip
+    base.update(fields)
+    return base
+
+
+def hostile(entity_id: int, distance: float, x: float = 0.0, z: float = 0.0) -> dict[str, object]:
+    return {"id": entity_id, "name": "zombie", "distance": distance,
+            "position": {"x": x, "y": 5.0, "z": z}}  # fmt: skip
+
+
+def test_nothing_to_do_is_idle() -> None:
+    assert decide(world(), 0.0, Memory()).reflex == "idle"
+
+
+def test_offline_is_idle() -> None:
+    assert decide(world(connected=False), 0.0, Memory()).reason == "not in the world"
+
+
+def test_closest_hostile_within_four_blocks_is_attacked() -> None:
+    d = decide(world(threats=[hostile(9, 6.0), hostile(7, 3.0)]), 0.0, Memory())
+    assert (d.reflex, d.skill, d.args["entity_id"]) == ("defend", "combat.attack-nearest", 7)
+
+
+def test_hostile_beyond_four_blocks_is_left_alone_when_healthy() -> None:
+    assert decide(world(threats=[hostile(7, 6.0)]), 0.0, Memory()).reflex == "idle"
+
+
+def test_low_health_near_a_hostile_flees_directly_away() -> None:
+    d = decide(world(hp=6, threats=[hostile(7, 3.0, x=3.0)]), 0.0, Memory())
+    assert (d.reflex, d.skill) == ("defend", "survive.flee")
+    assert d.args["to"]["x"] == pytest.approx(-16.0)
+    assert d.args["to"]["z"] == pytest.approx(0.0)
+
+
+def test_three_hostiles_within_twelve_flee_even_when_healthy() -> None:
+    crowd = [hostile(i, 8.0, x=0.0, z=8.0) for i in range(3)]
+    d = decide(world(threats=crowd), 0.0, Memory())
+    assert d.skill == "survive.flee"
+    assert d.args["to"]["z"] < 0
+
+
+def test_operator_order_outranks_defend() -> None:
+    memory = Memory(operator_task={"kind": "follow", "operator": "alice"})
+    d = decide(world(threats=[hostile(7, 2.0)]), 0.0, memory)
+    assert (d.reflex, d.skill) == ("operator", "nav.follow")
+
+
+def test_hungry_eats_the_best_food_with_a_cooldown() -> None:
+    items = {"bread": 2, "cooked_beef": 1, "rotten_flesh": 5}
+    w = world(food=10, inventory={"items": items})
+    d = decide(w, 100.0, Memory())
+    assert (d.skill, d.args["item"]) == ("survive.eat", "cooked_beef")
+    assert decide(w, 100.0, Memory(last_eat=98.0)).reflex == "idle"
+
+
+def test_rotten_flesh_only_when_starving() -> None:
+    w = world(food=10, inventory={"items": {"rotten_flesh": 5}})
+    assert decide(w, 0.0, Memory()).reflex == "idle"
+    assert decide(world(food=5, inventory={"items": {"rotten_flesh": 5}}), 0.0, Memory()).skill == (
+        "survive.eat"
+    )
+
+
+def test_not_hungry_at_sixteen() -> None:
+    assert decide(world(food=16, inventory={"items": {"bread": 1}}), 0.0, Memory()).reflex == "idle"
+
+
+def test_night_with_a_bed_and_no_hostile_within_eight_sleeps() -> None:
+    bed = {"x": 3, "y": 5, "z": 0, "distance": 3.0}
+    d = decide(world(timeOfDay=14000, beds=[bed]), 0.0, Memory())
+    assert (d.skill, d.args["bed"]) == ("survive.sleep", {"x": 3, "y": 5, "z": 0})
+    near = world(timeOfDay=14000, beds=[bed], threats=[hostile(1, 7.0)])
+    assert decide(near, 0.0, Memory()).reflex == "idle"
+    assert decide(world(timeOfDay=14000, beds=[bed]), 5.0, Memory(sleep_retry_at=30.0)).reflex == (
+        "idle"
+    )
+    assert decide(world(timeOfDay=6000, beds=[bed]), 0.0, Memory()).reflex == "idle"
+
+
+def test_trapped_for_three_seconds_escapes() -> None:
+    memory = Memory()
+    trapped = world(enclosure={"openSides": 0, "ceiling": None})
+    memory.observe(trapped, 10.0)
+    assert decide(trapped, 11.0, memory).reflex == "idle"
+    assert decide(trapped, 13.0, memory).skill == "survive.escape"
+    memory.observe(world(), 14.0)
+    assert memory.trapped_since is None
+
+
+def test_escape_mode_depends_on_blocks_tools_and_ceiling() -> None:
+    assert choose_mode(world(inventory={"items": {"dirt": 4}})) == "up"
+    roofed = world(inventory={"items": {"dirt": 4, "stone_pickaxe": 1}},
+                   enclosure={"openSides": 0, "ceiling": 2})  # fmt: skip
+    assert choose_mode(roofed) == "dig"
+    assert choose_mode(world()) == "any"
+
+
+def test_every_food_in_the_priority_list_is_unique_and_no_skill_id_is_missing() -> None:
+    assert len(set(FOOD_PRIORITY)) == len(FOOD_PRIORITY)
+    for reflex_skill in ("combat.attack-nearest", "survive.flee", "survive.eat", "survive.sleep",
+                         "survive.escape", "nav.goto", "nav.follow"):  # fmt: skip
+        assert skills.get(reflex_skill).id == reflex_skill
+    with pytest.raises(KeyError, match="known"):
+        skills.get("teleport.home")
+
+
+def test_three_failures_in_a_row_draft_one_proposal_then_cool_down() -> None:
+    tracker = FailureTracker(threshold=3, cooldown=1800)
+    assert tracker.record("nav.goto alice", False, "No path", 0.0) is None
+    assert tracker.record("nav.goto alice", False, "No path", 1.0) is None
+    draft = tracker.record("nav.goto alice", False, "No path", 2.0)
+    assert draft is not None and draft.failures == ("No path",) * 3
+    assert draft.file_name.endswith("-nav-goto-alice.md")
+    assert "`nav.goto alice` keeps failing" in draft.markdown()
+    for t in (3.0, 4.0, 5.0):
+        assert tracker.record("nav.goto alice", False, "No path", t) is None
+    # the failures went on during the cooldown: the first one after it drafts again
+    assert tracker.record("nav.goto alice", False, "No path", 1900.0) is not None
+
+
+def test_a_success_breaks_the_run() -> None:
+    tracker = FailureTracker(threshold=3)
+    tracker.record("x", False, "a", 0.0)
+    tracker.record("x", False, "b", 1.0)
+    tracker.record("x", True, "", 2.0)
+    assert tracker.record("x", False, "c", 3.0) is None
+
+
+def test_skill_metrics() -> None:
+    metrics = SkillMetrics()
+    metrics.record("survive.eat", True, 1.6)
+    metrics.record("survive.eat", False, 0.4)
+    assert metrics.as_dict() == {"survive.eat": {"ok": 1, "failed": 1, "mean_seconds": 1.0}}
+
+
+def test_progress_watch_climbs_the_ladder_and_resets_on_progress() -> None:
+    watch = ProgressWatch(stall_after=60.0)
+    assert watch.observe(HERE, 0.0) is None  # no goal: nothing to judge
+    watch.start("nav.goto alice", 0.0)
+    assert watch.observe(HERE, 0.0) is None
+    steps = []
+    for t in (61.0, 122.0, 183.0, 244.0, 305.0):
+        verdict = watch.observe(HERE, t)
+        assert verdict is not None
+        steps.append(verdict.step)
+    assert steps == ["repath", "pillar-up", "dig-out", "alert", "alert"]
+    assert watch.observe({"x": 5.0, "y": 5.0, "z": 0.0}, 306.0) is None  # progress
+    failed = watch.failed("No path", HERE)
+    assert failed is not None and failed.reason == "pathfinder: No path"
+    assert len(watch.danger) == 6
+    watch.stop()
+    assert watch.failed("No path", HERE) is None
+
+
+def test_progress_needs_a_whole_block() -> None:
+    watch = ProgressWatch(stall_after=10.0)
+    watch.start("explore", 0.0)
+    watch.observe(HERE, 0.0)
+    assert watch.observe({"x": 0.5, "y": 5.0, "z": 0.0}, 11.0) is not None
+    assert math.isfinite(11.0)
