@@ -47,6 +47,7 @@ def build_tree(
     request_stop: Callable[[], None],
     link: Any = None,
     operators: tuple[str, ...] = (),
+    reflex_poll: float | None = None,
     heartbeat_interval: float = 1.0,
     heartbeat_timeout: float = 5.0,
 ) -> ChildSpec:
@@ -65,7 +66,7 @@ def build_tree(
                 ChildSpec(
                     id="reflex",
                     actor_class=Reflex,
-                    kwargs={"link": link, "server_dir": server_dir},
+                    kwargs={"link": link, "server_dir": server_dir, "poll": reflex_poll},
                 ),
                 ChildSpec(id="watchdog", actor_class=Watchdog),
                 ChildSpec(id="coach", actor_class=Coach, kwargs={"backend": llm_backend}),

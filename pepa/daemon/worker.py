@@ -41,6 +41,7 @@ logger = logging.getLogger(__name__)
 ENV_CONFIG = "PEPA_WORKER_CONFIG"
 ENV_PARENT = "PEPA_PARENT_PID"
 ENV_FAIL_START = "PEPA_FAULT_START"
+ENV_REFLEX_POLL = "PEPA_REFLEX_POLL"
 EXIT_FILE = "worker-exit.json"
 START_TIMEOUT = 60.0
 """Seconds the whole actor tree may take to start."""
@@ -134,6 +135,7 @@ class Worker:
             request_stop=lambda: self.request_stop(0, "stop requested"),
             link=link,
             operators=config.operators,
+            reflex_poll=_reflex_poll(),
             heartbeat_interval=self.heartbeat_interval,
             heartbeat_timeout=self.heartbeat_timeout,
         )
@@ -166,6 +168,18 @@ class Worker:
             _write_exit(server_dir, self.exit_code, self.exit_reason)
         logger.info("worker exits with code %d", self.exit_code)
         return self.exit_code
+
+
+def _reflex_poll() -> float | None:
+    """``PEPA_REFLEX_POLL=0.3``: decide only every 0.3 s, as polling bots do (benchmarks only)."""
+    raw = os.environ.get(ENV_REFLEX_POLL)
+    if not raw:
+        return None
+    try:
+        return max(0.01, float(raw))
+    except ValueError:
+        logger.warning("%s=%r is not a number of seconds; ignored", ENV_REFLEX_POLL, raw)
+        return None
 
 
 def _fail_start(config: Config) -> frozenset[str]:

@@ -124,7 +124,12 @@ class EmbeddedWorld:
         return found
 
     def op(self, operation: str, /, **args: Any) -> Any:
-        """Run a scenario operation of the test plugin (control channel only)."""
+        """Run a scenario operation of the test plugin (control channel only).
+
+        ``id`` and ``op`` are the request's own fields, never operation arguments.
+        """
+        if "id" in args or "op" in args:
+            raise ValueError("scenario operations take no 'id' or 'op' argument")
         if self._sock is None:
             raise WorldError("this world has no control channel")
         with self._lock:

@@ -9,6 +9,7 @@
 // Zombie "AI" (walk toward nearest player, melee once per second) is implemented
 // here because flying-squid mobs have none; it is OFF unless {ai:true}.
 const net = require('net')
+const { performance } = require('perf_hooks')
 const { Vec3 } = require('vec3')
 
 module.exports.server = function (serv, settings) {
@@ -17,6 +18,7 @@ module.exports.server = function (serv, settings) {
   const { registry } = serv
   const Item = require('prismarine-item')(registry)
   const tracked = new Map() // entity id -> mob spawned by us (for death clean-up / ai)
+  const spawnedAt = new Map() // entity id -> performance.now() at spawn (reaction benchmark)
 
   const player = (name) => {
     const p = serv.getPlayer(name)
@@ -104,6 +106,7 @@ module.exports.server = function (serv, settings) {
         const mob = serv.spawnMob(type.id, p.world, p.position.plus(off), {})
         mob.pepaAi = !!a.ai
         mob.pepaDamage = a.damage
+        spawnedAt.set(mob.id, performance.now())
         tracked.set(mob.id, mob)
         ids.push(mob.id)
       }
@@ -116,7 +119,7 @@ module.exports.server = function (serv, settings) {
       return { removed: gone.length }
     },
 
-    set_ai: ({ id, ai = true }) => { const e = serv.entities[id]; if (!e) throw new Error('no entity'); e.pepaAi = !!ai; return {} },
+    set_ai: ({ mob, ai = true }) => { const e = serv.entities[mob]; if (!e) throw new Error('no entity'); e.pepaAi = !!ai; return {} },
 
     // set_health {player, hp}; flying-squid sends update_health, no regen/hunger simulation
     set_health: (a) => { const p = player(a.player); p.updateHealth(num(a.hp, 20)); return { health: p.health } },
@@ -255,7 +258,18 @@ module.exports.server = function (serv, settings) {
   // --- eating, with vanilla numbers: 32 ticks, minecraft-data's foods ------
   const EAT_MS = 1600
   const ALWAYS_EDIBLE = new Set(['golden_apple', 'enchanted_golden_apple', 'chorus_fruit', 'milk_bucket', 'potion'])
+  // reaction {mob}: ms from spawning entity `mob` to the first attack packet on it
+  // (op arguments never use `id`: that field is the request's own id)
+  const firstHit = new Map()
+  ops.reaction = ({ mob }) => {
+    const hitAt = firstHit.get(mob)
+    if (hitAt === undefined || !spawnedAt.has(mob)) return { hit: false }
+    return { hit: true, ms: hitAt - spawnedAt.get(mob) }
+  }
   serv.on('newPlayer', (p) => {
+    p._client.on('use_entity', ({ mouse, target } = {}) => {
+      if (mouse === 1 && !firstHit.has(target)) firstHit.set(target, performance.now())
+    })
     p._client.on('use_item', () => {
       const slot = 36 + p.heldItemSlot
       const item = p.inventory.slots[slot]
