@@ -16,6 +16,7 @@ import pytest
 
 from pepa.bus import Bus
 from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
+from pepa.world.embedded import EmbeddedWorld, free_port
 
 
 class Recorder:
@@ -90,6 +91,14 @@ def short_tmp() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
+    """A real flying-squid world on a free loopback port, with the scenario control channel."""
+    w = EmbeddedWorld(short_tmp / "world", port=free_port(), control=True).start()
+    yield w
+    w.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -14,20 +14,13 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.world_harness import Player, distance, server_player, teleport
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 BOT = "pepa_bot"
-
-
-@pytest.fixture
-def world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
-    w = EmbeddedWorld(short_tmp / "world", port=free_port(), control=True).start()
-    yield w
-    w.stop()
 
 
 @pytest.fixture
@@ -122,7 +115,7 @@ def test_come_walks_around_a_wall(world: EmbeddedWorld, bot: Daemon) -> None:
         here = me(world)["position"]
         x, y, z = int(here["x"]), int(here["y"]), int(here["z"])
         world.op("fill", x1=x + 10, y1=y, z1=z - 6, x2=x + 10, y2=y + 2, z2=z + 6, block="stone")
-        teleport(world, "alice", x + 30, y, z)
+        teleport(world, alice, x + 30, y, z)
         mark = alice.mark()
         alice.say(f"{BOT} come")
         alice.reply_from(BOT, "Here I am", start=mark, timeout=90)
@@ -140,7 +133,7 @@ def test_three_identical_failures_write_one_proposal(world: EmbeddedWorld, bot: 
         # from outside nobody gets within 2 blocks of alice
         world.op("fill", x1=x - 3, y1=0, z1=z - 3, x2=x + 3, y2=y + 3, z2=z + 3, block="bedrock")
         world.op("fill", x1=x - 2, y1=y, z1=z - 2, x2=x + 2, y2=y + 2, z2=z + 2, block="air")
-        teleport(world, "alice", x + 0.5, y, z + 0.5)
+        teleport(world, alice, x + 0.5, y, z + 0.5)
         proposals = bot.socket.parent / "proposals"
         for _ in range(3):
             mark = alice.mark()
@@ -161,7 +154,7 @@ def test_passive_mobs_and_players_are_never_attacked(world: EmbeddedWorld, bot: 
     alice = Player(world, "alice")
     try:
         here = me(world)["position"]
-        teleport(world, "alice", here["x"] + 2, here["y"], here["z"])
+        teleport(world, alice, here["x"] + 2, here["y"], here["z"])
         world.op("spawn_mob", player=BOT, name="cow", dx=-2)
         world.op("spawn_mob", player=BOT, name="pig", dz=2)
         before = {m["id"]: m["health"] for m in world.op("entities")}

@@ -14,20 +14,13 @@ from pathlib import Path
 import pytest
 
 from pepa.ipc import protocol
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.world_harness import Player, distance, server_player, teleport, wait_near
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 BOT = "pepa_bot"
-
-
-@pytest.fixture
-def world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
-    w = EmbeddedWorld(short_tmp / "world", port=free_port(), control=True).start()
-    yield w
-    w.stop()
 
 
 def start_bot(short_tmp: Path, world: EmbeddedWorld, *args: str, **kwargs: object) -> Daemon:
@@ -85,7 +78,7 @@ def test_come_brings_the_bot_to_the_operator(world: EmbeddedWorld, alice: Player
     me = server_player(world, BOT)
     assert me is not None
     pos = me["position"]
-    teleport(world, "alice", pos["x"] + 20, pos["y"], pos["z"])
+    teleport(world, alice, pos["x"] + 20, pos["y"], pos["z"])
     mark = alice.mark()
     alice.say(f"{BOT} come")
     alice.reply_from(BOT, "On my way", start=mark)
@@ -221,7 +214,7 @@ def test_follow_is_resumed_after_a_worker_restart(
     me = server_player(world, BOT)
     assert me is not None
     pos = me["position"]
-    teleport(world, "alice", pos["x"] + 12, pos["y"], pos["z"])
+    teleport(world, alice, pos["x"] + 12, pos["y"], pos["z"])
     wait_near(world, BOT, "alice", 4.0)
     mark = alice.mark()
     alice.say(f"{BOT} stay")

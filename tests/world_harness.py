@@ -121,16 +121,29 @@ def server_player(world: EmbeddedWorld, name: str) -> dict[str, Any] | None:
     return None
 
 
-def teleport(world: EmbeddedWorld, name: str, x: float, y: float, z: float) -> None:
-    """Move player ``name`` and wait until the server has them there.
+def teleport(world: EmbeddedWorld, who: str | Player, x: float, y: float, z: float) -> None:
+    """Move a player and wait until it is there.
 
-    A client that joined a moment ago may still drop a teleport while it
-    loads, so the teleport is repeated (bounded) until the server agrees.
+    For a :class:`Player` the client itself must report the move (one that
+    joined a moment ago may still drop a teleport while it loads), and then
+    the server must have taken the client's next position: only then have
+    the other players been told where it is. Repeated, bounded.
     """
     target = {"x": x, "y": y, "z": z}
+    name = who.username if isinstance(who, Player) else who
     pause = threading.Event()
     for _ in range(20):
+        mark = who.mark() if isinstance(who, Player) else 0
         world.op("teleport", player=name, **target)
+        if isinstance(who, Player):
+            try:
+                who.wait_for(
+                    lambda e: e["type"] == "moved" and distance(e["position"], target) < 1.0,
+                    timeout=1.0,
+                    start=mark,
+                )
+            except AssertionError:
+                continue
         for _ in range(5):
             pause.wait(0.1)
             now = server_player(world, name)

@@ -170,14 +170,7 @@ class Supervisor(SupervisedActor):
             child.ref = child.spec.actor_class.start(supervision=ctx, **child.spec.kwargs)
         except Exception as exc:  # the constructor failed: a start failure like any other
             logger.error("%s could not be constructed: %r", child.spec.id, exc, exc_info=exc)
-            self._on_exited(
-                ChildExited(
-                    name=child.spec.id,
-                    generation=child.generation,
-                    reason="start-failed",
-                    detail=f"{type(exc).__name__}: {exc}",
-                )
-            )
+            self._start_failed(child, f"{type(exc).__name__}: {exc}")
             return
         self.runtime.registry.bind(child.spec.id, child.ref)
         if not ctx.started.wait(child.spec.start_timeout):
@@ -185,14 +178,17 @@ class Supervisor(SupervisedActor):
             logger.error("%s did not start within %gs", child.spec.id, child.spec.start_timeout)
             self.runtime.registry.unbind(child.spec.id, ref, "restarting")
             self._abandon(ref)
-            self._on_exited(
-                ChildExited(
-                    name=child.spec.id,
-                    generation=child.generation,
-                    reason="start-failed",
-                    detail=f"setup took longer than {child.spec.start_timeout:g}s",
-                )
+            self._start_failed(child, f"setup took longer than {child.spec.start_timeout:g}s")
+
+    def _start_failed(self, child: _Child, detail: str) -> None:
+        self._on_exited(
+            ChildExited(
+                name=child.spec.id,
+                generation=child.generation,
+                reason="start-failed",
+                detail=detail,
             )
+        )
 
     def _report_to_me(self) -> Callable[[Any], None]:
         ref = self.actor_ref

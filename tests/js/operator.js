@@ -16,6 +16,7 @@ const xyz = (p) => ({ x: p.x, y: p.y, z: p.z })
 const bot = mineflayer.createBot({ host, port: Number(port), username, version: '1.16.5', auth: 'offline', hideErrors: true })
 
 bot.once('spawn', () => out({ type: 'spawn', position: xyz(bot.entity.position) }))
+bot.on('forcedMove', () => out({ type: 'moved', position: xyz(bot.entity.position) }))
 bot.on('message', (msg, position) => {
   const line = msg.toString()
   const m = /^<(\w{1,16})> (.*)$/s.exec(line)

@@ -156,7 +156,12 @@ module.exports.server = function (serv, settings) {
       return { time: serv.time, cycle: serv.doDaylightCycle }
     },
 
-    teleport: async (a) => { const p = player(a.player); await p.teleport(vec(a)); return { position: pos(p.position) } },
+    teleport: async (a) => {
+      const p = player(a.player)
+      await Promise.race([p._pepaReady, new Promise(resolve => setTimeout(resolve, 10000))])
+      await p.teleport(vec(a))
+      return { position: pos(p.position) }
+    },
 
     set_block: async (a) => {
       const p = a.player ? player(a.player) : null
@@ -397,6 +402,19 @@ module.exports.server = function (serv, settings) {
 }
 
 module.exports.player = function (player, serv) {
+  // flying-squid's login ends, after the remaining chunks are sent (which can
+  // take a while), by putting the player back at its login position. A
+  // teleport before that is silently undone; `teleport` waits for this.
+  player._pepaReady = new Promise((resolve) => {
+    player.once('spawned', () => {
+      const original = player.sendSelfPosition
+      player.sendSelfPosition = (newPosition) => {
+        original(newPosition)
+        if (newPosition) { player.sendSelfPosition = original; resolve() }
+      }
+    })
+  })
+
   // flying-squid 1.12.0 login.js: _sendPlayerList(toPlayer) writes the full
   // player list to everybody *except* the player who just joined, so a
   // newcomer never learns the names of those already online and mineflayer
