@@ -68,7 +68,7 @@ def build_tree(
                     actor_class=Reflex,
                     kwargs={"link": link, "server_dir": server_dir, "poll": reflex_poll},
                 ),
-                ChildSpec(id="watchdog", actor_class=Watchdog),
+                ChildSpec(id="watchdog", actor_class=Watchdog, kwargs={"link": link}),
                 ChildSpec(id="coach", actor_class=Coach, kwargs={"backend": llm_backend}),
                 ChildSpec(
                     id="persona",

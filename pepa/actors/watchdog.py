@@ -13,7 +13,14 @@ import logging
 import time
 from typing import Any
 
-from pepa.events import ActionFinished, ActivityChanged, ErrorRaised, StuckDetected, WorldObserved
+from pepa.events import (
+    ActionFinished,
+    ActivityChanged,
+    Connected,
+    ErrorRaised,
+    StuckDetected,
+    WorldObserved,
+)
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival import ProgressWatch
 
@@ -28,12 +35,15 @@ MOVEMENT_SKILLS = ("nav.goto", "nav.follow", "survive.flee", "explore")
 class Watchdog(SupervisedActor):
     """Publishes :class:`StuckDetected` when the bot stops getting anywhere."""
 
-    def __init__(self, *, supervision: SupervisionContext, stall_after: float = 60.0) -> None:
+    def __init__(
+        self, *, supervision: SupervisionContext, link: Any = None, stall_after: float = 60.0
+    ) -> None:
         super().__init__(supervision=supervision)
+        self.link = link
         self.watch = ProgressWatch(stall_after=stall_after)
 
     def setup(self) -> None:
-        for event_type in (WorldObserved, ActivityChanged, ActionFinished):
+        for event_type in (WorldObserved, ActivityChanged, ActionFinished, Connected):
             self.runtime.bus.subscribe(event_type, self.handle)
 
     def danger_areas(self) -> list[tuple[float, float, float]]:
@@ -57,14 +67,22 @@ class Watchdog(SupervisedActor):
                     self._report(self.watch.failed(error, None))
             case ActionFinished():
                 pass
+            case Connected():
+                self._steer()
             case _:
                 return super().on_message(message)
         return None
+
+    def _steer(self) -> None:
+        """Hand the remembered danger areas to the pathfinder (a new connection forgets them)."""
+        if self.link is not None and self.watch.danger:
+            self.link.set_danger(self.watch.danger)
 
     def _report(self, verdict: Any) -> None:
         if verdict is None:
             return
         logger.warning("stuck: %s → %s", verdict.reason, verdict.step)
         self.publish(StuckDetected(step=verdict.step, reason=verdict.reason))
+        self._steer()
         if verdict.step == "alert":
             self.publish(ErrorRaised(source="watchdog", text=f"stuck: {verdict.reason}"))

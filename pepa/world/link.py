@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
-    "eat", "sleep", "escape", "lookAround",
+    "eat", "sleep", "escape", "lookAround", "setDanger",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
@@ -237,6 +237,10 @@ class MinecraftLink:
     def escape(self, mode: str = "any", reach: float = 3.0) -> str | None:
         """Get ``reach`` blocks away from here: ``up`` pillars, ``dig`` digs, ``any`` either."""
         return self._action("escape", reach, mode)
+
+    def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
+        """Make the pathfinder go around these (x, z, radius) areas."""
+        return self._call("setDanger", [list(area) for area in areas])
 
     def look_around(self) -> bool:
         """Turn the head somewhere else."""

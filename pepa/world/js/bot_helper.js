@@ -91,8 +91,21 @@ function createBot (opts, onEvent) {
   }
 
   bot.once('login', () => emit({ type: 'login', version: bot.version, username: bot.username, entityId: bot.entity && bot.entity.id }))
+  // Danger areas [[x, z, radius], ...]: stepping inside costs DANGER_COST more, so
+  // the pathfinder goes around them when it can (the watchdog remembers them).
+  let danger = []
+  const DANGER_COST = 30
+  const dangerCost = (block) => {
+    for (const [x, z, r] of danger) {
+      const dx = block.position.x - x
+      const dz = block.position.z - z
+      if (dx * dx + dz * dz <= r * r) return DANGER_COST
+    }
+    return 0
+  }
   bot.on('spawn', () => {
     if (!bot.pathfinder.movements) bot.pathfinder.setMovements(new Movements(bot))
+    bot.pathfinder.movements.exclusionAreasStep = [dangerCost]
     emit({ type: 'spawn', position: vxyz(bot.entity.position), hp: bot.health, food: bot.food })
   })
   bot.on('health', () => emit({ type: 'health', hp: bot.health, food: bot.food, saturation: bot.foodSaturation }))
@@ -292,7 +305,7 @@ function createBot (opts, onEvent) {
       const p = bot.entity.position
       const goal = new goals.GoalInvert(new goals.GoalNear(p.x, p.y, p.z, reach || 3))
       const normal = bot.pathfinder.movements
-      const moves = new Movements(bot)
+      const moves = new Movements(bot) // no danger costs: getting out comes first
       if (mode === 'up') moves.canDig = false
       if (mode === 'dig') moves.allow1by1towers = false
       bot.pathfinder.setMovements(moves)
@@ -314,6 +327,8 @@ function createBot (opts, onEvent) {
       return true
     },
     chat (text) { bot.chat(String(text)); return true },
+    // setDanger([[x, z, r], ...]): areas the pathfinder avoids from now on
+    setDanger (areas) { danger = (areas || []).map(a => [Number(a[0]), Number(a[1]), Number(a[2])]); return danger.length },
     // lookAround(): turn the head somewhere else (idle behaviour)
     lookAround () { bot.look(Math.random() * Math.PI * 2 - Math.PI, (Math.random() - 0.5) * 0.6, false).catch(() => {}); return true },
     respawn () { bot.respawn(); return true },
