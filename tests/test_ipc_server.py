@@ -31,10 +31,11 @@ DEADLINE = 5.0
 def wait_until(condition: Callable[[], bool], timeout: float = DEADLINE) -> None:
     """Poll ``condition`` until it holds, failing the test at the deadline."""
     deadline = time.monotonic() + timeout
+    pause = threading.Event()  # never set: a bounded wait between two looks
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError("condition not met before the deadline")
-        time.sleep(0.005)
+        pause.wait(0.005)
 
 
 class Harness:

@@ -2,108 +2,36 @@
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from blessed import Terminal
-from blessed.keyboard import Keystroke
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pepa.ipc.protocol import AskPi, Chat, Command, Pause, ProposalDecision, Resume, Snapshot, Stop
+from pepa.ipc.protocol import AskPi, Chat, Pause, ProposalDecision, Resume, Snapshot, Stop
+from tests.tui_helpers import (
+    ACTORS,
+    BACKSPACE,
+    ENTER,
+    ESC,
+    TERM,
+    connected,
+    feed,
+    keys,
+    log,
+    screen,
+    snapshot,
+)
 from tui import (
     CommandFailed,
     Connected,
-    DashboardError,
     Disconnected,
-    Input,
     Key,
-    LogLine,
-    Screen,
     State,
-    key_of,
-    reduce,
     render,
-    run,
     visible_logs,
 )
-from tui.panels import clock
 from tui.state import MAX_LOGS
-
-TERM = Terminal(kind="xterm-256color", stream=io.StringIO(), force_styling=True)
-
-ACTORS = ["knowledge", "ipc", "brain", "perception", "reflex", "watchdog", "coach", "persona"]
-
-
-def snapshot(**changes: Any) -> dict[str, Any]:
-    """A snapshot like the daemon's (docs/ipc.md)."""
-    snap: dict[str, Any] = {
-        "connected": True,
-        "server": "127.0.0.1:25565",
-        "username": "pepa_bot",
-        "hp": 20,
-        "food": 20,
-        "position": {"x": 9.0, "y": 5.0, "z": -3.5},
-        "dimension": "overworld",
-        "timeOfDay": 1000,
-        "threats": [],
-        "inventory": {"items": {"bread": 3}, "emptySlots": 35},
-        "deaths": 0,
-        "activeReflex": None,
-        "currentSkill": None,
-        "paused": False,
-        "actors": [
-            {"name": n, "state": "running", "restarts": 0, "reason": "", "supervisor": "root"}
-            for n in ACTORS
-        ],
-        "pendingProposals": 0,
-        "proposals": [],
-        "uptime": 65.0,
-    }
-    snap.update(changes)
-    return snap
-
-
-def log(text: str, level: str = "info", source: str = "perception", ts: float = 1.0) -> dict:
-    return {"type": "log", "ts": ts, "level": level, "source": source, "text": text}
-
-
-def feed(state: State, *inputs: Input) -> tuple[State, list[Command]]:
-    """Apply ``inputs`` in order; return the final state and every command asked for."""
-    commands: list[Command] = []
-    for item in inputs:
-        state, out = reduce(state, item)
-        commands.extend(out)
-    return state, commands
-
-
-def keys(text: str) -> Iterator[Key]:
-    """One :class:`Key` per character, as typed."""
-    return (Key(char=ch) for ch in text)
-
-
-ENTER = Key(char="\r", name="KEY_ENTER")
-ESC = Key(char="\x1b", name="KEY_ESCAPE")
-BACKSPACE = Key(char="\x7f", name="KEY_BACKSPACE")
-
-
-def connected(**changes: Any) -> State:
-    """A dashboard connected to a daemon that sent ``snapshot(**changes)``."""
-    state, _ = feed(
-        State(),
-        {"type": "hello", "snapshot": snapshot(**changes), "recentLogs": [log("in the world")]},
-        Connected(path="/tmp/s/bot.sock", ts=2.0),
-    )
-    return state
-
-
-def screen(state: State, width: int = 120, height: int = 40) -> str:
-    """The rendered screen as plain text."""
-    return "\n".join(TERM.strip_seqs(line) for line in render(state, width, height, TERM))
-
 
 # --------------------------------------------------------------------------- daemon events
 
@@ -473,134 +401,3 @@ def test_a_proposal_decided_elsewhere_is_not_sent_again() -> None:
     assert "no longer pending" in screen(state)
     state, commands = feed(state, Key(char="y"))
     assert commands == [] and state.mode == "normal"
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def busy_state(mode_keys: Iterable[Key] = ()) -> State:
-    """A state with every panel full, long lines and wide characters."""
-    long = "a very long line that goes on and on " * 8
-    actors = snapshot()["actors"]
-    actors[3] = {"name": "perception", "state": "failed", "restarts": 7, "reason": long}
-    events: list[Input] = [
-        {
-            "type": "status",
-            **snapshot(
-                actors=actors,
-                threats=[{"name": f"zombie{i}", "distance": i} for i in range(12)],
-                pendingProposals=3,
-                proposals=["a.md", "b.md", "c.md"],
-                paused=True,
-            ),
-        }
-    ]
-    events += [
-        log(f"{i} {long} 漢字", level=["debug", "info", "warn", "error"][i % 4]) for i in range(60)
-    ]
-    events += [
-        {"type": "chat", "from": "bob", "text": f"{i} {long} 🙂", "kind": "player"}
-        for i in range(30)
-    ]
-    events += [{"type": "ask-pi-chunk", "stream": "stdout", "text": f"{long}\n"} for _ in range(30)]
-    state, _ = feed(connected(), *events, *mode_keys)
-    return state
-
-
-SIZES = [(60, 20), (200, 50), (120, 40), (96, 26), (95, 25), (80, 24), (40, 12), (30, 8)]
-SIZES += [(10, 4), (5, 3), (1, 1), (2, 2)]
-MODES = {
-    "normal": [],
-    "chat": [Key(char="c"), *keys("x" * 300)],
-    "help": [Key(char="?")],
-    "proposal": [Key(char="y")],
-    "confirm": [Key(char="s")],
-}
-
-
-@pytest.mark.parametrize(("width", "height"), SIZES)
-@pytest.mark.parametrize("mode", MODES)
-def test_every_line_fills_exactly_the_screen_and_never_more(
-    width: int, height: int, mode: str
-) -> None:
-    lines = render(busy_state(MODES[mode]), width, height, TERM)
-    assert len(lines) == height
-    assert [TERM.length(line) for line in lines] == [width] * height
-
-
-BUSY = busy_state()
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 250), st.integers(1, 80))
-def test_any_size_fits(width: int, height: int) -> None:
-    lines = render(BUSY, width, height, TERM)
-    assert len(lines) == height
-    assert all(TERM.length(line) == width for line in lines)
-
-
-def test_a_wide_terminal_gets_framed_panels_side_by_side() -> None:
-    text = screen(BUSY, 200, 50)
-    top = text.splitlines()[1]
-    assert "┌─ status · PAUSED" in top and "┌─ actors" in top
-    assert any("┌─ log" in row and "┌─ chat" in row for row in text.splitlines())
-    assert "┌─ LLM" in text
-
-
-def test_a_small_terminal_stacks_the_panels_and_keeps_the_key_labels() -> None:
-    text = screen(BUSY, 60, 20)
-    rows = text.splitlines()
-    assert rows[-1].startswith("p:resume s:stop r:snap c:chat a:ask y:prop ?:help q:quit")
-    assert rows[1].startswith("hp ")
-    assert any(row.startswith("── log") for row in rows)
-    assert "[proposals 3, press y]" in rows[0]
-
-
-def test_a_wide_key_line_is_used_when_it_fits() -> None:
-    assert screen(connected(), 120, 40).splitlines()[-1].startswith("p pause  s stop  r snapshot")
-
-
-@pytest.mark.parametrize(
-    ("ticks", "expected"),
-    [(0, "06:00 day"), (6000, "12:00 day"), (13000, "19:00 night"), (18000, "00:00 night")],
-)
-def test_minecraft_ticks_read_as_a_clock(ticks: int, expected: str) -> None:
-    assert clock(ticks) == expected
-
-
-# --------------------------------------------------------------------------- the app's pieces
-
-
-def test_a_keystroke_becomes_a_key() -> None:
-    assert key_of(Keystroke("p")) == Key(char="p")
-    assert key_of(Keystroke("\r", code=343, name="KEY_ENTER")) == ENTER
-
-
-def test_the_screen_repaints_only_the_lines_that_changed() -> None:
-    out = io.StringIO()
-    term = Terminal(kind="xterm-256color", stream=out, force_styling=True)
-    painter = Screen(term)
-    painter.paint(["aaa", "bbb", "ccc"], (3, 3))
-    assert term.clear in out.getvalue()
-    out.truncate(0)
-    out.seek(0)
-    painter.paint(["aaa", "BBB", "ccc"], (3, 3))
-    written = out.getvalue()
-    assert "BBB" in written and "aaa" not in written and "ccc" not in written
-    assert term.clear not in written
-    out.truncate(0)
-    out.seek(0)
-    painter.paint(["aaa", "BBB", "ccc"], (3, 3))
-    assert out.getvalue() == ""
-    painter.paint(["aaa", "BBB", "ccc"], (4, 3))  # resized: everything again
-    assert term.clear in out.getvalue() and "aaa" in out.getvalue()
-
-
-def test_the_dashboard_refuses_to_run_without_a_terminal() -> None:
-    with pytest.raises(DashboardError, match="needs a terminal"):
-        run(lambda: Path("/nonexistent"), term=TERM)
-
-
-def test_a_log_line_of_the_dashboard_itself_goes_to_the_panel() -> None:
-    state, _ = feed(State(), LogLine(ts=1.0, level="warn", source="tui", text="odd line skipped"))
-    assert "odd line skipped" in screen(state)
