@@ -93,3 +93,22 @@ class Exiter(Counter):
     def explode(self) -> None:
         """A public method that fails (for proxy calls)."""
         raise KeyError("proxy failure")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Tock:
+    """Timer message of Ticker."""
+
+
+class Ticker(Counter):
+    """Counts its own timer ticks (every 10 ms)."""
+
+    def setup(self) -> None:
+        super().setup()
+        self.every(0.01, _Tock())
+
+    def on_message(self, message: Any) -> Any:
+        if isinstance(message, _Tock):
+            self.count += 1
+            return None
+        return super().on_message(message)

@@ -23,7 +23,7 @@ from pepa.supervision import (
 )
 from tests import sample_actors
 from tests.conftest import Recorder
-from tests.sample_actors import Block, Boom, Counter, Exit, Exiter, Finish, Get, Inc
+from tests.sample_actors import Block, Boom, Counter, Exit, Exiter, Finish, Get, Inc, Ticker
 
 
 def child(name: str, **kwargs: Any) -> ChildSpec:
@@ -345,3 +345,30 @@ def test_fault_injection_off_ignores_injected_faults(runtime: Runtime, recorder:
     running(recorder, "a")
     assert runtime.registry.handle("a").ask(InjectFault(kind="crash")) is False
     assert recorder.states("a") == ["starting", "running"]
+
+
+def test_an_old_instance_never_unbinds_the_name_its_successor_serves(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [child("a")])
+    running(recorder, "a")
+    runtime.registry.handle("a").tell(Boom())
+    recorder.wait_state("a", "running", count=2)
+    runtime.registry.unbind("a", None, "stopped")  # what a stale supervisor's cleanup does
+    assert runtime.registry.state("a") == "running"
+    assert runtime.registry.handle("a").ask(Get()) == 0
+
+
+def test_periodic_ticks_do_not_pile_up_behind_a_busy_actor(
+    runtime: Runtime, recorder: Recorder
+) -> None:
+    tree(runtime, [ChildSpec(id="t", actor_class=Ticker)])
+    running(recorder, "t")
+    t = runtime.registry.handle("t")
+    release, entered = threading.Event(), threading.Event()
+    t.tell(Block(release=release, entered=entered))
+    assert entered.wait(5)
+    for _ in range(20):  # 20 tick intervals pass while the actor is busy
+        assert not release.wait(0.01)
+    release.set()
+    assert t.ask(Get(), timeout=5) < 10  # not the 20 that fired: one waited, the rest were skipped

@@ -179,3 +179,16 @@ def test_progress_needs_a_whole_block() -> None:
     watch.observe(HERE, 0.0)
     assert watch.observe({"x": 0.5, "y": 5.0, "z": 0.0}, 11.0) is not None
     assert math.isfinite(11.0)
+
+
+def test_starving_at_zero_food_eats() -> None:
+    d = decide(world(food=0, inventory={"items": {"bread": 1}}), 0.0, Memory())
+    assert (d.skill, d.args["item"]) == ("survive.eat", "bread")
+
+
+def test_flee_has_a_direction_when_the_threats_surround_the_bot() -> None:
+    around = [hostile(1, 1.0, x=1.0), hostile(2, 1.0, x=-1.0), hostile(3, 1.0, z=1.0)]
+    balanced = [hostile(1, 1.0, x=1.0), hostile(2, 1.0, x=-1.0)]
+    for threats in (around, balanced):
+        to = decide(world(hp=4, threats=threats), 0.0, Memory()).args["to"]
+        assert math.hypot(to["x"] - HERE["x"], to["z"] - HERE["z"]) == pytest.approx(16.0)

@@ -133,3 +133,9 @@ def test_task_file_round_trips_and_survives_corruption(tmp_path: Path) -> None:
     tasks.clear()
     assert not (tmp_path / "current-task.json").exists()
     assert list(tmp_path.iterdir()) == []  # no temp files left behind
+
+
+def test_a_hostile_right_on_the_bot_is_a_threat() -> None:
+    model = WorldModel()
+    model.apply(snap(entities=[zombie(7, 0.0)]))
+    assert model.threats()[0]["distance"] == 0.0

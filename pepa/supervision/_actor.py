@@ -23,11 +23,12 @@ value answers an ask), and optionally ``setup()`` / ``cleanup()``.
 from __future__ import annotations
 
 import logging
+import queue
 import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pykka
 from pykka import messages as pykka_messages
@@ -105,6 +106,7 @@ class SupervisedActor(pykka.ThreadingActor):
         self.runtime = supervision.runtime
         self._exit_reported = False
         self._timers: list[TimerHandle] = []
+        self._pending_ticks: dict[int, list[bool]] = {}
 
     # -- hooks for subclasses -------------------------------------------------
 
@@ -132,8 +134,12 @@ class SupervisedActor(pykka.ThreadingActor):
     def every(self, interval: float, message: Any) -> TimerHandle:
         """Tell this instance ``message`` every ``interval`` seconds until it exits."""
         ref, direct = self.actor_ref, Direct(message)
+        pending = self._pending_ticks.setdefault(id(direct), [False])
 
         def tick() -> None:
+            if pending[0]:
+                return  # the last tick is still queued: ticks never pile up behind slow work
+            pending[0] = True
             try:
                 ref.tell(direct)
             except pykka.ActorDeadError:
@@ -174,6 +180,9 @@ class SupervisedActor(pykka.ThreadingActor):
 
     def on_receive(self, message: Any) -> Any:
         if isinstance(message, Direct):
+            pending = self._pending_ticks.get(id(message))
+            if pending is not None:
+                pending[0] = False
             message = message.message
         if isinstance(message, Ping):
             return self.name
@@ -251,8 +260,12 @@ class SupervisedActor(pykka.ThreadingActor):
         """
         salvage = crashed or self.runtime.registry.state(self.name) == "restarting"
         salvaged: list[Any] = []
-        while not self.actor_inbox.empty():
-            envelope = self.actor_inbox.get()
+        inbox = cast("queue.Queue[Any]", self.actor_inbox)  # ThreadingActor's inbox
+        while True:
+            try:  # never block: another thread may be draining this mailbox too
+                envelope = inbox.get_nowait()
+            except queue.Empty:
+                break
             message = envelope.message
             if envelope.reply_to is not None:
                 if isinstance(message, pykka_messages._ActorStop):

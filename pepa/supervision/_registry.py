@@ -99,20 +99,19 @@ class Registry:
         ``restarting`` keeps buffering tells for the next instance; ``stopped``
         drops the buffer, and later tells raise :class:`ActorUnavailable`.
         """
+        dropped = 0
         with self._cond:
             entry = self._entries.setdefault(name, _Entry())
-            if ref is not None and entry.ref is not None and entry.ref is not ref:
-                return  # a newer instance already serves the name
+            if entry.ref is not None and entry.ref is not ref:
+                return  # another (newer) instance serves the name: not ours to change
             entry.ref = None
             entry.state = state
             if state == "stopped" and entry.pending:
-                logger.warning(
-                    "%s stopped with %d undelivered message(s); dropped",
-                    name,
-                    len(entry.pending),
-                )
+                dropped = len(entry.pending)
                 entry.pending.clear()
             self._cond.notify_all()
+        if dropped:  # logged outside the lock: log handlers publish on the bus, which tells
+            logger.warning("%s stopped with %d undelivered message(s); dropped", name, dropped)
 
     def redeliver(self, name: str, messages: list[Any]) -> None:
         """Put tells salvaged from a crashed mailbox at the front of the buffer."""
@@ -121,11 +120,11 @@ class Registry:
         with self._cond:
             entry = self._entries.setdefault(name, _Entry())
             if entry.state == "running" and entry.ref is not None:
-                for message in messages:
-                    self._tell_locked(name, entry, message)
-                return
-            entry.pending.extendleft(reversed(messages))
-            self._trim(name, entry)
+                overflow = sum(self._tell_locked(entry, message) for message in messages)
+            else:
+                entry.pending.extendleft(reversed(messages))
+                overflow = self._trim(entry)
+        self._warn_overflow(name, overflow)
 
     # -- used by handles ------------------------------------------------------
 
@@ -135,25 +134,33 @@ class Registry:
             entry = self._entries.get(name)
             if entry is None or entry.state == "stopped":
                 raise ActorUnavailable(f"no actor named {name!r} is running")
-            self._tell_locked(name, entry, message)
+            overflow = self._tell_locked(entry, message)
+        self._warn_overflow(name, overflow)
 
-    def _tell_locked(self, name: str, entry: _Entry, message: Any) -> None:
+    def _tell_locked(self, entry: _Entry, message: Any) -> int:
+        """Deliver or buffer; returns how many old messages the buffer dropped."""
         if entry.state == "running" and entry.ref is not None:
             try:
                 entry.ref.tell(message)
-                return
+                return 0
             except pykka.ActorDeadError:
                 entry.ref = None
                 entry.state = "restarting"
         entry.pending.append(message)
-        self._trim(name, entry)
+        return self._trim(entry)
 
-    def _trim(self, name: str, entry: _Entry) -> None:
+    @staticmethod
+    def _trim(entry: _Entry) -> int:
         overflow = len(entry.pending) - PENDING_LIMIT
-        if overflow > 0:
-            for _ in range(overflow):
-                entry.pending.popleft()
-            entry.dropped += overflow
+        for _ in range(max(0, overflow)):
+            entry.pending.popleft()
+        entry.dropped += max(0, overflow)
+        return max(0, overflow)
+
+    @staticmethod
+    def _warn_overflow(name: str, overflow: int) -> None:
+        # never under the lock: a log handler publishes on the bus, and the bus tells
+        if overflow:
             logger.warning(
                 "%s is restarting and its buffer is full; dropped %d oldest message(s)",
                 name,

@@ -125,7 +125,8 @@ class Supervisor(SupervisedActor):
 
     def setup(self) -> None:
         for child in self._children.values():
-            self._start_child(child)
+            if child.state == "stopped":  # a rest_for_one restart may have started it already
+                self._start_child(child)
         self.every(self.heartbeat_interval, _Tick())
 
     def cleanup(self) -> None:
@@ -145,6 +146,17 @@ class Supervisor(SupervisedActor):
             case _:
                 raise TypeError(f"{self.name} does not handle {type(message).__name__}")
         return None
+
+    def abandon(self) -> None:
+        """A hung supervisor is replaced: its children must not live on beside the new ones."""
+        super().abandon()
+        for child in self._children.values():
+            ref, child.ref = child.ref, None
+            if ref is not None:
+                try:
+                    ref.stop(block=False)  # never waits: this runs on the parent's thread
+                except pykka.ActorDeadError:
+                    pass
 
     def children_status(self) -> list[dict[str, Any]]:
         """State of each child, in start order (a proxy-callable method)."""
@@ -241,14 +253,14 @@ class Supervisor(SupervisedActor):
             return
         if child.state not in ("starting", "running"):
             return  # an exit this supervisor caused itself
-        child.ref = None
+        ref, child.ref = child.ref, None
         child.ping = None
         abnormal = message.reason != "normal"
         if abnormal:
             child.reason = message.detail or message.reason
         restart = child.spec.restart
         if restart == "temporary" or (restart == "transient" and not abnormal):
-            self.runtime.registry.unbind(child.spec.id, None, "stopped")
+            self.runtime.registry.unbind(child.spec.id, ref, "stopped")
             self._set_state(child, "stopped")
             logger.info(
                 "%s exited (%s); %s child not restarted", child.spec.id, message.reason, restart

@@ -126,8 +126,8 @@ def _away(origin: Mapping[str, float], threats: Sequence[Mapping[str, Any]]) -> 
     cx = sum(p["x"] for p in placed) / len(placed)
     cz = sum(p["z"] for p in placed) / len(placed)
     dx, dz = origin["x"] - cx, origin["z"] - cz
-    norm = math.hypot(dx, dz) or 1.0
-    if norm < 1e-6:
+    norm = math.hypot(dx, dz)
+    if norm < 1e-6:  # threats all around the same spot as the bot: pick a direction
         dx, dz, norm = 1.0, 0.0, 1.0
     return {
         "x": round(origin["x"] + dx / norm * FLEE_DISTANCE, 1),
@@ -169,7 +169,8 @@ def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
         )
     if memory.trapped_since is not None and now - memory.trapped_since >= TRAPPED_AFTER:
         return Decision(reflex="escape", skill="survive.escape", reason="no way out on foot")
-    food = int(world.get("food") or 20)
+    raw_food = world.get("food")
+    food = 20 if raw_food is None else int(raw_food)
     items = (world.get("inventory") or {}).get("items") or {}
     if food < HUNGRY_BELOW and now - memory.last_eat >= EAT_COOLDOWN:
         best = _best_food(items, food)

@@ -79,7 +79,7 @@ class EmbeddedWorld:
         argv = [
             str(node), str(JS_DIR / "server.js"), "--port", str(self.port),
             "--world", str(self.world_dir), "--version", self.version, "--seed", str(self.seed),
-            "--control-port", "0" if self.control else "none",
+            "--control-port", "0" if self.control else "none", "--parent-pid", str(os.getpid()),
         ]  # fmt: skip
         env = dict(os.environ, NODE_PATH=str(modules), PEPA_NODE_MODULES=str(modules))
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes to it for its whole life

@@ -18,6 +18,7 @@ import itertools
 import logging
 import os
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -42,6 +43,8 @@ CALL_TIMEOUT = 5.0
 """Seconds any single call into JS may take."""
 SPAWN_TIMEOUT = 30.0
 """Seconds from creating the bot to its first spawn."""
+STABLE_CONNECTION = 30.0
+"""A connection that lasted this long resets the reconnect backoff."""
 
 _javascript: Any = None
 _bridge_lock = threading.Lock()
@@ -291,6 +294,7 @@ class MinecraftLink:
             before_sleep=self._log_retry,
             reraise=True,
         )
+        short_lived = 0
         while not self._closing.is_set():
             try:
                 retrying(self._connect_once)
@@ -299,7 +303,19 @@ class MinecraftLink:
             except Exception as exc:
                 self._on_bridge_dead(f"cannot drive mineflayer: {exc!r}")
                 return
+            joined = time.monotonic()
             self._pump_until_end()
+            lasted = time.monotonic() - joined
+            if self._closing.is_set():
+                return
+            # kicked soon after joining (a wrong AuthMe password, a duplicate login, an
+            # anti-cheat): back off too, or the bot hammers the server forever
+            short_lived = short_lived + 1 if lasted < STABLE_CONNECTION else 0
+            if short_lived:
+                delay = min(self._max_backoff, 0.5 * 2 ** (short_lived - 1))
+                delay *= random.uniform(0.5, 1.5)
+                logger.warning("the connection lasted %.1fs; reconnecting in %.1fs", lasted, delay)
+                self._pause(delay)
 
     def _pause(self, seconds: float) -> None:
         """tenacity's sleep, cut short by :meth:`close`."""

@@ -118,7 +118,7 @@ class WorldModel:
                 "position": e.get("position"),
             }
             for e in self.raw.get("entities") or []
-            if is_hostile(e) and (e.get("distance") or SIGHT) <= THREAT_RADIUS
+            if is_hostile(e) and e.get("distance") is not None and e["distance"] <= THREAT_RADIUS
         ]
 
     def player(self, name: str) -> dict[str, Any] | None:

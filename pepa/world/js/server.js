@@ -99,6 +99,9 @@ if (require.main === module) {
       }
       process.on('SIGTERM', shutdown)
       process.on('SIGINT', shutdown)
+      // the world must not outlive the process that started it (even after a kill -9)
+      const parentPid = parseInt(opt('parent-pid', '0'), 10)
+      if (parentPid) setInterval(() => { if (process.ppid !== parentPid) shutdown() }, 1000).unref()
       process.stdout.write(`\nPEPA_WORLD_READY ${JSON.stringify({ port, controlPort, version, worldDir, startMs: Date.now() - t0, pid: process.pid })}\n`)
     })
     .catch(err => {
