@@ -1,0 +1,214 @@
+"""Tool progression: what to gather and craft to make an item. Pure, over minecraft-data recipes.
+
+``plan_craft("wooden_pickaxe", inventory, recipes)`` answers with the ordered
+steps — gather logs, craft planks, sticks and a crafting table, then the
+pickaxe — using what the inventory already holds first. Recipes come from
+the minecraft-data package ``npm ci`` installed (``Recipes.load``); tests may
+build a :class:`Recipes` from plain dicts. Only the pure part lives here: the
+``craft.<item>`` skill that runs the steps needs a server that crafts (the
+survival sandbox).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "BASE_RESOURCES",
+    "PICKAXES",
+    "CraftingError",
+    "Recipe",
+    "Recipes",
+    "Step",
+    "plan_craft",
+    "prerequisites",
+]
+
+BASE_RESOURCES = {
+    "gather.wood": (
+        "oak_log",
+        "birch_log",
+        "spruce_log",
+        "jungle_log",
+        "acacia_log",
+        "dark_oak_log",
+    ),
+    "gather.stone": ("cobblestone",),
+}
+"""Items that come from gathering, not crafting, and the skill that gathers them."""
+TABLE = "crafting_table"
+
+
+class CraftingError(Exception):
+    """The item cannot be made from what there is and what can be gathered."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recipe:
+    """One way to craft ``count`` of ``result``."""
+
+    result: str
+    count: int
+    ingredients: Mapping[str, int]
+    """Item name → how many of it one craft uses."""
+    needs_table: bool
+    """Whether the shape is larger than the 2x2 inventory grid."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One thing to do, in order."""
+
+    skill: str
+    """``gather.wood``, ``gather.stone`` or ``craft.<item>``."""
+    item: str
+    """What it yields."""
+    count: int
+    """How many to gather, or how many crafts to perform."""
+
+
+class Recipes:
+    """Recipes of one game version, by result name."""
+
+    def __init__(self, by_result: Mapping[str, list[Recipe]]) -> None:
+        self.by_result = by_result
+
+    @classmethod
+    def load(cls, version: str, data_root: Path) -> Recipes:
+        """Read minecraft-data's recipes for ``version`` (``data_root`` = its ``data`` folder)."""
+        paths = json.loads((data_root / "dataPaths.json").read_text())["pc"][version]
+        items = json.loads((data_root / paths["items"] / "items.json").read_text())
+        raw = json.loads((data_root / paths["recipes"] / "recipes.json").read_text())
+        names = {item["id"]: item["name"] for item in items}
+        by_result: dict[str, list[Recipe]] = {}
+        for variants in raw.values():
+            for variant in variants:
+                recipe = _recipe(variant, names)
+                if recipe is not None:
+                    by_result.setdefault(recipe.result, []).append(recipe)
+        return cls(by_result)
+
+
+def _recipe(variant: Mapping[str, object], names: Mapping[int, str]) -> Recipe | None:
+    result = variant["result"]
+    assert isinstance(result, dict)
+    if "inShape" in variant:
+        shape = variant["inShape"]
+        assert isinstance(shape, list)
+        cells = [cell for row in shape for cell in row if cell is not None]
+        needs_table = len(shape) > 2 or any(len(row) > 2 for row in shape)
+    else:
+        cells = list(variant.get("ingredients") or [])  # type: ignore[call-overload]
+        needs_table = len(cells) > 4
+    if not cells or any(not isinstance(cell, int) or cell not in names for cell in cells):
+        return None  # tag ingredients and the like: not used by tool progression
+    counts: dict[str, int] = {}
+    for cell in cells:
+        counts[names[cell]] = counts.get(names[cell], 0) + 1
+    return Recipe(
+        result=names[result["id"]],
+        count=int(result.get("count", 1)),
+        ingredients=counts,
+        needs_table=needs_table,
+    )
+
+
+def plan_craft(
+    target: str, inventory: Mapping[str, int], recipes: Recipes, *, count: int = 1
+) -> list[Step]:
+    """The steps that make ``count`` of ``target`` starting from ``inventory``."""
+    stock = dict(inventory)
+    steps: list[Step] = []
+    _make(target, count, stock, recipes, steps, depth=0)
+    return _merge(steps)
+
+
+def _gatherer(item: str) -> str | None:
+    for skill, items in BASE_RESOURCES.items():
+        if item in items:
+            return skill
+    return None
+
+
+def _make(
+    item: str, count: int, stock: dict[str, int], recipes: Recipes, steps: list[Step], depth: int
+) -> None:
+    if depth > 8:
+        raise CraftingError(f"recipes for {item} nest too deep")
+    have = stock.get(item, 0)
+    if have >= count:
+        stock[item] = have - count
+        return
+    missing = count - have
+    stock[item] = 0
+    skill = _gatherer(item)
+    if skill is not None:
+        steps.append(Step(skill=skill, item=item, count=missing))
+        return
+    recipe = _choose(item, stock, recipes)
+    crafts = math.ceil(missing / recipe.count)
+    if recipe.needs_table and item != TABLE and stock.get(TABLE, 0) < 1:
+        _make(TABLE, 1, stock, recipes, steps, depth + 1)
+        stock[TABLE] = stock.get(TABLE, 0) + 1  # placed and kept, not used up
+    for ingredient, per_craft in recipe.ingredients.items():
+        _make(ingredient, per_craft * crafts, stock, recipes, steps, depth + 1)
+    steps.append(Step(skill=f"craft.{item}", item=item, count=crafts))
+    stock[item] = stock.get(item, 0) + crafts * recipe.count - missing
+
+
+def _choose(item: str, stock: Mapping[str, int], recipes: Recipes) -> Recipe:
+    """The variant whose ingredients the stock covers best (oak wood when nothing is held)."""
+    variants = recipes.by_result.get(item)
+    if not variants:
+        raise CraftingError(f"no recipe makes {item}")
+
+    def score(recipe: Recipe) -> tuple[int, int]:
+        held = sum(
+            min(_available(name, stock, recipes, 2), need)
+            for name, need in recipe.ingredients.items()
+        )
+        oak = sum(name.startswith("oak_") for name in recipe.ingredients)
+        return held, oak
+
+    return max(variants, key=score)
+
+
+def _available(item: str, stock: Mapping[str, int], recipes: Recipes, depth: int) -> int:
+    """Roughly how many of ``item`` the stock holds or yields within ``depth`` crafts."""
+    held = stock.get(item, 0)
+    if depth == 0:
+        return held
+    best = 0
+    for recipe in recipes.by_result.get(item, ()):
+        crafts = min(
+            _available(name, stock, recipes, depth - 1) // need
+            for name, need in recipe.ingredients.items()
+        )
+        best = max(best, crafts * recipe.count)
+    return held + best
+
+
+def _merge(steps: list[Step]) -> list[Step]:
+    """Join consecutive identical steps (two gather.wood in a row become one)."""
+    merged: list[Step] = []
+    for step in steps:
+        if merged and merged[-1].skill == step.skill and merged[-1].item == step.item:
+            last = merged.pop()
+            step = Step(skill=step.skill, item=step.item, count=last.count + step.count)
+        merged.append(step)
+    return merged
+
+
+PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_pickaxe",
+            "golden_pickaxe", "wooden_pickaxe")  # fmt: skip
+
+
+def prerequisites(skill: str, inventory: Mapping[str, int], recipes: Recipes) -> list[Step]:
+    """What must happen before ``skill`` can work: ``gather.stone`` needs a pickaxe first."""
+    if skill == "gather.stone" and not any(inventory.get(p, 0) > 0 for p in PICKAXES):
+        return plan_craft("wooden_pickaxe", inventory, recipes)
+    return []
