@@ -39,6 +39,7 @@ __all__ = [
     "Respawned",
     "Resume",
     "SayInChat",
+    "SkillFinished",
     "StuckDetected",
     "WorldObserved",
 ]
@@ -328,3 +329,17 @@ class ProposalDrafted:
     """Name for the file in ``proposals/``."""
     markdown: str
     """Its content."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillFinished:
+    """A skill run ended (instant swings are not reported)."""
+
+    skill: str
+    """The skill id."""
+    ok: bool
+    """Whether it reached its goal."""
+    seconds: float
+    """How long it ran."""
+    detail: str = ""
+    """Why it failed."""

@@ -1,24 +1,45 @@
-"""Knowledge: the bot's memory of this server.
+"""Knowledge: the bot's memory of this server — proposals and the knowledge base.
 
-Today it owns the proposals folder; the SQLite knowledge base (lessons, deaths,
-post-mortems) moves in here with the learning layer, so that only this actor's
-thread ever touches the database.
+Only this actor's thread touches ``knowledge.db``. It records every death
+with its context bundle (the last 30 s of snapshots, the last skill, the
+last hostile and its distance, hp and food) and a danger POI, every chat
+line in and out, and every skill run; it seeds recipes, blocks and mobs from
+minecraft-data for the version the server speaks. If the database cannot be
+opened it warns once and the bot plays on without it.
 """
 
 from __future__ import annotations
 
 import logging
+import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pepa.events import DecideProposal, ErrorRaised, ProposalDrafted, ProposalsChanged
+from pepa.events import (
+    ActivityChanged,
+    ChatReceived,
+    ChatSent,
+    Connected,
+    DecideProposal,
+    Died,
+    ErrorRaised,
+    ProposalDrafted,
+    ProposalsChanged,
+    SkillFinished,
+    WorldObserved,
+)
+from pepa.knowledge import KnowledgeError, KnowledgeStore
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.supervision import SupervisedActor, SupervisionContext
 
 __all__ = ["Knowledge"]
 
 logger = logging.getLogger(__name__)
+
+BUNDLE_SECONDS = 30.0
+"""How much of the past a death's context bundle keeps."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -27,21 +48,43 @@ class _Rescan:
 
 
 class Knowledge(SupervisedActor):
-    """Publishes the pending proposals and applies operators' decisions."""
+    """Publishes the pending proposals, applies decisions, keeps the knowledge base."""
 
     def __init__(
-        self, *, supervision: SupervisionContext, server_dir: Path, rescan: float = 5.0
+        self,
+        *,
+        supervision: SupervisionContext,
+        server_dir: Path,
+        rescan: float = 5.0,
+        data_root: Path | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
         self.proposals = ProposalStore(server_dir / "proposals")
+        self.db_path = server_dir / "knowledge.db"
+        self.data_root = data_root
         self.rescan = rescan
         self.pending: tuple[str, ...] | None = None
+        self.store: KnowledgeStore | None = None
+        self.recent: deque[tuple[float, dict[str, Any]]] = deque()
+        self.activity: str | None = None
 
     def setup(self) -> None:
-        self.runtime.bus.subscribe(DecideProposal, self.handle)
-        self.runtime.bus.subscribe(ProposalDrafted, self.handle)
+        for event_type in (
+            DecideProposal, ProposalDrafted, Died, ChatReceived, ChatSent, SkillFinished,
+            WorldObserved, ActivityChanged, Connected,
+        ):  # fmt: skip
+            self.runtime.bus.subscribe(event_type, self.handle)
+        try:
+            self.store = KnowledgeStore(self.db_path).open()
+        except KnowledgeError as exc:
+            logger.warning("no knowledge base this time (the bot plays on): %s", exc)
+            self.store = None
         self._refresh()
         self.every(self.rescan, _Rescan())
+
+    def cleanup(self) -> None:
+        if self.store is not None:
+            self.store.close()
 
     def pending_proposals(self) -> tuple[str, ...]:
         """Ids of the pending proposals (proxy-callable)."""
@@ -49,6 +92,23 @@ class Knowledge(SupervisedActor):
 
     def on_message(self, message: Any) -> Any:
         match message:
+            case WorldObserved(snapshot=snapshot):
+                now = time.monotonic()
+                self.recent.append((now, snapshot))
+                while self.recent and now - self.recent[0][0] > BUNDLE_SECONDS:
+                    self.recent.popleft()
+            case ActivityChanged(reflex=reflex, skill=skill):
+                self.activity = skill or reflex or self.activity
+            case Died(reason=reason, position=position):
+                self._record_death(reason, position)
+            case ChatReceived(sender=sender, text=text):
+                self._write(lambda s: s.log_chat(speaker=sender, direction="in", text=text))
+            case ChatSent(text=text):
+                self._write(lambda s: s.log_chat(speaker=None, direction="out", text=text))
+            case SkillFinished(skill=skill, ok=ok, seconds=seconds):
+                self._write(lambda s: s.record_skill(skill, ok, seconds))
+            case Connected(version=version):
+                self._seed(version)
             case DecideProposal(id=proposal_id, decision=decision):
                 try:
                     moved = self.proposals.decide(proposal_id, decision)
@@ -66,6 +126,43 @@ class Knowledge(SupervisedActor):
             case _:
                 return super().on_message(message)
         return None
+
+    def _record_death(self, reason: str, position: dict[str, float] | None) -> None:
+        snapshots = [snapshot for _, snapshot in self.recent]
+        last = snapshots[-1] if snapshots else {}
+        threats = last.get("threats") or []
+        bundle = {
+            "snapshots": snapshots[-150:],
+            "last_skill": self.activity,
+            "last_hostile": threats[0] if threats else None,
+            "hp": last.get("hp"),
+            "food": last.get("food"),
+            "inventory": last.get("inventory"),
+        }
+        record = self._write(
+            lambda s: s.record_death(reason=reason, position=position, bundle=bundle)
+        )
+        if record is not None:
+            logger.warning("death %d recorded: %s", record.id, reason)
+
+    def _seed(self, version: str) -> None:
+        if self.store is None or self.data_root is None:
+            return
+        try:
+            if self.store.seed(version, self.data_root):
+                logger.info("knowledge base seeded from minecraft-data %s", version)
+        except (OSError, KeyError, ValueError) as exc:
+            logger.warning("cannot seed the knowledge base for %s: %s", version, exc)
+
+    def _write(self, action: Any) -> Any:
+        """Run one store call; a failing database costs a warning, never the actor."""
+        if self.store is None:
+            return None
+        try:
+            return action(self.store)
+        except Exception as exc:  # Pony/sqlite errors of every kind: keep playing
+            logger.warning("knowledge base write failed: %s", exc)
+            return None
 
     def _refresh(self) -> None:
         pending = tuple(self.proposals.pending())

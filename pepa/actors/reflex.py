@@ -39,6 +39,7 @@ from pepa.events import (
     ProposalDrafted,
     Resume,
     SayInChat,
+    SkillFinished,
     StuckDetected,
     WorldObserved,
 )
@@ -262,6 +263,7 @@ class Reflex(SupervisedActor):
         self, label: str, skill_id: str, ok: bool, detail: str, seconds: float, now: float
     ) -> None:
         self.metrics.record(skill_id, ok, seconds)
+        self.publish(SkillFinished(skill=skill_id, ok=ok, seconds=seconds, detail=detail))
         if not ok:
             logger.warning("%s failed: %s", label, detail)
         draft = self.failures.record(label, ok, detail, time.time())

@@ -48,6 +48,7 @@ def build_tree(
     link: Any = None,
     operators: tuple[str, ...] = (),
     reflex_poll: float | None = None,
+    data_root: Path | None = None,
     heartbeat_interval: float = 1.0,
     heartbeat_timeout: float = 5.0,
 ) -> ChildSpec:
@@ -91,7 +92,11 @@ def build_tree(
         actor_class=Supervisor,
         kwargs={
             "children": [
-                ChildSpec(id="knowledge", actor_class=Knowledge, kwargs={"server_dir": server_dir}),
+                ChildSpec(
+                    id="knowledge",
+                    actor_class=Knowledge,
+                    kwargs={"server_dir": server_dir, "data_root": data_root},
+                ),
                 ChildSpec(
                     id="ipc",
                     actor_class=Ipc,

@@ -32,7 +32,7 @@ from pepa.ipc.server import IpcServer
 from pepa.supervision import Ping, Registry, Runtime, Scheduler, start_tree, stop_tree
 from pepa.world.embedded import DEFAULT_VERSION
 from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
-from pepa.world.node import WorldError
+from pepa.world.node import WorldError, node_modules
 
 __all__ = ["ENV_CONFIG", "EXIT_FILE", "Worker", "main"]
 
@@ -136,6 +136,7 @@ class Worker:
             link=link,
             operators=config.operators,
             reflex_poll=_reflex_poll(),
+            data_root=_minecraft_data(),
             heartbeat_interval=self.heartbeat_interval,
             heartbeat_timeout=self.heartbeat_timeout,
         )
@@ -168,6 +169,16 @@ class Worker:
             _write_exit(server_dir, self.exit_code, self.exit_reason)
         logger.info("worker exits with code %d", self.exit_code)
         return self.exit_code
+
+
+def _minecraft_data() -> Path | None:
+    """minecraft-data's data folder (from npm ci), for seeding the knowledge base."""
+    try:
+        root = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    except WorldError as exc:
+        logger.warning("no minecraft-data to seed the knowledge base: %s", exc)
+        return None
+    return root if root.is_dir() else None
 
 
 def _reflex_poll() -> float | None:

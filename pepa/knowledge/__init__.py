@@ -1,0 +1,7 @@
+"""The bot's knowledge base: Pony ORM on SQLite, owned by the knowledge actor's thread."""
+
+from __future__ import annotations
+
+from pepa.knowledge.store import DeathRecord, KnowledgeError, KnowledgeStore, PoiRecord
+
+__all__ = ["DeathRecord", "KnowledgeError", "KnowledgeStore", "PoiRecord"]

@@ -1,0 +1,266 @@
+"""The knowledge base of one server: Pony ORM on SQLite (``knowledge.db``), WAL mode.
+
+Only the knowledge actor's thread calls a :class:`KnowledgeStore`; callers
+get plain dataclasses, never Pony entities. Opening is idempotent and
+additive: missing tables are created, the schema version row is written,
+nothing is ever dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Mapping
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pony import orm
+
+from pepa.errors import PepaError
+from pepa.knowledge._models import SCHEMA_VERSION, define, utcnow
+from pepa.survival.crafting import Recipes
+
+__all__ = ["DeathRecord", "KnowledgeError", "KnowledgeStore", "PoiRecord"]
+
+logger = logging.getLogger(__name__)
+
+CELL = 16
+"""POIs are indexed by 16x16 cells of x and z."""
+
+STARTER_VERDICTS = {
+    "zombie": ("fight", "slow melee mob: fight it with a weapon, back off under 8 hp"),
+    "husk": ("fight", "like a zombie; causes hunger"),
+    "spider": ("fight", "fast and climbs walls: fight in the open"),
+    "skeleton": ("fight", "ranged: close the distance or break line of sight"),
+    "creeper": ("flee", "explodes within 3 blocks: never melee without a shield, run"),
+    "witch": ("flee", "throws potions: keep away"),
+    "enderman": ("ignore", "neutral unless looked at: do not look, do not hit"),
+    "drowned": ("fight", "in water it is faster: fight from land"),
+}
+"""Fight-or-flee verdicts for common mobs, seeded once."""
+
+
+class KnowledgeError(PepaError):
+    """The knowledge base cannot be opened or written."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeathRecord:
+    """One death as stored."""
+
+    id: int
+    at: datetime
+    reason: str
+    position: dict[str, float] | None
+    last_skill: str
+    last_hostile: str
+    hostile_distance: float | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PoiRecord:
+    """A point of interest."""
+
+    kind: str
+    x: float
+    y: float
+    z: float
+    note: str
+
+
+class KnowledgeStore:
+    """Open with :meth:`open`; every method runs in its own db_session."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = orm.Database()
+        self.e = define(self.db)
+
+    def open(self) -> KnowledgeStore:
+        """Create or upgrade the database (idempotent); raises KnowledgeError."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # WAL is a property of the file: set it outside Pony's transactions, once
+            with closing(sqlite3.connect(self.path)) as raw:
+                raw.execute("PRAGMA journal_mode=WAL")
+            self.db.bind(provider="sqlite", filename=str(self.path), create_db=True)
+            self.db.generate_mapping(create_tables=True)
+            with orm.db_session:
+                self._set_meta("schema_version", str(SCHEMA_VERSION))
+        except Exception as exc:  # Pony raises many kinds; all mean "cannot use it"
+            raise KnowledgeError(f"cannot open {self.path}: {exc}") from exc
+        return self
+
+    def close(self) -> None:
+        """Release the connection."""
+        if self.db.provider is not None:
+            self.db.disconnect()
+
+    def _set_meta(self, key: str, value: str) -> None:
+        meta = self.e["Meta"]
+        row = meta.get(key=key)
+        if row is None:
+            meta(key=key, value=value)
+        else:
+            row.value = value
+
+    @orm.db_session
+    def meta(self, key: str) -> str | None:
+        """A meta value (``schema_version``, ``seeded:<version>``)."""
+        row = self.e["Meta"].get(key=key)
+        return None if row is None else str(row.value)
+
+    @orm.db_session
+    def counts(self) -> dict[str, int]:
+        """Rows per table, for status and tests."""
+        return {entity._table_: orm.count(e for e in entity) for entity in self.e.values()}
+
+    # -- seeding ------------------------------------------------------------------
+
+    def seed(self, version: str, data_root: Path) -> bool:
+        """Fill recipes, blocks, mobs and starter lessons from minecraft-data, once per version."""
+        if self.meta(f"seeded:{version}") is not None:
+            return False
+        paths = json.loads((data_root / "dataPaths.json").read_text())["pc"][version]
+        items = json.loads((data_root / paths["items"] / "items.json").read_text())
+        blocks = json.loads((data_root / paths["blocks"] / "blocks.json").read_text())
+        entities = json.loads((data_root / paths["entities"] / "entities.json").read_text())
+        names = {item["id"]: item["name"] for item in items}
+        recipes = Recipes.load(version, data_root)
+        with orm.db_session:
+            e = self.e
+            for result, variants in recipes.by_result.items():
+                for r in variants:
+                    e["RecipeRow"](
+                        result=result, count=r.count, ingredients=dict(r.ingredients),
+                        needs_table=r.needs_table,
+                    )  # fmt: skip
+            for block in blocks:
+                if e["BlockIntel"].get(name=block["name"]) is None:
+                    tools = [names.get(int(i), str(i)) for i in (block.get("harvestTools") or {})]
+                    drops = [
+                        names.get(d, str(d)) for d in block.get("drops") or [] if isinstance(d, int)
+                    ]
+                    e["BlockIntel"](
+                        name=block["name"], hardness=block.get("hardness"),
+                        harvest_tools=tools, drops=drops, light=int(block.get("emitLight") or 0),
+                    )  # fmt: skip
+            for entity in entities:
+                if entity.get("type") not in ("mob", "hostile", "passive", "animal", "ambient"):
+                    continue
+                if e["MobIntel"].get(name=entity["name"]) is not None:
+                    continue
+                verdict, note = STARTER_VERDICTS.get(entity["name"], ("", ""))
+                e["MobIntel"](
+                    name=entity["name"], category=entity.get("category") or "",
+                    hostile=entity.get("category") == "Hostile mobs", verdict=verdict, note=note,
+                )  # fmt: skip
+            for mob, (verdict, note) in STARTER_VERDICTS.items():
+                e["Lesson"](
+                    skill="combat.attack-nearest" if verdict == "fight" else "survive.flee",
+                    situation="hostile nearby", hostile=mob,
+                    verdict="prefer" if verdict in ("fight", "flee") else "avoid",
+                    text=f"{mob}: {note}", confidence=0.6, source="seed",
+                )  # fmt: skip
+            self._set_meta(f"seeded:{version}", utcnow().isoformat())
+        return True
+
+    # -- deaths and places ---------------------------------------------------------------
+
+    @orm.db_session
+    def record_death(self, *, reason: str, position: Mapping[str, float] | None,
+                     bundle: Mapping[str, Any]) -> DeathRecord:  # fmt: skip
+        """Store a death with its context bundle and mark the place dangerous."""
+        last = bundle.get("last_hostile") or {}
+        row = self.e["Death"](
+            reason=reason,
+            x=position.get("x") if position else None,
+            y=position.get("y") if position else None,
+            z=position.get("z") if position else None,
+            last_skill=str(bundle.get("last_skill") or ""),
+            last_hostile=str(last.get("name") or ""),
+            hostile_distance=last.get("distance"),
+            hp=bundle.get("hp"),
+            food=bundle.get("food"),
+            bundle=json.loads(json.dumps(bundle, default=str)),
+        )
+        if position:
+            self._add_poi("danger", position, f"died: {reason}")
+        orm.flush()
+        return _death(row)
+
+    @orm.db_session
+    def deaths(self, limit: int = 20) -> list[DeathRecord]:
+        """The latest deaths, newest first."""
+        query = orm.select(d for d in self.e["Death"]).order_by(lambda d: orm.desc(d.id))
+        return [_death(row) for row in query[:limit]]
+
+    @orm.db_session
+    def add_poi(self, kind: str, position: Mapping[str, float], note: str = "") -> None:
+        """Remember a place."""
+        self._add_poi(kind, position, note)
+
+    def _add_poi(self, kind: str, position: Mapping[str, float], note: str) -> None:
+        x, y, z = float(position["x"]), float(position["y"]), float(position["z"])
+        self.e["Poi"](
+            kind=kind, cell_x=int(x // CELL), cell_z=int(z // CELL), x=x, y=y, z=z, note=note
+        )
+
+    @orm.db_session
+    def pois_near(
+        self, x: float, z: float, radius: float, kind: str | None = None
+    ) -> list[PoiRecord]:
+        """Places within ``radius`` blocks (x/z), using the cell index."""
+        lo_x, hi_x = int((x - radius) // CELL), int((x + radius) // CELL)
+        lo_z, hi_z = int((z - radius) // CELL), int((z + radius) // CELL)
+        rows = orm.select(
+            p for p in self.e["Poi"]
+            if p.cell_x >= lo_x and p.cell_x <= hi_x and p.cell_z >= lo_z and p.cell_z <= hi_z
+        )  # fmt: skip
+        return [
+            PoiRecord(kind=p.kind, x=p.x, y=p.y, z=p.z, note=p.note)
+            for p in rows
+            if (kind is None or p.kind == kind) and (p.x - x) ** 2 + (p.z - z) ** 2 <= radius**2
+        ]
+
+    # -- chat and skills ------------------------------------------------------------------
+
+    @orm.db_session
+    def log_chat(self, *, speaker: str | None, direction: str, text: str) -> None:
+        """One chat line in or out."""
+        self.e["ChatLine"](speaker=speaker or "", direction=direction, text=text[:1000])
+
+    @orm.db_session
+    def record_skill(self, skill: str, ok: bool, seconds: float) -> None:
+        """One finished skill run."""
+        row = self.e["SkillMetric"].get(skill=skill) or self.e["SkillMetric"](skill=skill)
+        if ok:
+            row.ok += 1
+        else:
+            row.failed += 1
+        row.total_seconds += max(0.0, seconds)
+
+    @orm.db_session
+    def skill_metrics(self) -> dict[str, dict[str, float]]:
+        """``{skill: {ok, failed, mean_seconds}}``."""
+        return {
+            m.skill: {
+                "ok": m.ok,
+                "failed": m.failed,
+                "mean_seconds": round(m.total_seconds / max(1, m.ok + m.failed), 2),
+            }
+            for m in orm.select(m for m in self.e["SkillMetric"])
+        }
+
+
+def _death(row: Any) -> DeathRecord:
+    position = None if row.x is None else {"x": row.x, "y": row.y, "z": row.z}
+    return DeathRecord(
+        id=row.id, at=row.at, reason=row.reason, position=position,
+        last_skill=row.last_skill, last_hostile=row.last_hostile,
+        hostile_distance=row.hostile_distance,
+    )  # fmt: skip

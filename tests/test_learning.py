@@ -1,0 +1,76 @@
+"""The knowledge base fed by a real bot on a real server: deaths, places, chat, seeding."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pepa.world.embedded import EmbeddedWorld
+from tests.daemon_harness import Daemon
+from tests.world_harness import Player
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+BOT = "pepa_bot"
+
+
+@pytest.fixture
+def bot(short_tmp: Path, world: EmbeddedWorld) -> Iterator[Daemon]:
+    daemon = Daemon(short_tmp, "--operators", "alice", host="127.0.0.1", port=world.port)
+    daemon.in_world()
+    yield daemon
+    daemon.close()
+
+
+def query(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as raw:
+        return list(raw.execute(sql))
+
+
+def eventually_rows(db: Path, sql: str, timeout: float = 30.0) -> list[tuple[Any, ...]]:
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while time.monotonic() < deadline:
+        if db.exists():
+            rows = query(db, sql)
+            if rows:
+                return rows
+        pause.wait(0.2)
+    raise AssertionError(f"no rows for {sql!r} within {timeout:g}s")
+
+
+def test_a_death_leaves_a_row_with_its_context_and_a_danger_place(
+    world: EmbeddedWorld, bot: Daemon
+) -> None:
+    db = bot.socket.parent / "knowledge.db"
+    world.op("spawn_mob", player=BOT, name="zombie", dx=8)
+    world.op("kill", player=BOT)
+    rows = eventually_rows(db, "select reason, x, z, bundle from deaths")
+    reason, x, z, bundle = rows[0]
+    assert reason
+    assert x is not None and z is not None
+    assert '"snapshots"' in bundle
+    places = eventually_rows(db, "select kind, note from poi")
+    assert places[0][0] == "danger"
+    bot.wait_line("death 1 recorded")
+
+
+def test_the_knowledge_base_is_seeded_and_chat_is_logged(world: EmbeddedWorld, bot: Daemon) -> None:
+    db = bot.socket.parent / "knowledge.db"
+    eventually_rows(db, "select value from meta where key = 'seeded:1.16.5'")
+    assert query(db, "select count(*) from recipes")[0][0] > 1000
+    alice = Player(world, "alice")
+    try:
+        alice.say(f"{BOT} status")
+        eventually_rows(
+            db, "select text from chat_log where direction = 'in' and speaker = 'alice'"
+        )
+        eventually_rows(db, "select text from chat_log where direction = 'out'")
+    finally:
+        alice.close()
