@@ -27,6 +27,7 @@ __all__ = [
     "HealthChanged",
     "HostileSpotted",
     "Kicked",
+    "LessonLearned",
     "LlmChunkReceived",
     "LlmFinished",
     "LogRecorded",
@@ -343,3 +344,19 @@ class SkillFinished:
     """How long it ran."""
     detail: str = ""
     """Why it failed."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LessonLearned:
+    """A lesson the reflex chain should consult from now on."""
+
+    skill: str
+    """The skill it is about."""
+    hostile: str
+    """The hostile it is about (empty: any)."""
+    verdict: str
+    """``avoid``, ``prefer`` or ``note``."""
+    alternative: str
+    """What to do instead (whitelisted), for ``avoid``."""
+    confidence: float
+    """0..1; advice acts at 0.6 and above."""

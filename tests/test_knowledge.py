@@ -91,3 +91,16 @@ def test_a_database_that_cannot_be_opened_is_one_clear_error(tmp_path: Path) -> 
     (tmp_path / "knowledge.db").mkdir()
     with pytest.raises(KnowledgeError, match="cannot open"):
         KnowledgeStore(tmp_path / "knowledge.db").open()
+
+
+def test_a_lesson_learned_again_grows_more_confident(store: KnowledgeStore) -> None:
+    from pepa.knowledge.coach_offline import LessonDraft
+
+    draft = LessonDraft(
+        skill="combat.attack-nearest", situation="hostile nearby", hostile="zombie",
+        verdict="avoid", alternative="survive.flee", text="flee zombies", confidence=0.7,
+    )  # fmt: skip
+    first = store.add_lesson(draft, source="offline")
+    again = store.add_lesson(draft, source="offline")
+    assert (first.confidence, again.confidence) == (pytest.approx(0.7), pytest.approx(0.8))
+    assert [x.text for x in store.lessons(min_confidence=0.75)] == ["flee zombies"]

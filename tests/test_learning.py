@@ -74,3 +74,33 @@ def test_the_knowledge_base_is_seeded_and_chat_is_logged(world: EmbeddedWorld, b
         eventually_rows(db, "select text from chat_log where direction = 'out'")
     finally:
         alice.close()
+
+
+def test_a_lost_fight_becomes_a_lesson_that_changes_the_next_fight(
+    world: EmbeddedWorld, bot: Daemon
+) -> None:
+    db = bot.socket.parent / "knowledge.db"
+    eventually_rows(db, "select value from meta where key = 'seeded:1.16.5'")
+    # the bot takes on a zombie and dies in the fight (the server deals the blow)
+    world.op("spawn_mob", player=BOT, name="zombie", dx=2)
+    bot.wait_line("defend: combat.attack-nearest zombie")
+    world.op("damage", player=BOT, amount=25)
+    died = bot.wait_line("death 1 recorded", timeout=30)
+    eventually_rows(db, "select cause from postmortems where cause = 'lost a fight to zombie'")
+    lesson = eventually_rows(
+        db, "select confidence from lessons where hostile = 'zombie' and verdict = 'avoid'"
+    )
+    assert lesson[0][0] >= 0.6
+    world.op("remove_mobs")
+    bot.wait_line("in the world at", start=0)
+    eventually_rows(db, "select id from deaths")  # and the bot respawned: fight again?
+    pause = threading.Event()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not any(
+        p["username"] == BOT and p["health"] == 20 for p in world.op("players")
+    ):
+        pause.wait(0.1)
+    mob = world.op("spawn_mob", player=BOT, name="zombie", dx=3)["ids"][0]
+    bot.wait_line("lesson: do not fight zombie", start=died)
+    health = {m["id"]: m["health"] for m in world.op("entities", name="zombie")}
+    assert health.get(mob) == 20  # the bot ran instead of swinging

@@ -192,3 +192,19 @@ def test_flee_has_a_direction_when_the_threats_surround_the_bot() -> None:
     for threats in (around, balanced):
         to = decide(world(hp=4, threats=threats), 0.0, Memory()).args["to"]
         assert math.hypot(to["x"] - HERE["x"], to["z"] - HERE["z"]) == pytest.approx(16.0)
+
+
+def test_a_lesson_to_avoid_fighting_a_mob_makes_the_bot_flee_it() -> None:
+    memory = Memory()
+    w = world(threats=[hostile(7, 3.0, x=3.0)])
+    assert decide(w, 0.0, memory).skill == "combat.attack-nearest"
+    memory.learn("combat.attack-nearest", "zombie", "avoid", "survive.flee", 0.55)
+    assert decide(w, 0.0, memory).skill == "combat.attack-nearest"  # not confident enough
+    memory.learn("combat.attack-nearest", "zombie", "avoid", "survive.flee", 0.7)
+    d = decide(w, 0.0, memory)
+    assert (d.skill, d.reason) == ("survive.flee", "lesson: do not fight zombie")
+    assert d.args["to"]["x"] < 0
+
+
+def test_a_dead_bot_decides_nothing() -> None:
+    assert decide(world(hp=-5, threats=[hostile(7, 2.0)]), 0.0, Memory()).reflex == "idle"

@@ -25,12 +25,14 @@ from pepa.events import (
     DecideProposal,
     Died,
     ErrorRaised,
+    LessonLearned,
     ProposalDrafted,
     ProposalsChanged,
     SkillFinished,
     WorldObserved,
 )
 from pepa.knowledge import KnowledgeError, KnowledgeStore
+from pepa.knowledge.coach_offline import analyse
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.supervision import SupervisedActor, SupervisionContext
 
@@ -142,8 +144,48 @@ class Knowledge(SupervisedActor):
         record = self._write(
             lambda s: s.record_death(reason=reason, position=position, bundle=bundle)
         )
-        if record is not None:
-            logger.warning("death %d recorded: %s", record.id, reason)
+        if record is None:
+            return
+        logger.warning("death %d recorded: %s", record.id, reason)
+        post = analyse(reason, bundle)
+        self._write(
+            lambda s: s.add_postmortem(
+                record.id, backend="offline", cause=post.cause, analysis=post.analysis
+            )
+        )
+        logger.info("post-mortem of death %d: %s (%s)", record.id, post.cause, post.analysis)
+        if post.lesson is not None:
+            lesson = self._write(lambda s: s.add_lesson(post.lesson, source="offline"))
+            if lesson is not None:
+                logger.info("lesson: %s (confidence %.2f)", lesson.text, lesson.confidence)
+                self._announce(lesson)
+
+    def active_lessons(self) -> list[dict[str, Any]]:
+        """Lessons the reflex chain acts on (proxy-callable)."""
+        if self.store is None:
+            return []
+        lessons = self._write(lambda s: s.lessons(min_confidence=0.6)) or []
+        return [
+            {
+                "skill": x.skill,
+                "hostile": x.hostile,
+                "verdict": x.verdict,
+                "alternative": x.alternative,
+                "confidence": x.confidence,
+            }
+            for x in lessons
+        ]
+
+    def _announce(self, lesson: Any) -> None:
+        self.publish(
+            LessonLearned(
+                skill=lesson.skill,
+                hostile=lesson.hostile,
+                verdict=lesson.verdict,
+                alternative=lesson.alternative,
+                confidence=lesson.confidence,
+            )
+        )
 
     def _seed(self, version: str) -> None:
         if self.store is None or self.data_root is None:

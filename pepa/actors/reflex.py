@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import skills
+from pepa.errors import SupervisionError
 from pepa.events import (
     ActionFinished,
     ActivityChanged,
@@ -32,6 +33,7 @@ from pepa.events import (
     Died,
     HealthChanged,
     HostileSpotted,
+    LessonLearned,
     OperatorOrder,
     Pause,
     PausedChanged,
@@ -108,7 +110,7 @@ class Reflex(SupervisedActor):
         bus = self.runtime.bus
         for event_type in (
             WorldObserved, HostileSpotted, HealthChanged, Pause, Resume, OperatorOrder,
-            ActionFinished, Connected, PlayerSpotted, Died, StuckDetected,
+            ActionFinished, Connected, PlayerSpotted, Died, StuckDetected, LessonLearned,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
@@ -117,6 +119,14 @@ class Reflex(SupervisedActor):
             logger.info("resuming task from current-task.json: %s", task)
             self.memory.operator_task = task
         self._announce(None)
+        try:  # knowledge started before the brain: its lessons are there to read
+            for lesson in self.peer("knowledge").call("active_lessons", timeout=2.0):
+                self.memory.learn(
+                    lesson["skill"], lesson["hostile"], lesson["verdict"],
+                    lesson["alternative"], lesson["confidence"],
+                )  # fmt: skip
+        except SupervisionError as exc:
+            logger.warning("no lessons this time: %s", exc)
         self.every(self.tick, _Tick())
 
     def cleanup(self) -> None:
@@ -149,6 +159,14 @@ class Reflex(SupervisedActor):
                 self._order(verb, operator, now)
             case ActionFinished():
                 self._finished(message, now)
+            case LessonLearned():
+                self.memory.learn(
+                    message.skill,
+                    message.hostile,
+                    message.verdict,
+                    message.alternative,
+                    message.confidence,
+                )
             case StuckDetected(step=step, reason=reason):
                 self._stuck(step, reason, now)
             case PlayerSpotted(name=name):

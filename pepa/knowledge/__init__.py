@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from pepa.knowledge.store import DeathRecord, KnowledgeError, KnowledgeStore, PoiRecord
+from pepa.knowledge.store import (
+    DeathRecord,
+    KnowledgeError,
+    KnowledgeStore,
+    LessonRecord,
+    PoiRecord,
+)
 
-__all__ = ["DeathRecord", "KnowledgeError", "KnowledgeStore", "PoiRecord"]
+__all__ = ["DeathRecord", "KnowledgeError", "KnowledgeStore", "LessonRecord", "PoiRecord"]

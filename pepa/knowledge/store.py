@@ -24,7 +24,7 @@ from pepa.errors import PepaError
 from pepa.knowledge._models import SCHEMA_VERSION, define, utcnow
 from pepa.survival.crafting import Recipes
 
-__all__ = ["DeathRecord", "KnowledgeError", "KnowledgeStore", "PoiRecord"]
+__all__ = ["DeathRecord", "KnowledgeError", "KnowledgeStore", "LessonRecord", "PoiRecord"]
 
 logger = logging.getLogger(__name__)
 
@@ -160,10 +160,11 @@ class KnowledgeStore:
                     hostile=entity.get("category") == "Hostile mobs", verdict=verdict, note=note,
                 )  # fmt: skip
             for mob, (verdict, note) in STARTER_VERDICTS.items():
+                flee = verdict == "flee"
                 e["Lesson"](
-                    skill="combat.attack-nearest" if verdict == "fight" else "survive.flee",
-                    situation="hostile nearby", hostile=mob,
-                    verdict="prefer" if verdict in ("fight", "flee") else "avoid",
+                    skill="combat.attack-nearest", situation="hostile nearby", hostile=mob,
+                    verdict="avoid" if flee else "note",
+                    alternative="survive.flee" if flee else "",
                     text=f"{mob}: {note}", confidence=0.6, source="seed",
                 )  # fmt: skip
             self._set_meta(f"seeded:{version}", utcnow().isoformat())
@@ -227,6 +228,37 @@ class KnowledgeStore:
             if (kind is None or p.kind == kind) and (p.x - x) ** 2 + (p.z - z) ** 2 <= radius**2
         ]
 
+    # -- post-mortems and lessons ------------------------------------------------------
+
+    @orm.db_session
+    def add_postmortem(self, death_id: int, *, backend: str, cause: str, analysis: str) -> None:
+        """The analysis of one death."""
+        death = self.e["Death"][death_id]
+        self.e["PostMortem"](death=death, backend=backend, cause=cause, analysis=analysis)
+
+    @orm.db_session
+    def add_lesson(self, draft: Any, *, source: str) -> LessonRecord:
+        """Store a lesson; the same (skill, hostile, verdict) again raises its confidence."""
+        lesson = self.e["Lesson"]
+        row = lesson.get(skill=draft.skill, hostile=draft.hostile, verdict=draft.verdict)
+        if row is None:
+            row = lesson(
+                skill=draft.skill, situation=draft.situation, hostile=draft.hostile,
+                verdict=draft.verdict, alternative=draft.alternative, text=draft.text,
+                confidence=draft.confidence, source=source,
+            )  # fmt: skip
+        else:
+            row.confidence = min(0.95, max(row.confidence, draft.confidence) + 0.1)
+            row.text = draft.text
+        orm.flush()
+        return _lesson(row)
+
+    @orm.db_session
+    def lessons(self, min_confidence: float = 0.0) -> list[LessonRecord]:
+        """Lessons at or above a confidence, most confident first."""
+        rows = orm.select(x for x in self.e["Lesson"] if x.confidence >= min_confidence)
+        return [_lesson(row) for row in rows.order_by(lambda x: orm.desc(x.confidence))]
+
     # -- chat and skills ------------------------------------------------------------------
 
     @orm.db_session
@@ -255,6 +287,25 @@ class KnowledgeStore:
             }
             for m in orm.select(m for m in self.e["SkillMetric"])
         }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LessonRecord:
+    """A lesson as the reflex chain consults it."""
+
+    skill: str
+    hostile: str
+    verdict: str
+    alternative: str
+    confidence: float
+    text: str
+
+
+def _lesson(row: Any) -> LessonRecord:
+    return LessonRecord(
+        skill=row.skill, hostile=row.hostile, verdict=row.verdict, alternative=row.alternative,
+        confidence=row.confidence, text=row.text,
+    )  # fmt: skip
 
 
 def _death(row: Any) -> DeathRecord:

@@ -47,6 +47,8 @@ BED_RADIUS = 16.0
 SLEEP_RETRY = 30.0
 TRAPPED_AFTER = 3.0
 FLEE_DISTANCE = 16.0
+ADVICE_CONFIDENCE = 0.6
+"""Lessons at or above this confidence change what the chain does."""
 NIGHT = (12541, 23458)
 """Ticks of the day when a bed can be used (mineflayer's and vanilla's window)."""
 
@@ -96,6 +98,14 @@ class Memory:
     """Since when no side has been open."""
     sleeping: bool = False
     """Whether the bot lies in a bed."""
+    advice: dict[tuple[str, str], tuple[str, str, float]] = field(default_factory=dict)
+    """Lessons: (skill, hostile) → (verdict, alternative, confidence)."""
+
+    def learn(
+        self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float
+    ) -> None:
+        """Take a lesson into account from now on."""
+        self.advice[(skill, hostile)] = (verdict, alternative, confidence)
 
     def observe(self, world: Mapping[str, Any], now: float) -> None:
         """Update the time-based parts from a new world view."""
@@ -142,7 +152,12 @@ def _is_night(time_of_day: int | None) -> bool:
 
 def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
     """The single decision of the reflex chain for this moment."""
-    if not world.get("connected") or world.get("alive") is False:
+    hp_now = world.get("hp")
+    if (
+        not world.get("connected")
+        or world.get("alive") is False
+        or (hp_now is not None and hp_now <= 0)
+    ):
         return Decision(reflex="idle", reason="not in the world")
     task = memory.operator_task
     if task is not None:
@@ -161,6 +176,21 @@ def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
         )
     if threats and threats[0].get("distance", math.inf) <= ATTACK_RADIUS:
         target = threats[0]
+        verdict, alternative, confidence = memory.advice.get(
+            ("combat.attack-nearest", str(target.get("name"))), ("", "", 0.0)
+        )
+        if (
+            verdict == "avoid"
+            and confidence >= ADVICE_CONFIDENCE
+            and alternative == "survive.flee"
+            and position
+        ):
+            return Decision(
+                reflex="defend",
+                skill="survive.flee",
+                args={"to": _away(position, near or threats[:1])},
+                reason=f"lesson: do not fight {target.get('name')}",
+            )
         return Decision(
             reflex="defend",
             skill="combat.attack-nearest",
