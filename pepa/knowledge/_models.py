@@ -38,6 +38,7 @@ def define(db: orm.Database) -> dict[str, Any]:
         applied = orm.Required(int, default=0)
         source = orm.Required(str, default="seed")
         created = orm.Required(datetime, default=utcnow)
+        orm.composite_index(skill, hostile)
 
     class RecipeRow(db.Entity):
         _table_ = "recipes"

@@ -254,6 +254,14 @@ class KnowledgeStore:
         return _lesson(row)
 
     @orm.db_session
+    def lessons_for(self, skill: str, hostile: str) -> list[LessonRecord]:
+        """The lessons about ``skill`` against ``hostile`` (indexed), most confident first."""
+        rows = orm.select(
+            x for x in self.e["Lesson"] if x.skill == skill and x.hostile == hostile
+        ).order_by(lambda x: orm.desc(x.confidence))
+        return [_lesson(row) for row in rows]
+
+    @orm.db_session
     def lessons(self, min_confidence: float = 0.0) -> list[LessonRecord]:
         """Lessons at or above a confidence, most confident first."""
         rows = orm.select(x for x in self.e["Lesson"] if x.confidence >= min_confidence)
