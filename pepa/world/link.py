@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 import tenacity
 
+from pepa.world.authme import AuthMe
 from pepa.world.node import JS_DIR, node_binary, node_modules
 
 __all__ = ["LinkSettings", "MinecraftLink", "shutdown_bridge"]
@@ -125,6 +126,7 @@ class MinecraftLink:
         self._ids = itertools.count(1)
         self.connects = 0
         self.version: str | None = None
+        self._auth = AuthMe(settings.password, settings.server_dir / "joined-before.flag")
 
     # -- lifecycle --------------------------------------------------------------
 
@@ -379,15 +381,22 @@ class MinecraftLink:
                 if not _bridge_alive():
                     self._on_bridge_dead("the JS bridge process exited")
                     return
+                self._say(self._auth.on_tick(time.monotonic()))
                 continue
             kind = event.get("type")
             if kind == "_close":
                 return
+            if kind == "chat":
+                self._say(self._auth.on_chat(str(event.get("text", "")), time.monotonic()))
             self._forward(event)
             if kind == "end":
                 self._connected.clear()
                 self._drop_api()
                 return
+
+    def _say(self, command: str | None) -> None:
+        if command is not None:
+            self.chat(command)
 
     def _drop_api(self) -> None:
         end, self._fns, self._api = self._fns.get("end"), {}, None
@@ -409,15 +418,4 @@ class MinecraftLink:
 
     def _authme(self) -> None:
         """AuthMe: ``/register`` the first time on this server, ``/login`` after."""
-        password = self.settings.password
-        if not password:
-            return
-        flag = self.settings.server_dir / "joined-before.flag"
-        if flag.exists():
-            self.chat(f"/login {password}")
-            logger.info("AuthMe: sent /login")
-        else:
-            self.chat(f"/register {password} {password}")
-            flag.parent.mkdir(parents=True, exist_ok=True)
-            flag.write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
-            logger.info("AuthMe: sent /register (first join on this server)")
+        self._say(self._auth.start(time.monotonic()))
