@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skills._base import Link, Skill, Started, started
+from skills._base import Link, Runner, Skill, Started, started
 
 SCAFFOLD = ("dirt", "cobblestone", "netherrack", "stone", "sand", "gravel", "oak_planks")
 """Blocks the bot is willing to pillar up on."""
@@ -40,16 +40,13 @@ def choose_mode(world: Mapping[str, Any]) -> str:
     return "any"
 
 
-def _run_any(link: Link, args: Mapping[str, Any]) -> Started:
-    return started(link.escape(str(args.get("mode", "any")), 3.0), "escape")
+def _runner(mode: str | None, what: str) -> Runner:
+    """Start an escape in ``mode`` (None: the mode the arguments name, default ``any``)."""
 
+    def run(link: Link, args: Mapping[str, Any]) -> Started:
+        return started(link.escape(mode or str(args.get("mode", "any")), 3.0), what)
 
-def _run_up(link: Link, args: Mapping[str, Any]) -> Started:
-    return started(link.escape("up", 3.0), "pillar-up")
-
-
-def _run_dig(link: Link, args: Mapping[str, Any]) -> Started:
-    return started(link.escape("dig", 3.0), "dig-out")
+    return run
 
 
 ESCAPE = Skill(
@@ -57,19 +54,19 @@ ESCAPE = Skill(
     description="Get three blocks away from a spot with no way out on foot, by pillar or pick.",
     coach_may_dispatch=True,
     precondition=can_dig,
-    run=_run_any,
+    run=_runner(None, "escape"),
 )
 PILLAR_UP = Skill(
     id="survive.pillar-up",
     description="Climb out of a pit by jumping and placing blocks underneath.",
     coach_may_dispatch=True,
     precondition=can_pillar,
-    run=_run_up,
+    run=_runner("up", "pillar-up"),
 )
 DIG_OUT = Skill(
     id="survive.dig-out",
     description="Dig through the walls with the best tool at hand.",
     coach_may_dispatch=True,
     precondition=can_dig,
-    run=_run_dig,
+    run=_runner("dig", "dig-out"),
 )

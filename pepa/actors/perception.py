@@ -73,10 +73,6 @@ class Perception(SupervisedActor):
                 return super().on_message(message)
         return None
 
-    def world_view(self) -> dict[str, Any]:
-        """The current world fields (proxy-callable)."""
-        return self.model.view()
-
     def _observe(self, *, force: bool = False) -> None:
         if self.link is not None:
             raw = self.link.snapshot()

@@ -46,10 +46,6 @@ class Watchdog(SupervisedActor):
         for event_type in (WorldObserved, ActivityChanged, ActionFinished, Connected):
             self.runtime.bus.subscribe(event_type, self.handle)
 
-    def danger_areas(self) -> list[tuple[float, float, float]]:
-        """Where the bot got stuck: (x, z, radius) (proxy-callable)."""
-        return list(self.watch.danger)
-
     def on_message(self, message: Any) -> Any:
         now = time.monotonic()
         match message:

@@ -158,15 +158,6 @@ class Supervisor(SupervisedActor):
                 except pykka.ActorDeadError:
                     pass
 
-    def children_status(self) -> list[dict[str, Any]]:
-        """State of each child, in start order (a proxy-callable method)."""
-        return [
-            {"name": c.spec.id, "state": c.state, "restarts": c.restarts, "reason": c.reason}
-            for c in self._children.values()
-        ]
-
-    # -- starting and stopping ------------------------------------------------
-
     def _start_child(self, child: _Child) -> None:
         child.generation += 1
         child.ping = None

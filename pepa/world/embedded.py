@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -181,14 +180,3 @@ def _port_busy(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(0.5)
         return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-def wait_port_free(port: int, timeout: float = 10.0) -> bool:
-    """True once nothing listens on ``port`` (polls; for restarts of the world)."""
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while time.monotonic() < deadline:
-        if not _port_busy(port):
-            return True
-        pause.wait(0.05)
-    return False

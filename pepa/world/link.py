@@ -216,16 +216,7 @@ class MinecraftLink:
 
     def goto(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
         """Walk to a position; completion arrives as ``actionDone``."""
-        fn = self._fns.get("goto")
-        if fn is None:
-            return None
-        action_id = f"a{next(self._ids)}"
-        try:
-            fn(action_id, x, y, z, reach, timeout=CALL_TIMEOUT)
-        except Exception as exc:
-            self._check_bridge(exc)
-            return None
-        return action_id
+        return self._action("goto", x, y, z, reach)
 
     def follow(self, name: str, reach: float = 2.0) -> str | None:
         """Keep near player ``name`` until :meth:`stop`."""

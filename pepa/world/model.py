@@ -13,12 +13,10 @@ from typing import Any
 
 from pepa.events import DawnBroke, DuskFell, HealthChanged, HostileSpotted, PlayerSpotted
 
-__all__ = ["SIGHT", "THREAT_RADIUS", "WorldModel", "is_hostile"]
+__all__ = ["THREAT_RADIUS", "WorldModel", "is_hostile"]
 
 THREAT_RADIUS = 16.0
 """Hostiles within this many blocks are threats in the snapshot."""
-SIGHT = 32.0
-"""Entities farther than this are not reported at all (the JS side's radius)."""
 DUSK = 13000
 DAWN = 23000
 
