@@ -101,6 +101,20 @@ def world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
     w.stop()
 
 
+SANDBOX_SEED = 20261130
+"""The seed of the survival sandbox the tests play in (a reproducible world)."""
+
+
+@pytest.fixture
+def sandbox_world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
+    """A real flying-squid survival sandbox (terrain, day/night, hunger, crafting), seeded."""
+    w = EmbeddedWorld(
+        short_tmp / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
+    ).start()
+    yield w
+    w.stop()
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_threads() -> Iterator[None]:
     """Fail a test that leaves threads running behind it."""

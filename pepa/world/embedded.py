@@ -49,12 +49,15 @@ class EmbeddedWorld:
         seed: int = 12345,
         control: bool = False,
         log_path: Path | None = None,
+        sandbox: bool = False,
     ) -> None:
         self.world_dir = world_dir
         self.port = port
         self.version = version
         self.seed = seed
         self.control = control
+        self.sandbox = sandbox
+        """True: seeded survival terrain and the sandbox plugins (docs/sandbox.md)."""
         self.log_path = log_path or world_dir.parent / "world.log"
         self.control_port: int | None = None
         self.proc: subprocess.Popen[bytes] | None = None
@@ -79,6 +82,7 @@ class EmbeddedWorld:
             str(node), str(JS_DIR / "server.js"), "--port", str(self.port),
             "--world", str(self.world_dir), "--version", self.version, "--seed", str(self.seed),
             "--control-port", "0" if self.control else "none", "--parent-pid", str(os.getpid()),
+            "--sandbox", "1" if self.sandbox else "0",
         ]  # fmt: skip
         env = dict(os.environ, NODE_PATH=str(modules), PEPA_NODE_MODULES=str(modules))
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes to it for its whole life

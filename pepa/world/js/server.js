@@ -18,6 +18,19 @@ const path = require('path')
 const fs = require('fs')
 
 const PLUGIN_PATH = path.join(__dirname, 'plugins', 'pepa_test_plugin.js')
+// The survival sandbox: a seeded terrain generator and every plugin in sandbox/plugins/
+const SANDBOX_DIR = path.join(__dirname, 'sandbox')
+const SANDBOX_GENERATOR = path.join(SANDBOX_DIR, 'generator.js')
+
+function sandboxPlugins (seed) {
+  const dir = path.join(SANDBOX_DIR, 'plugins')
+  if (!fs.existsSync(dir)) return {}
+  const plugins = {}
+  for (const name of fs.readdirSync(dir).sort()) {
+    if (name.endsWith('.js')) plugins[path.join(dir, name)] = { seed }
+  }
+  return plugins
+}
 
 async function startServer ({
   port = 25565,
@@ -27,7 +40,8 @@ async function startServer ({
   maxEntities = 1000,
   gameMode = 0,
   quiet = false,
-  seed = 12345
+  seed = 12345,
+  sandbox = false // true: seeded survival terrain + the sandbox plugins (see docs/sandbox.md)
 } = {}) {
   if (!worldDir) throw new Error('worldDir is required')
   fs.mkdirSync(worldDir, { recursive: true })
@@ -43,9 +57,11 @@ async function startServer ({
     gameMode, // 0 = survival; default-settings.json says 1 (creative): players then take no melee damage
     difficulty: 1,
     worldFolder: worldDir,
-    generation: { name: 'superflat', options: { seed, worldHeight: 80 } },
+    generation: sandbox && fs.existsSync(SANDBOX_GENERATOR)
+      ? { name: SANDBOX_GENERATOR, options: { seed, worldHeight: 256 } }
+      : { name: 'superflat', options: { seed, worldHeight: 80 } },
     kickTimeout: 10000,
-    plugins: { [PLUGIN_PATH]: { controlPort } },
+    plugins: { [PLUGIN_PATH]: { controlPort }, ...(sandbox ? sandboxPlugins(seed) : {}) },
     modpe: false,
     'view-distance': 4,
     'player-list-text': { header: { text: 'pepa' }, footer: { text: 'test world' } },
@@ -72,7 +88,7 @@ async function startServer ({
   }
 }
 
-module.exports = { startServer, PLUGIN_PATH }
+module.exports = { startServer, PLUGIN_PATH, SANDBOX_DIR }
 
 if (require.main === module) {
   const args = process.argv.slice(2)
@@ -87,7 +103,8 @@ if (require.main === module) {
   const version = opt('version', '1.16.5')
   const t0 = Date.now()
   const seed = parseInt(opt('seed', '12345'), 10)
-  startServer({ port, worldDir, version, controlPort, seed })
+  const sandbox = opt('sandbox', '0') === '1'
+  startServer({ port, worldDir, version, controlPort, seed, sandbox })
     .then(({ port, controlPort, close }) => {
       // flying-squid's own exit hook does not wait for the save: close first, then exit
       let closing = false
