@@ -19,6 +19,8 @@ __all__ = [
     "CommandReceived",
     "Connected",
     "DawnBroke",
+    "DeathAnalysed",
+    "DeathAnalysisRequested",
     "DecideProposal",
     "Died",
     "Disconnected",
@@ -42,6 +44,7 @@ __all__ = [
     "SayInChat",
     "SkillFinished",
     "StuckDetected",
+    "TaskSuggested",
     "WorldObserved",
 ]
 
@@ -360,3 +363,43 @@ class LessonLearned:
     """What to do instead (whitelisted), for ``avoid``."""
     confidence: float
     """0..1; advice acts at 0.6 and above."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeathAnalysisRequested:
+    """A death is stored and analysed offline; an LLM back end may add its own analysis."""
+
+    death_id: int
+    """The ``deaths`` row."""
+    reason: str
+    """The death message."""
+    bundle: dict[str, Any]
+    """The context bundle (snapshots, last skill, last hostile, hp, food, inventory)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeathAnalysed:
+    """A validated LLM post-mortem, for the knowledge actor to store."""
+
+    death_id: int
+    """The ``deaths`` row it explains."""
+    backend: str
+    """``pi`` or ``openai``."""
+    cause: str
+    """One line."""
+    analysis: str
+    """A short paragraph."""
+    lessons: tuple[dict[str, Any], ...] = ()
+    """Validated lesson drafts: skill, situation, hostile, verdict, alternative, text, confidence."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskSuggested:
+    """A next action proposed by the LLM when the bot idles; only registry skills get here."""
+
+    skill: str
+    """A skill id from the registry that advice may dispatch."""
+    reason: str
+    """Why, in one line."""
+    source: str
+    """The back end that suggested it."""
