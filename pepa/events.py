@@ -12,6 +12,7 @@ from typing import Any
 __all__ = [
     "ActionFinished",
     "ActivityChanged",
+    "AdviceApplied",
     "AskLlm",
     "ChatReceived",
     "ChatSent",
@@ -39,6 +40,7 @@ __all__ = [
     "PlayerSpotted",
     "ProposalDrafted",
     "ProposalsChanged",
+    "ReflexTicked",
     "Respawned",
     "Resume",
     "SayInChat",
@@ -390,7 +392,8 @@ class DeathAnalysed:
     analysis: str
     """A short paragraph."""
     lessons: tuple[dict[str, Any], ...] = ()
-    """Validated lesson drafts: skill, situation, hostile, verdict, alternative, text, confidence."""
+    """Validated lesson drafts: skill, situation, hostile, verdict, alternative, text,
+    confidence."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -403,3 +406,25 @@ class TaskSuggested:
     """Why, in one line."""
     source: str
     """The back end that suggested it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AdviceApplied:
+    """A lesson changed what the reflex chain dispatched; its outcome will grade the lesson."""
+
+    skill: str
+    """The skill the lesson is about (the one not run)."""
+    hostile: str
+    """The hostile it is about."""
+    verdict: str
+    """``avoid`` or ``prefer``."""
+    instead: str
+    """The skill run instead."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReflexTicked:
+    """The reflex loop's timer ran once (every 0.5 s); the coach counts idle ticks in a row."""
+
+    idle: bool
+    """True when connected, not paused, and the chain chose nothing to do."""

@@ -101,6 +101,14 @@ def test_a_lost_fight_becomes_a_lesson_that_changes_the_next_fight(
     ):
         pause.wait(0.1)
     mob = world.op("spawn_mob", player=BOT, name="zombie", dx=3)["ids"][0]
-    bot.wait_line("lesson: do not fight zombie", start=died)
+    bot.wait_line("lesson: avoid fighting zombie", start=died)
     health = {m["id"]: m["health"] for m in world.op("entities", name="zombie")}
     assert health.get(mob) == 20  # the bot ran instead of swinging
+    # the flight went well: the lesson is graded up and counted as applied
+    bot.wait_line("avoid: held", start=died)
+    graded = eventually_rows(
+        db,
+        "select confidence, applied from lessons"
+        " where hostile = 'zombie' and verdict = 'avoid' and applied > 0",
+    )
+    assert graded[0][0] > lesson[0][0]

@@ -202,8 +202,28 @@ def test_a_lesson_to_avoid_fighting_a_mob_makes_the_bot_flee_it() -> None:
     assert decide(w, 0.0, memory).skill == "combat.attack-nearest"  # not confident enough
     memory.learn("combat.attack-nearest", "zombie", "avoid", "survive.flee", 0.7)
     d = decide(w, 0.0, memory)
-    assert (d.skill, d.reason) == ("survive.flee", "lesson: do not fight zombie")
+    assert (d.skill, d.reason) == ("survive.flee", "lesson: avoid fighting zombie")
+    assert d.advice == ("combat.attack-nearest", "zombie", "avoid")
     assert d.args["to"]["x"] < 0
+
+
+def test_advice_runs_only_whitelisted_alternatives() -> None:
+    w = world(threats=[hostile(7, 3.0, x=3.0)])
+    memory = Memory()
+    memory.learn("combat.attack-nearest", "zombie", "prefer", "survive.pillar-up", 0.8)
+    d = decide(w, 0.0, memory)
+    assert (d.skill, d.advice) == (
+        "survive.pillar-up",
+        ("combat.attack-nearest", "zombie", "prefer"),
+    )
+    memory.learn("combat.attack-nearest", "zombie", "prefer", "nav.explore", 0.9)
+    assert decide(w, 0.0, memory).skill == "combat.attack-nearest"  # not on the whitelist
+    memory.learn("combat.attack-nearest", "zombie", "avoid", "", 0.9)
+    assert decide(w, 0.0, memory).skill == "survive.flee"  # backs off the safest way
+    memory.learn("combat.attack-nearest", "zombie", "note", "survive.flee", 0.95)
+    assert decide(w, 0.0, memory).skill == "survive.flee"  # a note does not undo an avoid
+    memory.learn("combat.attack-nearest", "zombie", "avoid", "", 0.3)  # graded down
+    assert decide(w, 0.0, memory).advice is None
 
 
 def test_a_dead_bot_decides_nothing() -> None:

@@ -19,9 +19,12 @@ from typing import Any
 
 from pepa.events import (
     ActivityChanged,
+    AdviceApplied,
     ChatReceived,
     ChatSent,
     Connected,
+    DeathAnalysed,
+    DeathAnalysisRequested,
     DecideProposal,
     Died,
     ErrorRaised,
@@ -32,7 +35,7 @@ from pepa.events import (
     WorldObserved,
 )
 from pepa.knowledge import KnowledgeError, KnowledgeStore
-from pepa.knowledge.coach_offline import analyse
+from pepa.knowledge.coach_offline import LessonDraft, analyse
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.supervision import SupervisedActor, SupervisionContext
 
@@ -42,6 +45,8 @@ logger = logging.getLogger(__name__)
 
 BUNDLE_SECONDS = 30.0
 """How much of the past a death's context bundle keeps."""
+ADVICE_WINDOW = 60.0
+"""A death this soon after following a lesson counts against the lesson."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,11 +74,13 @@ class Knowledge(SupervisedActor):
         self.store: KnowledgeStore | None = None
         self.recent: deque[tuple[float, dict[str, Any]]] = deque()
         self.activity: str | None = None
+        self.advised: list[tuple[float, AdviceApplied]] = []
+        """Lessons followed lately whose outcome is not known yet."""
 
     def setup(self) -> None:
         for event_type in (
             DecideProposal, ProposalDrafted, Died, ChatReceived, ChatSent, SkillFinished,
-            WorldObserved, ActivityChanged, Connected,
+            WorldObserved, ActivityChanged, Connected, AdviceApplied, DeathAnalysed,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         try:
@@ -102,13 +109,20 @@ class Knowledge(SupervisedActor):
             case ActivityChanged(reflex=reflex, skill=skill):
                 self.activity = skill or reflex or self.activity
             case Died(reason=reason, position=position):
+                self._grade_advice(None, now=time.monotonic())
                 self._record_death(reason, position)
+            case AdviceApplied():
+                self.advised.append((time.monotonic(), message))
+            case DeathAnalysed():
+                self._store_analysis(message)
             case ChatReceived(sender=sender, text=text):
                 self._write(lambda s: s.log_chat(speaker=sender, direction="in", text=text))
             case ChatSent(text=text):
                 self._write(lambda s: s.log_chat(speaker=None, direction="out", text=text))
             case SkillFinished(skill=skill, ok=ok, seconds=seconds):
                 self._write(lambda s: s.record_skill(skill, ok, seconds))
+                if ok:
+                    self._grade_advice(skill, now=time.monotonic())
             case Connected(version=version):
                 self._seed(version)
             case DecideProposal(id=proposal_id, decision=decision):
@@ -155,10 +169,57 @@ class Knowledge(SupervisedActor):
         )
         logger.info("post-mortem of death %d: %s (%s)", record.id, post.cause, post.analysis)
         if post.lesson is not None:
-            lesson = self._write(lambda s: s.add_lesson(post.lesson, source="offline"))
+            self._learn(post.lesson, "offline")
+        self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=bundle))
+
+    def _learn(self, draft: LessonDraft, source: str) -> None:
+        lesson = self._write(lambda s: s.add_lesson(draft, source=source))
+        if lesson is not None:
+            logger.info("lesson (%s): %s (confidence %.2f)", source, lesson.text, lesson.confidence)
+            self._announce(lesson)
+
+    def _store_analysis(self, done: DeathAnalysed) -> None:
+        """An LLM's validated post-mortem: stored beside the offline one, its lessons learned."""
+        self._write(
+            lambda s: s.add_postmortem(
+                done.death_id, backend=done.backend, cause=done.cause, analysis=done.analysis
+            )
+        )
+        logger.info("post-mortem of death %d by %s: %s", done.death_id, done.backend, done.cause)
+        for lesson in done.lessons:
+            self._learn(
+                LessonDraft(
+                    skill=str(lesson["skill"]), situation=str(lesson.get("situation") or ""),
+                    hostile=str(lesson.get("hostile") or ""), verdict=str(lesson["verdict"]),
+                    alternative=str(lesson.get("alternative") or ""), text=str(lesson["text"]),
+                    confidence=float(lesson["confidence"]),
+                ),
+                done.backend,
+            )  # fmt: skip
+
+    def _grade_advice(self, finished: str | None, *, now: float) -> None:
+        """Grade the lessons followed lately: ``finished`` skill went well, None: the bot died."""
+        self.advised = [(at, a) for at, a in self.advised if now - at <= ADVICE_WINDOW]
+        keep: list[tuple[float, AdviceApplied]] = []
+        graded: set[tuple[str, str, str]] = set()
+        for at, advice in self.advised:
+            key = (advice.skill, advice.hostile, advice.verdict)
+            if finished is not None and advice.instead != finished:
+                keep.append((at, advice))
+                continue
+            if key in graded:
+                continue  # one grade per outcome, however often the chain re-dispatched
+            graded.add(key)
+            success = finished is not None
+            lesson = self._write(lambda s, k=key, ok=success: s.grade_lesson(*k, success=ok))
             if lesson is not None:
-                logger.info("lesson: %s (confidence %.2f)", lesson.text, lesson.confidence)
+                logger.info(
+                    "lesson %s/%s %s: %s → confidence %.2f (applied %d)", advice.skill,
+                    advice.hostile, advice.verdict, "held" if success else "failed",
+                    lesson.confidence, lesson.applied,
+                )  # fmt: skip
                 self._announce(lesson)
+        self.advised = keep
 
     def active_lessons(self) -> list[dict[str, Any]]:
         """Lessons the reflex chain acts on (proxy-callable)."""

@@ -29,6 +29,7 @@ from pepa.errors import SupervisionError
 from pepa.events import (
     ActionFinished,
     ActivityChanged,
+    AdviceApplied,
     Connected,
     Died,
     HealthChanged,
@@ -39,6 +40,7 @@ from pepa.events import (
     PausedChanged,
     PlayerSpotted,
     ProposalDrafted,
+    Respawned,
     Resume,
     SayInChat,
     SkillFinished,
@@ -111,6 +113,7 @@ class Reflex(SupervisedActor):
         for event_type in (
             WorldObserved, HostileSpotted, HealthChanged, Pause, Resume, OperatorOrder,
             ActionFinished, Connected, PlayerSpotted, Died, StuckDetected, LessonLearned,
+            Respawned,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
@@ -173,7 +176,7 @@ class Reflex(SupervisedActor):
                 if self.waiting_for == name:
                     self.waiting_for = None
                     self._step(now)
-            case Connected() | Died():
+            case Connected() | Died() | Respawned():
                 self.running = None
                 self.waiting_for = None
                 self._step(now)
@@ -251,6 +254,11 @@ class Reflex(SupervisedActor):
         self.last_instant = ""
         logger.info("%s: %s (%s)", decision.reflex, label, decision.reason)
         self.running = _Running(decision, started.action_id, now, label)
+        if decision.advice is not None:
+            skill_about, hostile, verdict = decision.advice
+            self.publish(
+                AdviceApplied(skill=skill_about, hostile=hostile, verdict=verdict, instead=skill_id)
+            )
 
     def _finished(self, done: ActionFinished, now: float) -> None:
         running = self.running

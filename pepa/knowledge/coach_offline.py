@@ -12,10 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pepa.survival.chain import ADVICE_ALTERNATIVES
+
 __all__ = ["ALTERNATIVES", "LessonDraft", "PostMortemDraft", "analyse"]
 
-ALTERNATIVES = {"combat.attack-nearest": ("survive.flee",)}
-"""The only replacements advice may dispatch for a skill (a whitelist)."""
+ALTERNATIVES = ADVICE_ALTERNATIVES
+"""The only replacements advice may dispatch for a skill (the chain's whitelist)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -44,6 +44,13 @@ STARTER_VERDICTS = {
 """Fight-or-flee verdicts for common mobs, seeded once."""
 
 
+GRADE_UP = 0.05
+"""Confidence a lesson gains each time following it went well."""
+GRADE_DOWN = 0.15
+"""Confidence it loses when the bot died following it (bad advice must fade fast)."""
+MIN_CONFIDENCE, MAX_CONFIDENCE = 0.05, 0.95
+
+
 class KnowledgeError(PepaError):
     """The knowledge base cannot be opened or written."""
 
@@ -231,6 +238,12 @@ class KnowledgeStore:
     # -- post-mortems and lessons ------------------------------------------------------
 
     @orm.db_session
+    def postmortems(self, death_id: int) -> list[tuple[str, str, str]]:
+        """(backend, cause, analysis) of every analysis of one death, oldest first."""
+        rows = orm.select(p for p in self.e["PostMortem"] if p.death.id == death_id)
+        return [(p.backend, p.cause, p.analysis) for p in rows.order_by(lambda p: p.id)]
+
+    @orm.db_session
     def add_postmortem(self, death_id: int, *, backend: str, cause: str, analysis: str) -> None:
         """The analysis of one death."""
         death = self.e["Death"][death_id]
@@ -248,8 +261,22 @@ class KnowledgeStore:
                 confidence=draft.confidence, source=source,
             )  # fmt: skip
         else:
-            row.confidence = min(0.95, max(row.confidence, draft.confidence) + 0.1)
+            row.confidence = min(MAX_CONFIDENCE, max(row.confidence, draft.confidence) + 0.1)
             row.text = draft.text
+        orm.flush()
+        return _lesson(row)
+
+    @orm.db_session
+    def grade_lesson(
+        self, skill: str, hostile: str, verdict: str, *, success: bool
+    ) -> LessonRecord | None:
+        """An applied lesson's outcome: count it, and move its confidence up or down."""
+        row = self.e["Lesson"].get(skill=skill, hostile=hostile, verdict=verdict)
+        if row is None:
+            return None
+        row.applied += 1
+        step = GRADE_UP if success else -GRADE_DOWN
+        row.confidence = round(min(MAX_CONFIDENCE, max(MIN_CONFIDENCE, row.confidence + step)), 3)
         orm.flush()
         return _lesson(row)
 
@@ -307,12 +334,14 @@ class LessonRecord:
     alternative: str
     confidence: float
     text: str
+    applied: int = 0
+    source: str = ""
 
 
 def _lesson(row: Any) -> LessonRecord:
     return LessonRecord(
         skill=row.skill, hostile=row.hostile, verdict=row.verdict, alternative=row.alternative,
-        confidence=row.confidence, text=row.text,
+        confidence=row.confidence, text=row.text, applied=row.applied, source=row.source,
     )  # fmt: skip
 
 

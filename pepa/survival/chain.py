@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FOOD_PRIORITY", "PRIORITY", "Decision", "Memory", "decide"]
+__all__ = ["ADVICE_ALTERNATIVES", "FOOD_PRIORITY", "PRIORITY", "Decision", "Memory", "decide"]
 
 PRIORITY = {
     "operator": 60,
@@ -49,6 +49,10 @@ TRAPPED_AFTER = 3.0
 FLEE_DISTANCE = 16.0
 ADVICE_CONFIDENCE = 0.6
 """Lessons at or above this confidence change what the chain does."""
+ADVICE_ALTERNATIVES: dict[str, tuple[str, ...]] = {
+    "combat.attack-nearest": ("survive.flee", "survive.pillar-up"),
+}
+"""The only skills advice may run instead of a skill (a whitelist), safest first."""
 NIGHT = (12541, 23458)
 """Ticks of the day when a bed can be used (mineflayer's and vanilla's window)."""
 
@@ -77,6 +81,8 @@ class Decision:
     """The skill's arguments."""
     reason: str = ""
     """Why, in a few words (for logs and the dashboard)."""
+    advice: tuple[str, str, str] | None = None
+    """(skill, hostile, verdict) of the lesson that changed this decision, if one did."""
 
     @property
     def priority(self) -> int:
@@ -98,14 +104,14 @@ class Memory:
     """Since when no side has been open."""
     sleeping: bool = False
     """Whether the bot lies in a bed."""
-    advice: dict[tuple[str, str], tuple[str, str, float]] = field(default_factory=dict)
-    """Lessons: (skill, hostile) → (verdict, alternative, confidence)."""
+    advice: dict[tuple[str, str], dict[str, tuple[str, float]]] = field(default_factory=dict)
+    """Lessons: (skill, hostile) → verdict → (alternative, confidence)."""
 
     def learn(
         self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float
     ) -> None:
         """Take a lesson into account from now on."""
-        self.advice[(skill, hostile)] = (verdict, alternative, confidence)
+        self.advice.setdefault((skill, hostile), {})[verdict] = (alternative, confidence)
 
     def observe(self, world: Mapping[str, Any], now: float) -> None:
         """Update the time-based parts from a new world view."""
@@ -146,6 +152,25 @@ def _away(origin: Mapping[str, float], threats: Sequence[Mapping[str, Any]]) -> 
     }
 
 
+def _advised(skill: str, hostile: str, memory: Memory) -> tuple[str, str] | None:
+    """(verdict, skill to run instead) when a confident lesson changes ``skill``, else None.
+
+    ``avoid`` backs the skill off: its whitelisted alternative runs, or the
+    first one of the whitelist when the lesson names none; ``prefer`` runs the
+    lesson's alternative, and only when the whitelist allows it.
+    """
+    allowed = ADVICE_ALTERNATIVES.get(skill, ())
+    lessons = memory.advice.get((skill, hostile), {})
+    for verdict, (alternative, confidence) in sorted(lessons.items(), key=lambda v: -v[1][1]):
+        if confidence < ADVICE_CONFIDENCE or verdict not in ("avoid", "prefer"):
+            continue
+        if alternative in allowed:
+            return verdict, alternative
+        if verdict == "avoid" and allowed:
+            return verdict, allowed[0]
+    return None
+
+
 def _is_night(time_of_day: int | None) -> bool:
     return time_of_day is not None and NIGHT[0] <= time_of_day <= NIGHT[1]
 
@@ -176,20 +201,18 @@ def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
         )
     if threats and threats[0].get("distance", math.inf) <= ATTACK_RADIUS:
         target = threats[0]
-        verdict, alternative, confidence = memory.advice.get(
-            ("combat.attack-nearest", str(target.get("name"))), ("", "", 0.0)
-        )
-        if (
-            verdict == "avoid"
-            and confidence >= ADVICE_CONFIDENCE
-            and alternative == "survive.flee"
-            and position
-        ):
+        name = str(target.get("name"))
+        advised = _advised("combat.attack-nearest", name, memory)
+        if advised is not None and position:
+            verdict, instead = advised
             return Decision(
                 reflex="defend",
-                skill="survive.flee",
-                args={"to": _away(position, near or threats[:1])},
-                reason=f"lesson: do not fight {target.get('name')}",
+                skill=instead,
+                args={"to": _away(position, near or threats[:1])}
+                if instead == "survive.flee"
+                else {},
+                reason=f"lesson: {verdict} fighting {name}",
+                advice=("combat.attack-nearest", name, verdict),
             )
         return Decision(
             reflex="defend",

@@ -109,8 +109,11 @@ function createBot (opts, onEvent) {
     emit({ type: 'spawn', position: vxyz(bot.entity.position), hp: bot.health, food: bot.food })
   })
   bot.on('health', () => emit({ type: 'health', hp: bot.health, food: bot.food, saturation: bot.foodSaturation }))
-  bot.on('death', () => emit({ type: 'death', position: vxyz(bot.entity && bot.entity.position) }))
-  bot.on('respawn', () => emit({ type: 'respawn' }))
+  // A path begun around a death or a respawn would never settle (the world is
+  // reloaded under it): drop the goal so the pending action reports failure.
+  const dropGoal = () => { if (bot.pathfinder && bot.pathfinder.goal) bot.pathfinder.setGoal(null) }
+  bot.on('death', () => { dropGoal(); emit({ type: 'death', position: vxyz(bot.entity && bot.entity.position) }) })
+  bot.on('respawn', () => { dropGoal(); emit({ type: 'respawn' }) })
   bot.on('kicked', (reason, loggedIn) => emit({ type: 'kicked', reason: typeof reason === 'string' ? reason : JSON.stringify(reason), loggedIn }))
   bot.on('end', (reason) => { lag.disable(); emit({ type: 'end', reason: String(reason) }) })
   bot.on('error', (err) => emit({ type: 'error', message: String(err && err.message), code: (err && err.code) || null }))

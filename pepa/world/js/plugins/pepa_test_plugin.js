@@ -449,6 +449,12 @@ module.exports.player = function (player, serv) {
       player.updateHealth(20)
       player.nearbyEntities = []
       player.updateAndSpawn()
+      // A 1.16 respawn packet makes the client drop every chunk (vanilla resends
+      // them; flying-squid does not): without them mineflayer's physics and
+      // pathfinder stand still forever. Forget what was sent and send it again
+      // (the server-side use counters stay up, so no column is unloaded here).
+      for (const id of Object.keys(player.loadedChunks || {})) delete player.loadedChunks[id]
+      player.worldSendRestOfChunks()
     })
   })
 }
