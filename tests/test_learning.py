@@ -112,3 +112,18 @@ def test_a_lost_fight_becomes_a_lesson_that_changes_the_next_fight(
         " where hostile = 'zombie' and verdict = 'avoid' and applied > 0",
     )
     assert graded[0][0] > lesson[0][0]
+
+
+def test_the_persona_greets_a_player_in_russian_and_remembers_its_cooldown(
+    world: EmbeddedWorld, bot: Daemon
+) -> None:
+    db = bot.socket.parent / "knowledge.db"
+    alice = Player(world, "alice")
+    try:
+        greeting = alice.reply_from(BOT, "привет, alice", start=0)
+        assert greeting == "привет, alice!"
+        eventually_rows(db, "select text from chat_log where text = 'привет, alice!'")
+        state = (bot.socket.parent / "persona.json").read_text()
+        assert '"last"' in state
+    finally:
+        alice.close()

@@ -2,9 +2,12 @@
 
 Everything the bot says goes through one rate-limited queue (a burst of 3,
 then one line per 1.5 s), so a server never kicks it for spam and no reply
-is lost in a burst. Chat lines addressed to the bot by name are parsed by
-:mod:`pepa.chat_control`: operators are obeyed, anyone else gets one polite
-refusal (at most once a minute each).
+is lost in a burst. Unprompted, it remarks on its life in short Russian
+lines (:mod:`pepa.voice`: death, respawn, a major skill, a threat, dusk and
+dawn, a player nearby), at most one a minute and eight an hour. Chat lines
+addressed to the bot by name are parsed by :mod:`pepa.chat_control`:
+operators are obeyed, anyone else gets one polite refusal (at most once a
+minute each).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pepa.chat_control import HELP, ChatCommand, parse
@@ -21,15 +25,22 @@ from pepa.events import (
     ActivityChanged,
     ChatReceived,
     ChatSent,
+    DawnBroke,
+    Died,
+    DuskFell,
     ErrorRaised,
+    HostileSpotted,
     OperatorOrder,
     Pause,
     PausedChanged,
+    PlayerSpotted,
+    Respawned,
     Resume,
     SayInChat,
     WorldObserved,
 )
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.voice import Voice
 
 __all__ = ["ChatLimiter", "Persona", "describe_status"]
 
@@ -39,6 +50,13 @@ QUEUE_LIMIT = 20
 """Lines waiting to be said; beyond it the oldest are dropped."""
 REFUSAL_COOLDOWN = 60.0
 """Seconds between two refusals to the same non-operator."""
+THREAT_REMARK_RADIUS = 16.0
+"""Hostiles farther than this are not worth a word."""
+MAJOR_SKILLS = (
+    "gather.", "craft.", "survive.sleep", "survive.eat", "survive.flee", "survive.escape",
+    "combat.attack-nearest", "place-chest", "acquire-food",
+)  # fmt: skip
+"""Skills whose start the persona remarks on (not every step and glance)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -90,8 +108,10 @@ class Persona(SupervisedActor):
         username: str = "pepa_bot",
         operators: tuple[str, ...] = (),
         request_stop: Callable[[], None] | None = None,
+        voice_path: Path | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
+        self.voice = Voice.load(voice_path) if voice_path is not None else Voice()
         self.link = link
         self.username = username
         self.operators = operators
@@ -105,7 +125,10 @@ class Persona(SupervisedActor):
 
     def setup(self) -> None:
         bus = self.runtime.bus
-        for event_type in (SayInChat, ChatReceived, WorldObserved, ActivityChanged, PausedChanged):
+        for event_type in (
+            SayInChat, ChatReceived, WorldObserved, ActivityChanged, PausedChanged, Died,
+            Respawned, HostileSpotted, DuskFell, DawnBroke, PlayerSpotted,
+        ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self.every(0.25, _Drain())
 
@@ -123,6 +146,22 @@ class Persona(SupervisedActor):
                 self.world = snapshot
             case ActivityChanged(reflex=reflex, skill=skill):
                 self.activity = skill or reflex
+                if skill and skill.startswith(MAJOR_SKILLS):
+                    skill_id, _, detail = skill.partition(" ")
+                    self.remark(f"skill:{skill_id}", detail or skill_id.partition(".")[2])
+            case Died():
+                self.remark("death")
+            case Respawned():
+                self.remark("respawn")
+            case HostileSpotted(name=name, distance=distance):
+                if distance <= THREAT_REMARK_RADIUS:
+                    self.remark("threat:creeper" if name == "creeper" else "threat", name)
+            case DuskFell():
+                self.remark("dusk")
+            case DawnBroke():
+                self.remark("dawn")
+            case PlayerSpotted(name=name) if name != self.username:
+                self.remark("player", name)
             case PausedChanged(paused=paused):
                 self.paused = paused
             case _Drain():
@@ -153,6 +192,15 @@ class Persona(SupervisedActor):
                 self.publish(ChatSent(text=line))
             else:
                 logger.warning("could not say: %s", line)
+
+    def remark(self, moment: str, detail: str = "") -> None:
+        """Say the persona's line for a moment of the bot's life, if its cooldowns allow."""
+        if self.link is None or self.paused:
+            return
+        line = self.voice.speak(moment, detail, time.time())
+        if line is not None:
+            logger.info("persona (%s): %s", moment, line)
+            self.say(line)
 
     # -- listening ----------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ def build_tree(
                         "username": username,
                         "operators": operators,
                         "request_stop": request_stop,
+                        "voice_path": server_dir / "persona.json",
                     },
                 ),
             ],

@@ -1,0 +1,127 @@
+"""The bot's own voice: short Russian lines for the moments of its life. Pure but for the file.
+
+The persona says a line on death and respawn, when it starts a major skill,
+on a milestone, a threat, dusk and dawn, and when a player comes near. It is
+a character, not a logger, so it speaks rarely: at least :data:`MIN_GAP`
+seconds between two lines, at most :data:`PER_HOUR` lines in any hour, and the
+same moment not again within :data:`SAME_MOMENT_GAP`. These cooldowns live in
+``persona.json`` beside the other memory files so that a crash loop cannot
+turn into chat spam (which is what gets a bot kicked).
+"""
+
+# ruff: noqa: RUF001 - the lines are Russian on purpose
+from __future__ import annotations
+
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from pepa.memory import write_atomic
+
+__all__ = ["LINES", "MIN_GAP", "PER_HOUR", "Voice", "line_for"]
+
+logger = logging.getLogger(__name__)
+
+MIN_GAP = 60.0
+"""Seconds between two persona lines, at least."""
+PER_HOUR = 8
+"""Persona lines in any rolling hour, at most."""
+SAME_MOMENT_GAP = 600.0
+"""Seconds before the same moment (``threat:creeper`` …) is remarked on again."""
+
+LINES: dict[str, tuple[str, ...]] = {
+    "death": ("ой... я умер", "эх, не повезло", "ладно, ещё раз"),
+    "respawn": ("я снова здесь", "вернулся, продолжаю"),
+    "skill:gather.wood": ("пошёл за деревом", "нужно нарубить дров"),
+    "skill:gather.stone": ("иду за камнем", "пора копать камень"),
+    "skill:craft": ("мастерю {detail}", "сделаю {detail}"),
+    "skill:survive.sleep": ("пора спать", "иду в кровать"),
+    "skill:survive.eat": ("проголодался, ем {detail}",),
+    "skill:survive.flee": ("убегаю!", "лучше уйти отсюда"),
+    "skill:combat.attack-nearest": ("получай, {detail}!", "защищаюсь"),
+    "skill:survive.escape": ("застрял, выбираюсь",),
+    "milestone": ("готово: {detail}", "ура, {detail}"),
+    "threat:creeper": ("ох, криперы, прячусь", "крипер! отхожу"),
+    "threat": ("{detail} рядом, осторожно", "вижу {detail}"),
+    "dusk": ("темнеет, скоро монстры", "вечереет"),
+    "dawn": ("утро, можно работать", "рассвело"),
+    "player": ("привет, {detail}!", "о, {detail} пришёл"),
+}
+"""Moment → the lines the persona picks from in turn; ``{detail}`` is filled in."""
+
+
+def line_for(moment: str, detail: str = "", turn: int = 0) -> str | None:
+    """The line for a moment (``skill:craft`` falls back on ``skill:`` prefixes), or None."""
+    choices = LINES.get(moment)
+    if choices is None and ":" in moment:
+        head, _, rest = moment.partition(":")
+        choices = LINES.get(f"{head}:{rest.split('.')[0]}") or LINES.get(head)
+    if not choices:
+        return None
+    return choices[turn % len(choices)].format(detail=detail or "что-то")
+
+
+@dataclass(slots=True, kw_only=True)
+class Voice:
+    """When the persona may speak; times are wall-clock seconds (they outlive the process)."""
+
+    path: Path | None = None
+    last: float = float("-inf")
+    recent: deque[float] = field(default_factory=deque)
+    moments: dict[str, float] = field(default_factory=dict)
+    turns: int = 0
+
+    @classmethod
+    def load(cls, path: Path) -> Voice:
+        """The saved cooldowns, or fresh ones (a missing or broken file costs one log line)."""
+        voice = cls(path=path)
+        try:
+            data = orjson.loads(path.read_bytes())
+            voice.last = float(data["last"])
+            voice.recent = deque(sorted(float(t) for t in data["recent"]))
+            voice.moments = {str(k): float(v) for k, v in dict(data["moments"]).items()}
+            voice.turns = int(data.get("turns", 0))
+        except FileNotFoundError:
+            pass
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            logger.warning(
+                "%s is unreadable (%s); the persona starts with fresh cooldowns", path, exc
+            )
+        return voice
+
+    def speak(self, moment: str, detail: str, now: float) -> str | None:
+        """The line to say for ``moment`` at ``now``, or None when the persona must keep quiet."""
+        while self.recent and now - self.recent[0] >= 3600.0:
+            self.recent.popleft()
+        if now - self.last < MIN_GAP or len(self.recent) >= PER_HOUR:
+            return None
+        key = f"{moment}:{detail}" if moment in ("threat", "player") else moment
+        if now - self.moments.get(key, float("-inf")) < SAME_MOMENT_GAP:
+            return None
+        line = line_for(moment, detail, self.turns)
+        if line is None:
+            return None
+        self.last = now
+        self.recent.append(now)
+        self.moments[key] = now
+        self.moments = {k: t for k, t in self.moments.items() if now - t < SAME_MOMENT_GAP}
+        self.turns += 1
+        self._save()
+        return line
+
+    def _save(self) -> None:
+        if self.path is None:
+            return
+        data = {
+            "last": self.last,
+            "recent": list(self.recent),
+            "moments": self.moments,
+            "turns": self.turns,
+        }
+        try:
+            write_atomic(self.path, orjson.dumps(data) + b"\n")
+        except OSError as exc:
+            logger.warning("cannot save the persona's cooldowns to %s: %s", self.path, exc)
