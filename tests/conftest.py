@@ -17,6 +17,7 @@ import pytest
 from pepa.bus import Bus
 from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
 from pepa.world.embedded import EmbeddedWorld, free_port
+from tests.pg_server import PostgresServer, find_bin_dir
 
 
 class Recorder:
@@ -113,6 +114,19 @@ def sandbox_world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
     ).start()
     yield w
     w.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server on loopback, for the whole session (Debian's postgresql)."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL server binaries are missing: .ci/run must apt-get postgresql")
+        pytest.skip("no PostgreSQL server binaries (apt-get install postgresql)")
+    server = PostgresServer(bin_dir).start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -1,14 +1,20 @@
-"""The knowledge base on a real SQLite file: schema, migrations, seeding, deaths, places, chat."""
+"""The knowledge base on a real SQLite file and a real PostgreSQL server: schema, migrations,
+seeding, deaths, places, chat, lessons."""
 
 from __future__ import annotations
 
+import itertools
+import re
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from pepa.knowledge import KnowledgeError, KnowledgeStore
+from pepa.knowledge.store import bind_arguments, redact_url
 from pepa.world.node import node_modules
+from tests.pg_server import PostgresServer
 
 TABLES = {
     "meta", "lessons", "recipes", "mob_intel", "block_intel", "deaths", "postmortems", "poi",
@@ -16,10 +22,18 @@ TABLES = {
 }  # fmt: skip
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> KnowledgeStore:
-    s = KnowledgeStore(tmp_path / "knowledge.db").open()
-    yield s  # type: ignore[misc]
+_databases = itertools.count()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeStore]:
+    """The same models on a SQLite file and on a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        s = KnowledgeStore(tmp_path / "knowledge.db").open()
+    else:
+        server = request.getfixturevalue("postgres")
+        s = KnowledgeStore(url=server.create_database(f"k{next(_databases)}")).open()
+    yield s
     s.close()
 
 
@@ -27,9 +41,9 @@ def data_root() -> Path:
     return node_modules() / "minecraft-data" / "minecraft-data" / "data"
 
 
-def test_every_table_exists_in_wal_mode_with_a_schema_version(
-    store: KnowledgeStore, tmp_path: Path
-) -> None:
+def test_every_table_exists_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
+    store = KnowledgeStore(tmp_path / "knowledge.db").open()
+    store.close()
     with sqlite3.connect(tmp_path / "knowledge.db") as raw:
         tables = {
             row[0] for row in raw.execute("select name from sqlite_master where type='table'")
@@ -104,3 +118,66 @@ def test_a_lesson_learned_again_grows_more_confident(store: KnowledgeStore) -> N
     again = store.add_lesson(draft, source="offline")
     assert (first.confidence, again.confidence) == (pytest.approx(0.7), pytest.approx(0.8))
     assert [x.text for x in store.lessons(min_confidence=0.75)] == ["flee zombies"]
+
+
+def test_an_applied_lesson_is_graded_by_its_outcome(store: KnowledgeStore) -> None:
+    from pepa.knowledge.coach_offline import LessonDraft
+
+    draft = LessonDraft(
+        skill="combat.attack-nearest", situation="hostile nearby", hostile="zombie",
+        verdict="avoid", alternative="survive.flee", text="flee zombies", confidence=0.7,
+    )  # fmt: skip
+    store.add_lesson(draft, source="offline")
+    held = store.grade_lesson("combat.attack-nearest", "zombie", "avoid", success=True)
+    assert held is not None and (held.confidence, held.applied) == (pytest.approx(0.75), 1)
+    failed = store.grade_lesson("combat.attack-nearest", "zombie", "avoid", success=False)
+    assert failed is not None and (failed.confidence, failed.applied) == (pytest.approx(0.6), 2)
+    assert store.grade_lesson("combat.attack-nearest", "creeper", "avoid", success=True) is None
+
+
+def test_the_same_tables_exist_in_postgres_and_opening_again_keeps_rows(
+    postgres: PostgresServer,
+) -> None:
+    import psycopg2
+
+    url = postgres.create_database("tables")
+    first = KnowledgeStore(url=url).open()
+    first.log_chat(speaker="alice", direction="in", text="hi")
+    first.close()
+    again = KnowledgeStore(url=url).open()  # a second bot of the fleet, or a restart
+    assert again.counts()["chat_log"] == 1
+    again.close()
+    connection = psycopg2.connect(
+        host="127.0.0.1", port=postgres.port, user="pepa", dbname="tables"
+    )
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("select tablename from pg_tables where schemaname = 'public'")
+            tables = {row[0] for row in cursor.fetchall()}
+    finally:
+        connection.close()
+    assert tables >= TABLES
+
+
+def test_database_urls_are_parsed_and_never_leak_a_password(tmp_path: Path) -> None:
+    pg = bind_arguments("postgresql://bot:s%40cret@db.local:6543/fleet")
+    assert pg == {
+        "provider": "postgres", "host": "db.local", "port": 6543, "database": "fleet",
+        "user": "bot", "password": "s@cret", "connect_timeout": 10,
+    }  # fmt: skip
+    assert bind_arguments(f"sqlite://{tmp_path}/k.db")["filename"] == f"{tmp_path}/k.db"
+    assert redact_url("postgresql://bot:secret@h/db") == "postgresql://bot:***@h/db"
+    with pytest.raises(
+        KnowledgeError, match=re.escape("unsupported database URL 'mysql://u:***@h/db'")
+    ):
+        bind_arguments("mysql://u:pw@h/db")
+    with pytest.raises(KnowledgeError, match="needs a host and a database"):
+        bind_arguments("postgresql://bot@h/")
+
+
+def test_an_unreachable_postgres_is_one_clear_error_without_the_password() -> None:
+    with pytest.raises(
+        KnowledgeError, match=re.escape("cannot open postgresql://bot:***@127.0.0.1:1/x")
+    ) as info:
+        KnowledgeStore(url="postgresql://bot:hunter2@127.0.0.1:1/x").open()
+    assert "hunter2" not in str(info.value)

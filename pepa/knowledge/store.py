@@ -1,4 +1,7 @@
-"""The knowledge base of one server: Pony ORM on SQLite (``knowledge.db``), WAL mode.
+"""The knowledge base of one server: Pony ORM on SQLite (``knowledge.db``, WAL mode) or PostgreSQL.
+
+With a ``postgresql://`` URL the same models live in a shared server, so a
+fleet of bots shares its lessons.
 
 Only the knowledge actor's thread calls a :class:`KnowledgeStore`; callers
 get plain dataclasses, never Pony entities. Opening is idempotent and
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pony import orm
 
@@ -24,7 +28,15 @@ from pepa.errors import PepaError
 from pepa.knowledge._models import SCHEMA_VERSION, define, utcnow
 from pepa.survival.crafting import Recipes
 
-__all__ = ["DeathRecord", "KnowledgeError", "KnowledgeStore", "LessonRecord", "PoiRecord"]
+__all__ = [
+    "DeathRecord",
+    "KnowledgeError",
+    "KnowledgeStore",
+    "LessonRecord",
+    "PoiRecord",
+    "bind_arguments",
+    "redact_url",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +67,39 @@ class KnowledgeError(PepaError):
     """The knowledge base cannot be opened or written."""
 
 
+def bind_arguments(url: str) -> dict[str, Any]:
+    """Pony's ``bind`` arguments for ``sqlite:///path`` or ``postgresql://user:pw@host:port/db``."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        if not parts.path:
+            raise KnowledgeError(f"no file in database URL {url!r}")
+        return {"provider": "sqlite", "filename": parts.path, "create_db": True}
+    if parts.scheme in ("postgres", "postgresql"):
+        database = parts.path.lstrip("/")
+        if not database or not parts.hostname:
+            raise KnowledgeError(f"database URL {redact_url(url)!r} needs a host and a database")
+        arguments: dict[str, Any] = {
+            "provider": "postgres", "host": parts.hostname, "port": parts.port or 5432,
+            "database": unquote(database), "user": unquote(parts.username or "postgres"),
+            "connect_timeout": 10,
+        }  # fmt: skip
+        if parts.password:
+            arguments["password"] = unquote(parts.password)
+        return arguments
+    raise KnowledgeError(
+        f"unsupported database URL {redact_url(url)!r}: use sqlite:///path or postgresql://..."
+    )
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password masked, for logs."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeathRecord:
     """One death as stored."""
@@ -82,25 +127,39 @@ class PoiRecord:
 class KnowledgeStore:
     """Open with :meth:`open`; every method runs in its own db_session."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None = None, *, url: str | None = None) -> None:
+        if (path is None) == (url is None):
+            raise ValueError("give a SQLite path or a database URL, not both")
         self.path = path
+        self.url = url
         self.db = orm.Database()
         self.e = define(self.db)
+
+    @property
+    def where(self) -> str:
+        """The database for messages: the file, or the URL without its password."""
+        return str(self.path) if self.path is not None else redact_url(self.url or "")
 
     def open(self) -> KnowledgeStore:
         """Create or upgrade the database (idempotent); raises KnowledgeError."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # WAL is a property of the file: set it outside Pony's transactions, once
-            with closing(sqlite3.connect(self.path)) as raw:
-                raw.execute("PRAGMA journal_mode=WAL")
-            self.db.bind(provider="sqlite", filename=str(self.path), create_db=True)
+            if self.path is not None:
+                self._bind_sqlite(self.path)
+            else:
+                self.db.bind(**bind_arguments(self.url or ""))
             self.db.generate_mapping(create_tables=True)
             with orm.db_session:
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
         except Exception as exc:  # Pony raises many kinds; all mean "cannot use it"
-            raise KnowledgeError(f"cannot open {self.path}: {exc}") from exc
+            raise KnowledgeError(f"cannot open {self.where}: {exc}") from exc
         return self
+
+    def _bind_sqlite(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # WAL is a property of the file: set it outside Pony's transactions, once
+        with closing(sqlite3.connect(path)) as raw:
+            raw.execute("PRAGMA journal_mode=WAL")
+        self.db.bind(provider="sqlite", filename=str(path), create_db=True)
 
     def close(self) -> None:
         """Release the connection."""
