@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pepa.errors import ConfigError
+from pepa.urls import redact_url
 
 __all__ = [
     "EMBEDDED_HOST",
@@ -45,6 +46,12 @@ _ENV = {
     "operators": "OPERATOR_USERNAMES",
     "state_dir": "PEPA_STATE_DIR",
     "llm": "PEPA_LLM",
+    "pi_command": "PEPA_PI_COMMAND",
+    "openai_url": "PEPA_OPENAI_URL",
+    "openai_model": "PEPA_OPENAI_MODEL",
+    "openai_key": "OPENAI_API_KEY",
+    "llm_timeout": "PEPA_LLM_TIMEOUT",
+    "db_url": "PEPA_DB_URL",
     "fault_injection": "PEPA_FAULT_INJECTION",
 }
 
@@ -69,6 +76,18 @@ class Config:
     """Root of every server's personal memory."""
     llm: str = "auto"
     """LLM back end: auto, pi, openai or offline."""
+    pi_command: str = "pi"
+    """The ``pi`` command (arguments allowed); ``-p PROMPT`` is appended."""
+    openai_url: str | None = None
+    """OpenAI-compatible base URL; None uses http://127.0.0.1:11434/v1 and ``auto`` skips openai."""
+    openai_model: str = ""
+    """Model name for the openai back end (empty: the server's default)."""
+    openai_key: str | None = field(default=None, repr=False)
+    """Bearer token for the openai back end (never logged)."""
+    llm_timeout: float = 120.0
+    """Seconds a post-mortem or next-action ask may take."""
+    db_url: str | None = field(default=None, repr=False)
+    """Knowledge base URL (``postgresql://…`` shared by a fleet); None: ``knowledge.db``."""
     fault_injection: bool = False
     """Whether ``cmd:fault`` and injected faults are allowed."""
 
@@ -92,12 +111,16 @@ class Config:
         """The back end ``auto`` stands for on this machine."""
         if self.llm != "auto":
             return self.llm
-        return "pi" if shutil.which("pi") else "offline"
+        if shutil.which((self.pi_command.split() or ["pi"])[0]):
+            return "pi"
+        return "openai" if self.openai_url else "offline"
 
     def redacted(self) -> dict[str, Any]:
         """The settings as plain values, the password masked, for logs."""
         values = asdict(self)
         values["password"] = "***" if self.password else None
+        values["openai_key"] = "***" if self.openai_key else None
+        values["db_url"] = redact_url(self.db_url) if self.db_url else None
         values["state_dir"] = str(self.state_dir)
         values["operators"] = list(self.operators)
         return values
@@ -196,6 +219,12 @@ def resolve(
         operators=operators,
         state_dir=Path(pick("state_dir") or "state"),
         llm=llm,
+        pi_command=pick("pi_command") or "pi",
+        openai_url=_url(pick("openai_url")),
+        openai_model=pick("openai_model") or "",
+        openai_key=pick("openai_key") or None,
+        llm_timeout=_seconds(pick("llm_timeout")),
+        db_url=_db_url(pick("db_url")),
         fault_injection=_flag(pick("fault_injection")),
     )
 
@@ -221,6 +250,38 @@ def _operators(value: Any) -> tuple[str, ...]:
         if not _USERNAME.match(name):
             raise ConfigError(f"operator {name!r} is not a Minecraft name")
     return cleaned
+
+
+def _url(value: Any) -> str | None:
+    if not value:
+        return None
+    text = str(value).strip().rstrip("/")
+    if not re.match(r"^https?://[^/\s]+", text):
+        raise ConfigError(f"PEPA_OPENAI_URL {value!r} is not an http(s) URL")
+    return text
+
+
+def _db_url(value: Any) -> str | None:
+    if not value:
+        return None
+    text = str(value).strip()
+    if not re.match(r"^(sqlite:///|postgres(ql)?://)\S+$", text):
+        raise ConfigError(
+            f"PEPA_DB_URL {redact_url(text)!r} is not sqlite:///path or postgresql://user@host/db"
+        )
+    return text
+
+
+def _seconds(value: Any) -> float:
+    if value is None or value == "":
+        return 120.0
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"PEPA_LLM_TIMEOUT {value!r} is not a number of seconds") from exc
+    if not 1.0 <= seconds <= 3600.0:
+        raise ConfigError(f"PEPA_LLM_TIMEOUT {seconds:g} is out of range (1-3600 s)")
+    return seconds
 
 
 def _flag(value: Any) -> bool:

@@ -83,3 +83,54 @@ def test_missing_dotenv_is_empty_and_unreadable_is_an_error(tmp_path: Path) -> N
     (tmp_path / ".env").mkdir()
     with pytest.raises(ConfigError, match="cannot read"):
         read_dotenv(tmp_path / ".env")
+
+
+# -- the LLM back ends (docs/llm.md) -------------------------------------------------------
+
+
+def test_llm_settings_come_from_the_environment_and_dotenv() -> None:
+    config = resolve(
+        {},
+        {"PEPA_OPENAI_URL": "http://127.0.0.1:8080/v1/", "PEPA_LLM_TIMEOUT": "30"},
+        {"PEPA_OPENAI_MODEL": "qwen2.5:0.5b", "PEPA_PI_COMMAND": "pi --model small"},
+    )
+    assert config.openai_url == "http://127.0.0.1:8080/v1"
+    assert config.openai_model == "qwen2.5:0.5b"
+    assert config.pi_command == "pi --model small"
+    assert config.llm_timeout == 30.0
+    assert resolve({}, {}, {}).openai_url is None
+
+
+def test_the_openai_key_never_appears_in_logs_and_reaches_the_worker() -> None:
+    config = resolve({}, {"OPENAI_API_KEY": "sk-hunter2"}, {})
+    assert "sk-hunter2" not in repr(config)
+    assert config.redacted()["openai_key"] == "***"
+    assert config_from_json(config.to_json()).openai_key == "sk-hunter2"
+
+
+def test_auto_picks_pi_then_a_configured_openai_url_then_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert resolve({}, {}, {}).llm_backend == "offline"
+    with_url = resolve({}, {"PEPA_OPENAI_URL": "http://127.0.0.1:8080/v1"}, {})
+    assert with_url.llm_backend == "openai"
+    (tmp_path / "pi").write_text("#!/bin/sh\n")
+    (tmp_path / "pi").chmod(0o755)
+    assert with_url.llm_backend == "pi"
+    assert resolve({"llm": "offline"}, {}, {}).llm_backend == "offline"
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"PEPA_OPENAI_URL": "127.0.0.1:8080"}, "not an http"),
+        ({"PEPA_LLM_TIMEOUT": "soon"}, "not a number of seconds"),
+        ({"PEPA_LLM_TIMEOUT": "0"}, "out of range"),
+    ],
+)
+def test_bad_llm_settings_raise_one_clear_config_error(
+    environ: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        resolve({}, environ, {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -127,3 +128,52 @@ def test_the_persona_greets_a_player_in_russian_and_remembers_its_cooldown(
         assert '"last"' in state
     finally:
         alice.close()
+
+
+POSTMORTEM = (
+    '{"cause": "fought a zombie at low health", "analysis": "it kept swinging at 2 hp",'
+    ' "lessons": [{"skill": "combat.attack-nearest", "verdict": "prefer",'
+    ' "alternative": "survive.pillar-up", "hostile": "zombie", "situation": "low hp",'
+    ' "text": "pillar up out of reach when a zombie corners you", "confidence": 0.9}]}'
+)
+NEXT_ACTION = '{"skill": "explore", "reason": "see more of the world"}'
+
+
+def test_with_an_llm_a_death_gets_its_post_mortem_and_idleness_a_task(
+    short_tmp: Path, world: EmbeddedWorld
+) -> None:
+    from tests.llm_standins.pi_script import calls, install_pi
+
+    bin_dir = short_tmp / "bin"
+    install_pi(
+        bin_dir,
+        'case "$2" in\n'
+        f"  *'It just died'*) printf '%s\\n' '{POSTMORTEM}' ;;\n"
+        f"  *'idle for a while'*) printf '%s\\n' '{NEXT_ACTION}' ;;\n"
+        "  *) echo 'Error: unexpected prompt'; exit 1 ;;\n"
+        "esac",
+    )
+    path = f"{bin_dir}:{os.environ['PATH']}"
+    daemon = Daemon(short_tmp, "--llm", "pi", env={"PATH": path}, host="127.0.0.1", port=world.port)
+    try:
+        daemon.in_world()
+        db = daemon.socket.parent / "knowledge.db"
+        # idle for 20 ticks: the coach asks for a next action, the chain's task slot runs it
+        daemon.wait_line("task suggested by pi: explore", timeout=40)
+        daemon.wait_line("task: explore")
+        # a death: the offline post-mortem at once, then pi's, validated and stored
+        world.op("kill", player=BOT)
+        rows = eventually_rows(db, "select backend, cause from postmortems where backend = 'pi'")
+        assert rows[0][1] == "fought a zombie at low health"
+        lesson = eventually_rows(
+            db, "select verdict, alternative, confidence, source from lessons where source = 'pi'"
+        )
+        assert lesson[0][:2] == ("prefer", "survive.pillar-up")
+        assert lesson[0][2] <= 0.8  # an LLM's lesson is capped below certainty
+        prompts = calls(bin_dir)
+        assert any("It just died" in p for p in prompts)
+        assert any("idle for a while" in p for p in prompts)
+        budget = (daemon.socket.parent / "llm-budget.json").read_text()
+        assert budget.strip()
+    finally:
+        daemon.close()

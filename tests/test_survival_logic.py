@@ -228,3 +228,12 @@ def test_advice_runs_only_whitelisted_alternatives() -> None:
 
 def test_a_dead_bot_decides_nothing() -> None:
     assert decide(world(hp=-5, threats=[hostile(7, 2.0)]), 0.0, Memory()).reflex == "idle"
+
+
+def test_the_task_slot_runs_below_the_survival_reflexes() -> None:
+    memory = Memory()
+    memory.task = {"skill": "explore", "args": {}, "reason": "pi: look around"}
+    d = decide(world(), 0.0, memory)
+    assert (d.reflex, d.skill, d.reason) == ("task", "explore", "pi: look around")
+    hungry = world(food=5, inventory={"items": {"bread": 1}})
+    assert decide(hungry, 0.0, memory).reflex == "eat"  # survival first

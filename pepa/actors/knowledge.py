@@ -64,10 +64,13 @@ class Knowledge(SupervisedActor):
         server_dir: Path,
         rescan: float = 5.0,
         data_root: Path | None = None,
+        db_url: str | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
         self.proposals = ProposalStore(server_dir / "proposals")
         self.db_path = server_dir / "knowledge.db"
+        self.db_url = db_url
+        """A ``postgresql://`` URL shared by a fleet; None: ``knowledge.db`` of this server."""
         self.data_root = data_root
         self.rescan = rescan
         self.pending: tuple[str, ...] | None = None
@@ -84,7 +87,10 @@ class Knowledge(SupervisedActor):
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         try:
-            self.store = KnowledgeStore(self.db_path).open()
+            if self.db_url:
+                self.store = KnowledgeStore(url=self.db_url).open()
+            else:
+                self.store = KnowledgeStore(self.db_path).open()
         except KnowledgeError as exc:
             logger.warning("no knowledge base this time (the bot plays on): %s", exc)
             self.store = None

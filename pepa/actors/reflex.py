@@ -40,11 +40,13 @@ from pepa.events import (
     PausedChanged,
     PlayerSpotted,
     ProposalDrafted,
+    ReflexTicked,
     Respawned,
     Resume,
     SayInChat,
     SkillFinished,
     StuckDetected,
+    TaskSuggested,
     WorldObserved,
 )
 from pepa.memory import TaskFile
@@ -113,7 +115,7 @@ class Reflex(SupervisedActor):
         for event_type in (
             WorldObserved, HostileSpotted, HealthChanged, Pause, Resume, OperatorOrder,
             ActionFinished, Connected, PlayerSpotted, Died, StuckDetected, LessonLearned,
-            Respawned,
+            Respawned, TaskSuggested,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
@@ -157,6 +159,12 @@ class Reflex(SupervisedActor):
                 self.world = {**self.world, "hp": hp, "food": food}
                 self._react(now)
             case _Tick():
+                self._step(now)
+                idle = self.activity == (None, None) and not self.paused
+                self.publish(ReflexTicked(idle=idle and bool(self.world.get("connected"))))
+            case TaskSuggested(skill=skill, reason=reason, source=source):
+                logger.info("task suggested by %s: %s (%s)", source, skill, reason)
+                self.memory.task = {"skill": skill, "args": {}, "reason": f"{source}: {reason}"}
                 self._step(now)
             case OperatorOrder(verb=verb, operator=operator):
                 self._order(verb, operator, now)
@@ -238,6 +246,9 @@ class Reflex(SupervisedActor):
         why_not = skill.check(self.world, args)
         if why_not is not None:
             logger.debug("%s cannot run: %s", label, why_not)
+            if decision.reflex == "task":
+                logger.info("dropped task %s: %s", label, why_not)
+                self.memory.task = None
             return
         if skill_id == "survive.eat":
             self.memory.last_eat = now
@@ -266,6 +277,8 @@ class Reflex(SupervisedActor):
             return
         self.running = None
         skill_id = running.decision.skill or ""
+        if running.decision.reflex == "task":
+            self.memory.task = None  # done or failed: the next task comes from the curriculum
         task = self.memory.operator_task
         if not done.ok and done.error.startswith("cannot see") and task is not None:
             self.waiting_for = str(task.get("operator"))  # go on when they come into sight

@@ -29,6 +29,7 @@ from pepa.actors.perception import Perception
 from pepa.actors.persona import Persona
 from pepa.actors.reflex import Reflex
 from pepa.actors.watchdog import Watchdog
+from pepa.llm import LlmSettings
 from pepa.logs import RingBuffer
 from pepa.supervision import ChildSpec, Supervisor
 
@@ -51,6 +52,8 @@ def build_tree(
     data_root: Path | None = None,
     heartbeat_interval: float = 1.0,
     heartbeat_timeout: float = 5.0,
+    llm: LlmSettings | None = None,
+    db_url: str | None = None,
 ) -> ChildSpec:
     """The root child spec, ready for :func:`pepa.supervision.start_tree`."""
     timing = {"heartbeat_interval": heartbeat_interval, "heartbeat_timeout": heartbeat_timeout}
@@ -70,7 +73,15 @@ def build_tree(
                     kwargs={"link": link, "server_dir": server_dir, "poll": reflex_poll},
                 ),
                 ChildSpec(id="watchdog", actor_class=Watchdog, kwargs={"link": link}),
-                ChildSpec(id="coach", actor_class=Coach, kwargs={"backend": llm_backend}),
+                ChildSpec(
+                    id="coach",
+                    actor_class=Coach,
+                    kwargs={
+                        "backend": llm_backend,
+                        "settings": llm,
+                        "budget_path": server_dir / "llm-budget.json",
+                    },
+                ),
                 ChildSpec(
                     id="persona",
                     actor_class=Persona,
@@ -96,7 +107,7 @@ def build_tree(
                 ChildSpec(
                     id="knowledge",
                     actor_class=Knowledge,
-                    kwargs={"server_dir": server_dir, "data_root": data_root},
+                    kwargs={"server_dir": server_dir, "data_root": data_root, "db_url": db_url},
                 ),
                 ChildSpec(
                     id="ipc",

@@ -29,6 +29,7 @@ from pepa.config import EMBEDDED_HOST, Config, config_from_json
 from pepa.errors import PepaError, SupervisionError
 from pepa.events import ClientConnected, CommandReceived
 from pepa.ipc.server import IpcServer
+from pepa.llm import settings_from_config
 from pepa.supervision import Ping, Registry, Runtime, Scheduler, start_tree, stop_tree
 from pepa.world.embedded import DEFAULT_VERSION
 from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
@@ -139,6 +140,8 @@ class Worker:
             data_root=_minecraft_data(),
             heartbeat_interval=self.heartbeat_interval,
             heartbeat_timeout=self.heartbeat_timeout,
+            llm=settings_from_config(config),
+            db_url=config.db_url,
         )
         logger.info("worker %d starting: %s", os.getpid(), config.redacted())
         root = None

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from pony import orm
 
 from pepa.errors import PepaError
 from pepa.knowledge._models import SCHEMA_VERSION, define, utcnow
 from pepa.survival.crafting import Recipes
+from pepa.urls import redact_url
 
 __all__ = [
     "DeathRecord",
@@ -89,15 +90,6 @@ def bind_arguments(url: str) -> dict[str, Any]:
     raise KnowledgeError(
         f"unsupported database URL {redact_url(url)!r}: use sqlite:///path or postgresql://..."
     )
-
-
-def redact_url(url: str) -> str:
-    """The URL with its password masked, for logs."""
-    parts = urlsplit(url)
-    if not parts.password:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

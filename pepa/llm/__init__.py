@@ -1,7 +1,46 @@
-"""LLM back ends behind one interface (``pi`` today; ``openai`` and ``offline`` analysis later)."""
+"""LLM back ends behind one interface: ``pi``, ``openai`` (OpenAI-compatible), ``offline``.
+
+See docs/llm.md. The public modules :mod:`pepa.llm.validate`,
+:mod:`pepa.llm.budget` and :mod:`pepa.llm.prompts` are pure; the back ends
+run processes and sockets.
+"""
 
 from __future__ import annotations
 
+from pepa.llm._base import (
+    Backend,
+    CancelToken,
+    LlmCancelled,
+    LlmError,
+    LlmTimeout,
+    LlmUnavailable,
+    Running,
+)
+from pepa.llm._openai import OpenAIBackend
+from pepa.llm._pi import PiBackend
+from pepa.llm._settings import (
+    DEFAULT_OPENAI_URL,
+    LlmSettings,
+    OfflineBackend,
+    make_backend,
+    settings_from_config,
+)
 from pepa.llm._stream import StreamingCommand
 
-__all__ = ["StreamingCommand"]
+__all__ = [
+    "DEFAULT_OPENAI_URL",
+    "Backend",
+    "CancelToken",
+    "LlmCancelled",
+    "LlmError",
+    "LlmSettings",
+    "LlmTimeout",
+    "LlmUnavailable",
+    "OfflineBackend",
+    "OpenAIBackend",
+    "PiBackend",
+    "Running",
+    "StreamingCommand",
+    "make_backend",
+    "settings_from_config",
+]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
 
-__all__ = ["StreamingCommand"]
+__all__ = ["StreamingCommand", "kill_group"]
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +20,9 @@ class StreamingCommand:
 
     Two reader threads (stdout, stderr) call ``on_chunk(stream, text)``; when
     both streams end, ``on_done(code, duration_ms)`` is called once. Callbacks
-    must only enqueue. ``cancel()`` terminates the process.
+    must only enqueue. The command runs in its own process group, so
+    ``cancel()`` and the timeout end whatever it started too (a shell script's
+    ``sleep`` would otherwise hold the pipes open).
     """
 
     def __init__(
@@ -46,6 +50,7 @@ class StreamingCommand:
             stderr=subprocess.PIPE,
             text=True,
             bufsize=1,
+            start_new_session=True,
         )
         proc = self._proc
         readers = [
@@ -64,9 +69,9 @@ class StreamingCommand:
             thread.start()
 
     def cancel(self) -> None:
-        """Terminate the process if it still runs."""
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
+        """Kill the process and its children if it still runs."""
+        if self._proc is not None:
+            kill_group(self._proc)
 
     def join(self, timeout: float = 5.0) -> None:
         """Wait for the reader threads to end."""
@@ -84,9 +89,18 @@ class StreamingCommand:
         try:
             code = self._proc.wait(timeout=self._timeout)
         except subprocess.TimeoutExpired:
-            logger.warning("%s ran past %gs; terminated", self.argv[0], self._timeout)
-            self._proc.kill()
+            logger.warning("%s ran past %gs; killed", self.argv[0], self._timeout)
+            kill_group(self._proc)
             code = self._proc.wait()
+        kill_group(self._proc)  # anything it left behind would hold the pipes open
         for reader in readers:
             reader.join()
         self._on_done(code, int((time.monotonic() - started) * 1000))
+
+
+def kill_group(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL the process group ``proc`` leads (started with ``start_new_session``)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the whole group has already ended

@@ -13,6 +13,7 @@ every tick, and pre-empts a running action when a higher reflex wins.
   :data:`FOOD_PRIORITY`, at most one attempt every 5 s.
 - **sleep**: night, no hostile within 8, a bed within 16 → sleep; a refusal
   is retried after 30 s.
+- **task**: the task slot (curriculum, or a skill an LLM suggested when idle).
 - **idle**: nothing to do: look around now and then.
 """
 
@@ -96,6 +97,8 @@ class Memory:
 
     operator_task: Mapping[str, Any] | None = None
     """The operator's come/follow order, if any."""
+    task: Mapping[str, Any] | None = None
+    """The task slot: ``{skill, args, reason}`` from the curriculum or a suggestion."""
     last_eat: float = -math.inf
     """When the bot last tried to eat."""
     sleep_retry_at: float = -math.inf
@@ -246,4 +249,12 @@ def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
                 args={"bed": {k: bed[k] for k in ("x", "y", "z")}},
                 reason="night",
             )
+    task = memory.task
+    if task is not None:
+        return Decision(
+            reflex="task",
+            skill=str(task["skill"]),
+            args=dict(task.get("args") or {}),
+            reason=str(task.get("reason") or "task"),
+        )
     return Decision(reflex="idle", reason="nothing to do")

@@ -1,0 +1,144 @@
+"""The prompts the coach sends: compact facts, the skill ids, the exact JSON wanted. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pepa.llm.validate import LLM_CONFIDENCE_CAP, MAX_LESSONS, SkillCatalog
+
+__all__ = ["death_facts", "next_action_prompt", "postmortem_prompt", "world_facts"]
+
+TRAIL = 8
+"""Values of hp and food shown, at most."""
+ITEMS = 12
+"""Inventory entries shown, at most."""
+
+
+def postmortem_prompt(reason: str, bundle: Mapping[str, Any], catalog: SkillCatalog) -> str:
+    """Ask why the bot died and what lesson to keep, as one JSON object."""
+    return "\n".join(
+        [
+            "You coach a Minecraft survival bot. It just died. Facts:",
+            *death_facts(reason, bundle),
+            "",
+            "Skills (id: what it does; * = may be given as an alternative):",
+            *_skills(catalog, mark_advisable=True),
+            "",
+            "Answer with ONE JSON object and nothing else, no prose, no markdown:",
+            '{"cause": "<one line, <=200 chars>", "analysis": "<<=120 words>", "lessons": [',
+            '  {"skill": "<skill id above>", "verdict": "avoid|prefer|note",',
+            '   "alternative": "<a * skill id, or \\"\\">", "hostile": "<mob name or \\"\\">",',
+            '   "situation": "<short>", "text": "<the lesson, <=300 chars>",',
+            f'   "confidence": <0..{LLM_CONFIDENCE_CAP}>}}',
+            "]}",
+            f"At most {MAX_LESSONS} lessons. prefer needs an alternative; note has none.",
+        ]
+    )
+
+
+def next_action_prompt(world: Mapping[str, Any], catalog: SkillCatalog) -> str:
+    """Ask what to do next while idle, with the existing skills only."""
+    return "\n".join(
+        [
+            "You coach a Minecraft survival bot. It has been idle for a while. Facts:",
+            *world_facts(world),
+            "",
+            "Skills it may start now (id: what it does):",
+            *_skills(catalog, mark_advisable=False),
+            "",
+            "Pick one. Answer with ONE JSON object and nothing else:",
+            '{"skill": "<one skill id above>", "reason": "<one line, <=200 chars>"}',
+        ]
+    )
+
+
+def death_facts(reason: str, bundle: Mapping[str, Any]) -> list[str]:
+    """Short lines about a death from its context bundle."""
+    snapshots: Sequence[Mapping[str, Any]] = list(bundle.get("snapshots") or [])
+    hostile = bundle.get("last_hostile") or {}
+    lines = [f"- death message: {_clip(reason or 'unknown', 200)}"]
+    lines.append(f"- hp (oldest to last): {_trail(snapshots, 'hp', bundle.get('hp'))}")
+    lines.append(f"- food (oldest to last): {_trail(snapshots, 'food', bundle.get('food'))}")
+    lines.append(f"- last skill: {_clip(str(bundle.get('last_skill') or 'none'), 80)}")
+    if hostile:
+        lines.append(
+            f"- last hostile: {_clip(str(hostile.get('name') or '?'), 40)} "
+            f"at {_number(hostile.get('distance'))} blocks"
+        )
+    else:
+        lines.append("- last hostile: none")
+    last = snapshots[-1] if snapshots else {}
+    lines.append(f"- inventory: {_inventory(bundle.get('inventory') or last.get('inventory'))}")
+    if last.get("isDay") is not None:
+        lines.append(f"- time: {'day' if last.get('isDay') else 'night'}")
+    return lines
+
+
+def world_facts(world: Mapping[str, Any]) -> list[str]:
+    """Short lines about the bot's situation now."""
+    pos = world.get("position") or {}
+    threats = world.get("threats") or []
+    lines = [
+        f"- hp {_number(world.get('hp'))}, food {_number(world.get('food'))}",
+        f"- position {_number(pos.get('x'))} {_number(pos.get('y'))} {_number(pos.get('z'))}"
+        f" in {_clip(str(world.get('dimension') or '?'), 30)}",
+    ]
+    if world.get("isDay") is not None:
+        lines.append(f"- time: {'day' if world.get('isDay') else 'night'}")
+    nearest = ", ".join(
+        f"{_clip(str(t.get('name') or '?'), 40)} at {_number(t.get('distance'))}"
+        for t in threats[:3]
+    )
+    lines.append(f"- hostiles near: {nearest or 'none'}")
+    lines.append(f"- inventory: {_inventory(world.get('inventory'))}")
+    return lines
+
+
+def _skills(catalog: SkillCatalog, *, mark_advisable: bool) -> list[str]:
+    lines = []
+    for skill_id, description in catalog.descriptions.items():
+        advisable = skill_id in catalog.advisable
+        if not mark_advisable and not advisable:
+            continue
+        star = "*" if mark_advisable and advisable else ""
+        lines.append(f"- {skill_id}{star}: {_clip(description, 120)}")
+    return lines
+
+
+def _trail(snapshots: Sequence[Mapping[str, Any]], key: str, last: Any) -> str:
+    values: list[Any] = []
+    for snapshot in snapshots:
+        value = snapshot.get(key)
+        if value is not None and (not values or values[-1] != value):
+            values.append(value)
+    if last is not None and (not values or values[-1] != last):
+        values.append(last)
+    if not values:
+        return "unknown"
+    shown = [_number(v) for v in values[-TRAIL:]]
+    return ("… " if len(values) > TRAIL else "") + " → ".join(shown)
+
+
+def _inventory(inventory: Any) -> str:
+    items = inventory.get("items") if isinstance(inventory, Mapping) else None
+    if not isinstance(items, Mapping) or not items:
+        return "empty"
+    ranked = sorted(items.items(), key=lambda kv: (-_count(kv[1]), str(kv[0])))
+    text = ", ".join(f"{_clip(str(name), 40)} x{_count(n)}" for name, n in ranked[:ITEMS])
+    return text + (f", … ({len(ranked) - ITEMS} more)" if len(ranked) > ITEMS else "")
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "?"
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
