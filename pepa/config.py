@@ -52,6 +52,7 @@ _ENV = {
     "openai_key": "OPENAI_API_KEY",
     "llm_timeout": "PEPA_LLM_TIMEOUT",
     "db_url": "PEPA_DB_URL",
+    "reflect_every": "PEPA_REFLECT_EVERY",
     "fault_injection": "PEPA_FAULT_INJECTION",
 }
 
@@ -88,6 +89,8 @@ class Config:
     """Seconds a post-mortem or next-action ask may take."""
     db_url: str | None = field(default=None, repr=False)
     """Knowledge base URL (``postgresql://…`` shared by a fleet); None: ``knowledge.db``."""
+    reflect_every: float = 1800.0
+    """Seconds between two reflections (0 turns reflection off)."""
     fault_injection: bool = False
     """Whether ``cmd:fault`` and injected faults are allowed."""
 
@@ -225,6 +228,7 @@ def resolve(
         openai_key=pick("openai_key") or None,
         llm_timeout=_seconds(pick("llm_timeout")),
         db_url=_db_url(pick("db_url")),
+        reflect_every=_reflect_every(pick("reflect_every")),
         fault_injection=_flag(pick("fault_injection")),
     )
 
@@ -259,6 +263,18 @@ def _url(value: Any) -> str | None:
     if not re.match(r"^https?://[^/\s]+", text):
         raise ConfigError(f"PEPA_OPENAI_URL {value!r} is not an http(s) URL")
     return text
+
+
+def _reflect_every(value: Any) -> float:
+    if value is None or value == "":
+        return 1800.0
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"PEPA_REFLECT_EVERY {value!r} is not a number of seconds") from exc
+    if seconds != 0 and not 10.0 <= seconds <= 86400.0:
+        raise ConfigError(f"PEPA_REFLECT_EVERY {seconds:g} is out of range (0 = off, 10-86400 s)")
+    return seconds
 
 
 def _db_url(value: Any) -> str | None:

@@ -134,3 +134,19 @@ def test_bad_llm_settings_raise_one_clear_config_error(
 ) -> None:
     with pytest.raises(ConfigError, match=message):
         resolve({}, environ, {})
+
+
+def test_the_database_url_and_reflection_period_are_settings() -> None:
+    config = resolve(
+        {}, {"PEPA_DB_URL": "postgresql://bot:hunter2@db/fleet", "PEPA_REFLECT_EVERY": "60"}, {}
+    )
+    assert config.db_url == "postgresql://bot:hunter2@db/fleet"
+    assert config.redacted()["db_url"] == "postgresql://bot:***@db/fleet"
+    assert "hunter2" not in repr(config)
+    assert config.reflect_every == 60.0
+    assert resolve({}, {"PEPA_REFLECT_EVERY": "0"}, {}).reflect_every == 0.0
+    assert resolve({}, {}, {}).db_url is None
+    with pytest.raises(ConfigError, match="PEPA_DB_URL 'mysql://u:\\*\\*\\*@h/db'"):
+        resolve({}, {"PEPA_DB_URL": "mysql://u:pw@h/db"}, {})
+    with pytest.raises(ConfigError, match="PEPA_REFLECT_EVERY 5 is out of range"):
+        resolve({}, {"PEPA_REFLECT_EVERY": "5"}, {})

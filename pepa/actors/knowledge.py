@@ -11,9 +11,11 @@ opened it warns once and the bot plays on without it.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import deque
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +37,10 @@ from pepa.events import (
     WorldObserved,
 )
 from pepa.knowledge import KnowledgeError, KnowledgeStore
+from pepa.knowledge._models import utcnow
 from pepa.knowledge.coach_offline import LessonDraft, analyse
+from pepa.knowledge.reflection import DeathFact, adjust_plan, reflect
+from pepa.memory import write_atomic
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.supervision import SupervisedActor, SupervisionContext
 
@@ -45,6 +50,8 @@ logger = logging.getLogger(__name__)
 
 BUNDLE_SECONDS = 30.0
 """How much of the past a death's context bundle keeps."""
+REFLECT_EVERY = 1800.0
+"""Seconds between two reflections (``PEPA_REFLECT_EVERY``)."""
 ADVICE_WINDOW = 60.0
 """A death this soon after following a lesson counts against the lesson."""
 
@@ -52,6 +59,11 @@ ADVICE_WINDOW = 60.0
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Rescan:
     """Timer: look for proposals written by other processes."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Reflect:
+    """Timer: reflect on the window since the last reflection."""
 
 
 class Knowledge(SupervisedActor):
@@ -65,8 +77,14 @@ class Knowledge(SupervisedActor):
         rescan: float = 5.0,
         data_root: Path | None = None,
         db_url: str | None = None,
+        reflect_every: float = REFLECT_EVERY,
     ) -> None:
         super().__init__(supervision=supervision)
+        self.server_dir = server_dir
+        self.reflect_every = reflect_every
+        self.window_start = utcnow()
+        self.window_runs: dict[str, dict[str, float]] = {}
+        """Skill runs since the last reflection: ``{skill: {ok, failed}}``."""
         self.proposals = ProposalStore(server_dir / "proposals")
         self.db_path = server_dir / "knowledge.db"
         self.db_url = db_url
@@ -96,6 +114,8 @@ class Knowledge(SupervisedActor):
             self.store = None
         self._refresh()
         self.every(self.rescan, _Rescan())
+        if self.reflect_every > 0:
+            self.every(self.reflect_every, _Reflect())
 
     def cleanup(self) -> None:
         if self.store is not None:
@@ -127,6 +147,8 @@ class Knowledge(SupervisedActor):
                 self._write(lambda s: s.log_chat(speaker=None, direction="out", text=text))
             case SkillFinished(skill=skill, ok=ok, seconds=seconds):
                 self._write(lambda s: s.record_skill(skill, ok, seconds))
+                runs = self.window_runs.setdefault(skill, {"ok": 0, "failed": 0})
+                runs["ok" if ok else "failed"] += 1
                 if ok:
                     self._grade_advice(skill, now=time.monotonic())
             case Connected(version=version):
@@ -145,6 +167,8 @@ class Knowledge(SupervisedActor):
                 self._refresh()
             case _Rescan():
                 self._refresh()
+            case _Reflect():
+                self.reflect()
             case _:
                 return super().on_message(message)
         return None
@@ -177,6 +201,75 @@ class Knowledge(SupervisedActor):
         if post.lesson is not None:
             self._learn(post.lesson, "offline")
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=bundle))
+
+    def reflect(self) -> Path | None:
+        """Reflect on the window since the last reflection; the report's path (proxy-callable)."""
+        now = utcnow()
+        deaths = self._write(lambda s: s.deaths_since(self.window_start)) or []
+        facts = [
+            DeathFact(
+                cause=cause, x=d.position["x"] if d.position else None,
+                z=d.position["z"] if d.position else None, hostile=d.last_hostile,
+                skill=d.last_skill,
+            )
+            for d, cause in deaths
+        ]  # fmt: skip
+        result = reflect(at=now, deaths=facts, skills=self.window_runs, diary=self._diary(now))
+        self.window_start, self.window_runs = now, {}
+        report = self.server_dir / "reflections" / f"{now:%Y%m%d-%H%M%S}.md"
+        try:
+            write_atomic(report, result.markdown.encode())
+            if result.plan_changes:
+                self._adjust_plan(result.plan_changes, now)
+        except OSError as exc:
+            logger.warning("cannot write the reflection %s: %s", report, exc)
+            return None
+        for lesson in result.lessons:
+            self._learn(lesson, "reflection")
+        for hint in result.proposal_hints:
+            self._propose(hint, now)
+        logger.info(
+            "reflection: in a loop? %s (%d findings) → %s",
+            "yes" if result.in_loop else "no", len(result.findings), report,
+        )  # fmt: skip
+        return report
+
+    def _diary(self, now: datetime) -> list[str]:
+        path = self.server_dir / "diary" / f"{now:%Y-%m-%d}.md"
+        try:
+            return [line.strip() for line in path.read_text().splitlines() if line.strip()]
+        except OSError:
+            return []
+
+    def _adjust_plan(self, changes: tuple[str, ...], now: datetime) -> None:
+        plan_path = self.server_dir / "plan.md"
+        old = plan_path.read_text() if plan_path.exists() else ""
+        new = adjust_plan(old, changes, now)
+        if new == old:
+            return
+        if old:
+            write_atomic(plan_path.with_name("plan.md.bak"), old.encode())
+        write_atomic(plan_path, new.encode())
+        diary = self.server_dir / "diary" / f"{now:%Y-%m-%d}.md"
+        diary.parent.mkdir(parents=True, exist_ok=True)
+        with diary.open("a") as handle:
+            handle.write(f"- {now:%H:%M} reflection changed the plan: {'; '.join(changes)}\n")
+        logger.warning("reflection adjusted plan.md (backup in plan.md.bak)")
+
+    def _propose(self, hint: str, now: datetime) -> None:
+        skill = hint.split(":", 1)[0]
+        slug = "reflection-" + re.sub(r"[^a-z0-9]+", "-", skill.lower()).strip("-")
+        if any(existing.endswith(f"{slug}.md") for existing in self.proposals.pending()):
+            return  # the same hint is already waiting for an operator
+        markdown = (
+            f"# Proposal: `{skill}` keeps failing (reflection)\n\n"
+            f"Created {now:%Y-%m-%d %H:%M:%S} UTC by the reflection loop.\n\n"
+            f"## Finding\n\n{hint}\n\n## Suggested work\n\n"
+            f"Find why `{skill}` fails so often, change the skill or its preconditions, "
+            "with a test on the test server that reproduces it.\n"
+        )
+        self.proposals.write(f"{now:%Y%m%d-%H%M%S}-{slug}.md", markdown)
+        self._refresh()
 
     def _learn(self, draft: LessonDraft, source: str) -> None:
         lesson = self._write(lambda s: s.add_lesson(draft, source=source))

@@ -54,6 +54,7 @@ def build_tree(
     heartbeat_timeout: float = 5.0,
     llm: LlmSettings | None = None,
     db_url: str | None = None,
+    reflect_every: float = 1800.0,
 ) -> ChildSpec:
     """The root child spec, ready for :func:`pepa.supervision.start_tree`."""
     timing = {"heartbeat_interval": heartbeat_interval, "heartbeat_timeout": heartbeat_timeout}
@@ -107,7 +108,12 @@ def build_tree(
                 ChildSpec(
                     id="knowledge",
                     actor_class=Knowledge,
-                    kwargs={"server_dir": server_dir, "data_root": data_root, "db_url": db_url},
+                    kwargs={
+                        "server_dir": server_dir,
+                        "data_root": data_root,
+                        "db_url": db_url,
+                        "reflect_every": reflect_every,
+                    },
                 ),
                 ChildSpec(
                     id="ipc",

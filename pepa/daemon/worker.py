@@ -142,6 +142,7 @@ class Worker:
             heartbeat_timeout=self.heartbeat_timeout,
             llm=settings_from_config(config),
             db_url=config.db_url,
+            reflect_every=config.reflect_every,
         )
         logger.info("worker %d starting: %s", os.getpid(), config.redacted())
         root = None

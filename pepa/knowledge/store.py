@@ -259,6 +259,17 @@ class KnowledgeStore:
         return [_death(row) for row in query[:limit]]
 
     @orm.db_session
+    def deaths_since(self, since: datetime) -> list[tuple[DeathRecord, str]]:
+        """Deaths after ``since`` (UTC), oldest first, each with its first post-mortem's cause."""
+        rows = orm.select(d for d in self.e["Death"] if d.at > since).order_by(lambda d: d.id)
+        found = []
+        for row in rows:
+            causes = orm.select(p for p in self.e["PostMortem"] if p.death == row)
+            first = causes.order_by(lambda p: p.id).first()
+            found.append((_death(row), first.cause if first is not None else row.reason))
+        return found
+
+    @orm.db_session
     def add_poi(self, kind: str, position: Mapping[str, float], note: str = "") -> None:
         """Remember a place."""
         self._add_poi(kind, position, note)

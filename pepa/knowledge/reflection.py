@@ -1,0 +1,164 @@
+"""Reflection: "am I in a loop?" over recent deaths, skill failures and the diary. Pure.
+
+The knowledge actor runs :func:`reflect` every 30 minutes (``PEPA_REFLECT_EVERY``)
+over what happened since the last reflection. It looks for the loops that
+killed the original bot ~300 times in one night — the same cause again and
+again, deaths piling up on one spot, a skill that keeps failing — and
+answers with a markdown report (``reflections/<ts>.md``), lessons to store,
+adjustments for ``plan.md`` and hints for proposals. Nothing here touches a
+file or the database; :func:`adjust_plan` only returns the new text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from pepa.knowledge.coach_offline import LessonDraft
+
+__all__ = ["DeathFact", "Reflection", "adjust_plan", "reflect"]
+
+SAME_CAUSE = 3
+"""Deaths with one cause in a window that make a loop."""
+SAME_PLACE = 3
+"""Deaths within :data:`PLACE_RADIUS` of each other that make a death trap."""
+PLACE_RADIUS = 16.0
+FAILING_RUNS = 5
+"""Runs of a skill before its failure rate means anything."""
+FAILING_RATE = 0.5
+"""A skill failing at least this often is worth a proposal."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeathFact:
+    """One death as reflection sees it."""
+
+    cause: str
+    x: float | None = None
+    z: float | None = None
+    hostile: str = ""
+    skill: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reflection:
+    """What one reflection concluded."""
+
+    in_loop: bool
+    """True when the same thing keeps happening."""
+    findings: tuple[str, ...]
+    """One line per pattern found."""
+    lessons: tuple[LessonDraft, ...] = ()
+    """Lessons to store."""
+    plan_changes: tuple[str, ...] = ()
+    """Lines to add to ``plan.md`` (after a backup)."""
+    proposal_hints: tuple[str, ...] = ()
+    """Code changes worth proposing."""
+    markdown: str = field(default="")
+    """The report for ``reflections/<ts>.md``."""
+
+
+def reflect(
+    *,
+    at: datetime,
+    deaths: Sequence[DeathFact],
+    skills: Mapping[str, Mapping[str, float]],
+    diary: Sequence[str] = (),
+) -> Reflection:
+    """The reflection over one window: deaths, per-skill runs (``{ok, failed}``), diary lines."""
+    findings: list[str] = []
+    lessons: list[LessonDraft] = []
+    plan: list[str] = []
+    hints: list[str] = []
+    for cause, count in Counter(d.cause for d in deaths).most_common():
+        if count < SAME_CAUSE:
+            break
+        findings.append(f"died {count} times of the same cause: {cause}")
+        hostiles = Counter(d.hostile for d in deaths if d.cause == cause and d.hostile)
+        if hostiles:
+            hostile = hostiles.most_common(1)[0][0]
+            lessons.append(
+                LessonDraft(
+                    skill="combat.attack-nearest", situation="reflection: repeated deaths",
+                    hostile=hostile, verdict="avoid", alternative="survive.flee",
+                    text=f"{count} deaths to {hostile} in a row: stop fighting it, get away",
+                    confidence=0.75,
+                )
+            )  # fmt: skip
+            plan.append(f"- [ ] make a weapon and armour before fighting {hostile} again")
+        elif "starv" in cause:
+            plan.append("- [ ] gather food before anything else (acquire-food)")
+    trap = _death_trap(deaths)
+    if trap is not None:
+        x, z, count = trap
+        findings.append(f"died {count} times within {PLACE_RADIUS:g} blocks of {x:.0f} {z:.0f}")
+        plan.append(f"- [ ] keep away from {x:.0f} {z:.0f} (a death trap); move the base")
+    for skill, runs in sorted(skills.items()):
+        ok, failed = float(runs.get("ok", 0)), float(runs.get("failed", 0))
+        total = ok + failed
+        if total >= FAILING_RUNS and failed / total >= FAILING_RATE:
+            findings.append(f"{skill} failed {failed:.0f} of {total:.0f} runs")
+            rate = f"{failed / total:.0%}"
+            hints.append(f"{skill}: fails {rate} of the time; look at its preconditions")
+    repeated = [line for line, n in Counter(diary).items() if n >= SAME_CAUSE]
+    for line in repeated:
+        findings.append(f"the diary says the same thing again and again: {line}")
+    in_loop = bool(findings)
+    result = Reflection(
+        in_loop=in_loop, findings=tuple(findings), lessons=tuple(lessons),
+        plan_changes=tuple(plan), proposal_hints=tuple(hints),
+    )  # fmt: skip
+    return _with_markdown(result, at, len(deaths), skills)
+
+
+def _death_trap(deaths: Sequence[DeathFact]) -> tuple[float, float, int] | None:
+    placed = [(d.x, d.z) for d in deaths if d.x is not None and d.z is not None]
+    best: tuple[float, float, int] | None = None
+    for x, z in placed:
+        near = [(a, b) for a, b in placed if math.hypot(a - x, b - z) <= PLACE_RADIUS]
+        if len(near) >= SAME_PLACE and (best is None or len(near) > best[2]):
+            best = (
+                sum(a for a, _ in near) / len(near),
+                sum(b for _, b in near) / len(near),
+                len(near),
+            )
+    return best
+
+
+def _with_markdown(
+    result: Reflection, at: datetime, death_count: int, skills: Mapping[str, Mapping[str, float]]
+) -> Reflection:
+    lines = [f"# Reflection {at:%Y-%m-%d %H:%M} UTC", ""]
+    verdict = "yes" if result.in_loop else "no"
+    lines += [f"Am I in a loop? **{verdict}**", "", f"- deaths in this window: {death_count}"]
+    runs = sum(int(r.get("ok", 0) + r.get("failed", 0)) for r in skills.values())
+    lines += [f"- skill runs in this window: {runs}", ""]
+    learned = tuple(f"{x.verdict} {x.skill} vs {x.hostile}: {x.text}" for x in result.lessons)
+    sections = (
+        ("Findings", result.findings),
+        ("New lessons", learned),
+        ("Plan adjustments", result.plan_changes),
+        ("Proposal hints", result.proposal_hints),
+    )  # fmt: skip
+    for title, items in sections:
+        if items:
+            bullets = (i if i.startswith("- ") else f"- {i}" for i in items)
+            lines += [f"## {title}", "", *bullets, ""]
+    return Reflection(
+        in_loop=result.in_loop, findings=result.findings, lessons=result.lessons,
+        plan_changes=result.plan_changes, proposal_hints=result.proposal_hints,
+        markdown="\n".join(lines),
+    )  # fmt: skip
+
+
+def adjust_plan(plan: str, changes: Sequence[str], at: datetime) -> str:
+    """``plan.md`` with the adjustments appended under a dated heading (lines already there are
+    not repeated)."""
+    new = [line for line in changes if line not in plan]
+    if not new:
+        return plan
+    head = plan.rstrip("\n") + "\n\n" if plan.strip() else "# Plan\n\n"
+    return head + f"## Adjusted by reflection {at:%Y-%m-%d %H:%M} UTC\n\n" + "\n".join(new) + "\n"
