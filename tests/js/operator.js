@@ -32,4 +32,48 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (cmd.op === 'chat') bot.chat(String(cmd.text))
   else if (cmd.op === 'where') out({ type: 'position', position: bot.entity ? xyz(bot.entity.position) : null })
   else if (cmd.op === 'quit') bot.quit()
+  else if (survival[cmd.op]) survival[cmd.op](cmd).catch((err) => out({ type: 'failed', op: cmd.op, error: String(err && err.message) }))
 }).on('close', () => bot.quit())
+
+// --- survival sandbox (tests/test_sandbox_life.py) --------------------------
+//   stdin:  {"op":"eat","item":"bread"} | {"op":"attack","name":"cow"} | {"op":"sleep"} | {"op":"use_bed"}
+//           {"op":"control","state":"jump","on":true} | {"op":"inventory"}
+//   stdout: {"type":"health","health","food","saturation"} on every update_health,
+//           {"type":"ate"|"attacked"|"slept"|"wake"|"death"}, {"type":"inventory","items":[..]},
+//           {"type":"failed","op","error"}
+bot.on('health', () => out({ type: 'health', health: bot.health, food: bot.food, saturation: bot.foodSaturation }))
+bot.on('wake', () => out({ type: 'wake' }))
+bot.on('death', () => out({ type: 'death' }))
+const survival = {
+  async eat ({ item }) {
+    const food = bot.inventory.items().find((i) => i.name === item)
+    if (!food) throw new Error(`no ${item}`)
+    await bot.equip(food, 'hand')
+    await bot.consume()
+    out({ type: 'ate', item, food: bot.food, saturation: bot.foodSaturation })
+  },
+  async attack ({ name }) {
+    const target = bot.nearestEntity((e) => e.name === name)
+    if (!target) throw new Error(`no ${name} in sight`)
+    await bot.lookAt(target.position.offset(0, target.height / 2, 0), true)
+    bot.attack(target)
+    out({ type: 'attacked', id: target.id, name })
+  },
+  async sleep () {
+    const bed = bot.findBlock({ matching: (b) => bot.isABed(b), maxDistance: 4 })
+    if (!bed) throw new Error('no bed within 4 blocks')
+    await bot.sleep(bed)
+    out({ type: 'slept' })
+  },
+  // right-click the nearest bed without mineflayer's own checks: the server decides
+  async use_bed () {
+    const bed = bot.findBlock({ matching: (b) => bot.isABed(b), maxDistance: 4 })
+    if (!bed) throw new Error('no bed within 4 blocks')
+    await bot.activateBlock(bed)
+    out({ type: 'used_bed' })
+  },
+  async control ({ state, on }) { bot.setControlState(state, !!on) },
+  async inventory () {
+    out({ type: 'inventory', items: bot.inventory.items().map((i) => ({ name: i.name, count: i.count })) })
+  }
+}

@@ -55,7 +55,8 @@ module.exports.server = function (serv, settings) {
         else if (now - e._deadAt > 1000) despawnDead(e)
         continue
       }
-      if (!e.pepaAi) continue
+      // in the survival sandbox every mob lives by sandbox/plugins/mobs.js instead
+      if (!e.pepaAi || serv.pepaLife) continue
       let best = null
       let bestD = 1e9
       for (const p of serv.players) {
@@ -104,7 +105,7 @@ module.exports.server = function (serv, settings) {
       for (let i = 0; i < count; i++) {
         const off = new Vec3(num(a.dx, 2) + (i % side) * spacing, num(a.dy, 0), num(a.dz, 0) + Math.floor(i / side) * spacing)
         const mob = serv.spawnMob(type.id, p.world, p.position.plus(off), {})
-        mob.pepaAi = !!a.ai
+        mob.pepaAi = a.ai === undefined ? undefined : !!a.ai // explicit false: the sandbox keeps it still
         mob.pepaDamage = a.damage
         spawnedAt.set(mob.id, performance.now())
         tracked.set(mob.id, mob)
@@ -143,6 +144,12 @@ module.exports.server = function (serv, settings) {
       if (slot === null || slot === undefined) throw new Error('inventory full')
       p.inventory.updateSlot(slot, new Item(it.id, num(a.count, 1)))
       return { slot, item: it.name, count: num(a.count, 1) }
+    },
+    // inventory {player} → {item name: count}, as the server holds it
+    inventory: (a) => {
+      const counts = {}
+      for (const it of player(a.player).inventory.items()) counts[it.name] = (counts[it.name] || 0) + it.count
+      return counts
     },
     clear_inventory: (a) => {
       const p = player(a.player)
@@ -402,6 +409,17 @@ module.exports.server = function (serv, settings) {
 }
 
 module.exports.player = function (player, serv) {
+  // flying-squid finishes a login (the rest of the chunks, then the player put
+  // back at its spawn) on the client's first `flying` or `look` packet; an idle
+  // mineflayer client may only send `position` packets, and its login then hangs
+  // for seconds with only the first chunks. Vanilla counts any movement packet.
+  const moved = () => {
+    player._client.removeListener('position', moved)
+    player._client.removeListener('position_look', moved)
+    player._client.emit('flying', { onGround: true })
+  }
+  player._client.on('position', moved)
+  player._client.on('position_look', moved)
   // flying-squid's login ends, after the remaining chunks are sent (which can
   // take a while), by putting the player back at its login position. A
   // teleport before that is silently undone; `teleport` waits for this.
