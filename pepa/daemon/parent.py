@@ -6,6 +6,11 @@ backoff (immediate the first time, then exponential with jitter, reset after a
 stable minute). More than ``max_restarts`` restarts within ``period`` seconds
 and it gives up: one line saying why, exit code 3. SIGINT and SIGTERM stop the
 worker (SIGTERM, then SIGKILL after ``stop_timeout``) and exit 0.
+
+With ``reload`` (``pepa start --reload``) it also watches the Python sources
+and, once changed code passes an import check, stops the worker the same way
+and starts a new one at once; that restart is not a crash (no backoff, not
+counted). See ``pepa.daemon.reload`` and docs/reload.md.
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ from typing import TextIO
 
 import orjson
 
+from pepa.actors.ipc import ENV_RELOAD_TOKEN
 from pepa.config import Config
 from pepa.daemon.lock import StateLock
+from pepa.daemon.reload import Reloader, describe, source_roots
 from pepa.daemon.worker import ENV_CONFIG, ENV_PARENT, EXIT_FILE
 from pepa.errors import PepaError
 from pepa.supervision import Backoff, RestartIntensity
@@ -53,6 +60,7 @@ class ProcessSupervisor:
         worker_argv: Sequence[str] | None = None,
         out: TextIO | None = None,
         world: EmbeddedWorld | None = None,
+        reload: bool = False,
     ) -> None:
         self.config = config
         self.intensity = RestartIntensity(max_restarts=max_restarts, period=period)
@@ -64,6 +72,13 @@ class ProcessSupervisor:
         self._stopping = threading.Event()
         self._proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
+        self.reloader = (
+            Reloader(source_roots(), socket_path=config.socket_path, say=self.say)
+            if reload
+            else None
+        )
+        self._reloading = False
+        self.reloads = 0
 
     def say(self, text: str) -> None:
         """One line for the person at the terminal."""
@@ -96,6 +111,9 @@ class ProcessSupervisor:
                     f"offline mode): join it with a client to watch or play with the bot"
                 )
             self.say(f"socket {config.socket_path}")
+            if self.reloader is not None:
+                roots = ", ".join(map(str, self.reloader.roots))
+                self.say(f"--reload: watching {self.reloader.watcher.files} files under {roots}")
             return self._loop()
         finally:
             if self.world is not None:
@@ -114,6 +132,10 @@ class ProcessSupervisor:
             code = self._run_worker()
             if self._stopping.is_set():
                 return 0
+            if self._reloading:  # not a crash: no backoff, not counted
+                self._reloading = False
+                self.reloads += 1
+                continue
             if code == 0:
                 self.say("worker stopped on request")
                 return 0
@@ -142,6 +164,8 @@ class ProcessSupervisor:
         env = dict(os.environ)
         env[ENV_CONFIG] = orjson.dumps(self.config.to_json()).decode()
         env[ENV_PARENT] = str(os.getpid())
+        if self.reloader is not None:
+            env[ENV_RELOAD_TOKEN] = self.reloader.token
         # its own session: a Ctrl-C in the terminal reaches only this process, which
         # then stops the worker in order (the JS bridge under it must not die first)
         self._proc = subprocess.Popen(self.worker_argv, env=env, start_new_session=True)
@@ -152,13 +176,28 @@ class ProcessSupervisor:
             try:
                 return self._proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
-                if not self._stopping.is_set():
+                if not self._stopping.is_set() and not self._reloading:
                     self._keep_world_alive()
+                    self._reload_if_changed()
                     continue
                 deadline = deadline or time.monotonic() + self.stop_timeout
                 if time.monotonic() > deadline:
                     self.say(f"worker did not stop within {self.stop_timeout:g}s; killing it")
                     self._proc.kill()
+
+    def _reload_if_changed(self) -> None:
+        """Stop the worker (SIGTERM) if changed sources passed the import check."""
+        if self.reloader is None or self._proc is None:
+            return
+        changed = self.reloader.poll(time.monotonic(), cancelled=self._stopping.is_set)
+        if not changed or self._stopping.is_set() or self._proc.poll() is not None:
+            return
+        self.say(f"reloading after change in {describe(changed, self.reloader.roots)}")
+        self._reloading = True
+        try:
+            self._proc.send_signal(signal.SIGTERM)
+        except ProcessLookupError:
+            pass
 
     def _keep_world_alive(self) -> None:
         world = self.world

@@ -1,0 +1,396 @@
+"""``pepa propose``: list proposals, apply an approved one on a branch of its own.
+
+The pure half (slugs, titles, the prompt, outcomes) takes values; :class:`Git`
+and :func:`run_command` run subprocesses; :func:`apply_proposal` ties them
+together. Nothing here pushes or merges (see docs/proposals.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pepa.errors import PepaError
+
+__all__ = [
+    "ApplyResult", "Git", "ProposalInfo", "ProposeError", "apply_proposal", "branch_name",
+    "build_prompt", "command_words", "conventions", "find_approved", "format_list",
+    "list_proposals", "outcome_of", "proposal_slug", "proposal_title", "run_command",
+]  # fmt: skip
+
+logger = logging.getLogger(__name__)
+
+CONVENTION_FILES = ("AGENTS.md", "CONTRIBUTING.md", "STYLE.md", "docs/STYLE.md")
+"""Files whose text is the repository's conventions, in this order."""
+BUILTIN_CONVENTIONS = (
+    "Follow the style of the code around your change. Keep the change small and focused. "
+    "Add or adjust a test that fails without the change and passes with it. Run the "
+    "project's linters and tests if it has them. Explain the why in the commit message."
+)
+PROPOSAL_BYTES = 40_000
+"""Caps on the prompt's parts: Linux refuses a single argument over 128 KiB."""
+CONVENTION_BYTES = 40_000
+Say = Callable[[str], None]
+"""Where progress lines go (the CLI prints them)."""
+
+
+class ProposeError(PepaError):
+    """Apply refused: not a git repository, dirty tree, not approved, branch exists."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProposalInfo:
+    """One proposal as ``pepa propose list`` shows it."""
+
+    id: str
+    """The file name."""
+    status: str
+    """``pending`` or ``approved``."""
+    title: str
+    """The first heading."""
+    created: float
+    """Unix time the file was written (moving it keeps it)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApplyResult:
+    """What one ``pepa propose apply`` did."""
+
+    proposal: str
+    """The proposal's id."""
+    branch: str
+    """``feat/proposal-<slug>`` (deleted again when nothing changed)."""
+    base: str
+    """The branch (or commit) it started from and returned to."""
+    outcome: str
+    """``applied``, ``no-change`` or ``failed``."""
+    diff_hash: str
+    """sha256 of ``git diff <base>..<branch>``; empty when there is no diff."""
+    commits: int
+    """Commits on the branch since the base."""
+    detail: str = ""
+    """Why it failed, or what else went wrong."""
+    returned: bool = True
+    """Whether the work tree is back on the original branch."""
+
+
+def proposal_slug(proposal_id: str) -> str:
+    """``20261130-015700-nav-goto-alice.md`` → ``nav-goto-alice``."""
+    stem = re.sub(r"^\d{8}-\d{4,6}-", "", proposal_id.removesuffix(".md"))
+    return re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-")[:60] or "proposal"
+
+
+def branch_name(proposal_id: str) -> str:
+    """The branch an apply creates."""
+    return f"feat/proposal-{proposal_slug(proposal_id)}"
+
+
+def proposal_title(markdown: str, fallback: str) -> str:
+    """The first markdown heading, else the first line, else ``fallback``."""
+    lines = [line.strip() for line in markdown.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith("#"):
+            return line.lstrip("#").strip() or fallback
+    return lines[0][:100] if lines else fallback
+
+
+def age_text(seconds: float) -> str:
+    """``45s``, ``12m``, ``3h``, ``2d``."""
+    steps = (("d", 86400), ("h", 3600), ("m", 60))
+    unit, size = next(((u, n) for u, n in steps if seconds >= n), ("s", 1))
+    return f"{int(max(0.0, seconds) // size)}{unit}"
+
+
+def format_list(infos: Sequence[ProposalInfo], *, now: float, branches: set[str]) -> str:
+    """Pending then approved proposals, one line each; ``branches`` marks applied ones."""
+    if not infos:
+        return "no pending or approved proposals\n"
+    width = max(len(info.id) for info in infos)
+    lines = []
+    for info in infos:
+        branch = branch_name(info.id) if info.status == "approved" else ""
+        mark = f"  [{branch}]" if branch in branches else ""
+        age = age_text(now - info.created)
+        lines.append(f"{info.status:<9}{info.id:<{width}}  {age:>4}  {info.title}{mark}")
+    return "\n".join(lines) + "\n"
+
+
+def build_prompt(
+    *, proposal_id: str, markdown: str, branch: str, base: str, conventions: str
+) -> str:
+    """The prompt handed to the LLM command as its last argument."""
+    slug = proposal_slug(proposal_id)
+    title = proposal_title(markdown, proposal_id)
+    return (
+        f"You are working in a git repository, on the branch `{branch}`, made for you from "
+        f"`{base}`. Address the self-improvement proposal below with a focused code change.\n\n"
+        "Rules of this run:\n"
+        "- Change only what the proposal needs; add or adjust a test that shows it is fixed.\n"
+        "- Follow the repository's conventions below.\n"
+        f"- Commit on `{branch}` with a clear message, or leave your changes uncommitted: "
+        f'they are committed for you as "proposal {slug}: {title}".\n'
+        "- Never push, never merge, never switch or create branches, never rewrite "
+        "commits older than yours.\n"
+        "- Exit when done; a non-zero exit marks the attempt as failed.\n\n"
+        f"# Repository conventions\n\n{conventions}\n\n"
+        f"# The proposal ({proposal_id})\n\n{_cap(markdown, PROPOSAL_BYTES)}\n"
+    )
+
+
+def command_words(propose_command: str, pi_command: str) -> list[str]:
+    """The apply command: ``PEPA_PROPOSE_COMMAND``, else ``<pi command> -p``."""
+    if propose_command.strip():
+        return shlex.split(propose_command)
+    return [*shlex.split(pi_command or "pi"), "-p"]
+
+
+def outcome_of(*, failed: bool, changed: bool) -> str:
+    """``failed`` (non-zero exit, timeout, interrupt, commit refused), else by the diff."""
+    return "failed" if failed else "applied" if changed else "no-change"
+
+
+def commit_message(proposal_id: str, title: str, failure: str = "") -> str:
+    """``proposal <slug>: <title>``, marked when the attempt failed."""
+    mark = f" (failed: {failure})" if failure else ""
+    return f"proposal {proposal_slug(proposal_id)}{mark}: {title}"
+
+
+def _cap(text: str, limit: int) -> str:
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode(errors="ignore") + "\n[… cut]"
+
+
+def list_proposals(folder: Path) -> list[ProposalInfo]:
+    """Pending, then approved proposals of one server, oldest first."""
+    infos = []
+    for status, where in (("pending", folder), ("approved", folder / "approved")):
+        found = []
+        for path in sorted(where.glob("*.md")) if where.is_dir() else ():
+            try:
+                title = proposal_title(path.read_text(errors="replace"), path.name)
+                created = path.stat().st_mtime
+            except OSError as exc:  # a directory named *.md, a file moved meanwhile
+                logger.warning("cannot read the proposal %s: %s", path, exc)
+                continue
+            found.append(ProposalInfo(id=path.name, status=status, title=title, created=created))
+        infos.extend(sorted(found, key=lambda info: info.created))
+    return infos
+
+
+def find_approved(folder: Path, name: str) -> Path:
+    """The approved proposal ``name`` (an id or a path); ProposeError says where it is instead."""
+    proposal_id = Path(name).name
+    approved = folder / "approved" / proposal_id
+    if approved.is_file():
+        return approved
+    if (folder / proposal_id).is_file():
+        raise ProposeError(f"proposal {proposal_id} is pending: approve it first (y in pepa tui)")
+    if (folder / "rejected" / proposal_id).is_file():
+        raise ProposeError(f"proposal {proposal_id} was rejected")
+    raise ProposeError(f"no approved proposal {proposal_id} in {folder / 'approved'}")
+
+
+def conventions(root: Path) -> str:
+    """The repository's own conventions, else a short built-in text, plus its docs."""
+    parts = []
+    for name in CONVENTION_FILES:
+        path = root / name
+        if path.is_file():
+            parts.append(f"## {name}\n\n{path.read_text(errors='replace').strip()}")
+    if not parts:
+        parts.append(BUILTIN_CONVENTIONS)
+    docs = sorted(str(p.relative_to(root)) for p in (root / "docs").glob("*.md"))
+    readme = ["README.md"] if (root / "README.md").is_file() else []
+    if docs or readme:
+        parts.append("Read the docs that concern your change: " + ", ".join(readme + docs))
+    return _cap("\n\n".join(parts), CONVENTION_BYTES)
+
+
+class Git:
+    """``git`` commands in one repository; a failing command raises :class:`ProposeError`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @classmethod
+    def at(cls, path: Path) -> Git:
+        """The repository holding ``path``, at its top level."""
+        if not path.is_dir():
+            raise ProposeError(f"{path} is not a directory")
+        done = _git(path, "rev-parse", "--show-toplevel")
+        if done.returncode != 0:
+            raise ProposeError(f"{path} is not a git repository (choose one with --repo)")
+        return cls(Path(done.stdout.decode().strip()))
+
+    def run(self, *args: str, identity: bool = False) -> str:
+        """Stdout of ``git <args>``."""
+        who = ("-c", "user.name=pepa", "-c", "user.email=pepa@localhost")  # none configured
+        if identity and _git(self.root, "config", "user.email").returncode != 0:
+            done = _git(self.root, *who, *args)
+        else:
+            done = _git(self.root, *args)
+        if done.returncode != 0:
+            error = done.stderr.decode(errors="replace").strip().splitlines()
+            raise ProposeError(f"git {args[0]} failed: {error[-1] if error else done.returncode}")
+        return done.stdout.decode(errors="surrogateescape")  # lossless: diffs are hashed
+
+    def head(self) -> str:
+        """The current branch, or the commit when HEAD is detached."""
+        done = _git(self.root, "symbolic-ref", "-q", "--short", "HEAD")
+        return done.stdout.decode().strip() if done.returncode == 0 else self.sha("HEAD")
+
+    def sha(self, ref: str) -> str:
+        """The commit ``ref`` names."""
+        return self.run("rev-parse", "--verify", "-q", f"{ref}^{{commit}}").strip()
+
+    def dirty(self) -> list[str]:
+        """Changed, staged and untracked paths (ignored ones are not dirty)."""
+        return [line[3:] for line in self.run("status", "--porcelain=v1").splitlines() if line]
+
+    def branches(self, pattern: str) -> set[str]:
+        """Local branches matching ``pattern``."""
+        listing = self.run("for-each-ref", "--format=%(refname:short)", f"refs/heads/{pattern}")
+        return set(listing.split())
+
+    def commit_all(self, message: str, *, verify: bool) -> bool:
+        """Commit every change; False when there was nothing to commit."""
+        if not self.dirty():
+            return False
+        self.run("add", "-A")
+        self.run(
+            "commit", "-q", "-m", message, *(() if verify else ("--no-verify",)), identity=True
+        )
+        return True
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0"}
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+        check=False,
+    )  # fmt: skip
+
+
+def run_command(
+    argv: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float
+) -> tuple[int | None, str]:
+    """Run ``argv`` on the terminal; ``(exit code, why none)``. A timeout or Ctrl-C ends
+    its whole process group: SIGTERM, then SIGKILL after 5 s."""
+    try:
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    except OSError as exc:
+        return None, f"cannot run {argv[0]}: {exc}"
+    try:
+        return proc.wait(timeout=timeout), ""
+    except subprocess.TimeoutExpired:
+        why = f"timed out after {timeout:g} s"
+    except KeyboardInterrupt:
+        why = "interrupted"
+    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass  # the group has already ended
+        try:
+            proc.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    return None, why
+
+
+def apply_proposal(
+    *, proposal: Path, repo: Path, command: Sequence[str], timeout: float, say: Say = logger.info
+) -> ApplyResult:
+    """Apply an approved proposal on ``feat/proposal-<slug>``; raises ProposeError on refusal."""
+    git = Git.at(repo)
+    if _git(git.root, "rev-parse", "--verify", "-q", "HEAD").returncode != 0:
+        raise ProposeError(f"{git.root} has no commits yet")
+    dirty = git.dirty()
+    if dirty:
+        more = f" and {len(dirty) - 5} more" if len(dirty) > 5 else ""
+        raise ProposeError(
+            f"the work tree of {git.root} is not clean ({', '.join(dirty[:5])}{more}): "
+            "commit or stash first"
+        )
+    if not command or shutil.which(command[0]) is None:
+        name = command[0] if command else "(empty)"
+        raise ProposeError(f"the apply command `{name}` is not on PATH (PEPA_PROPOSE_COMMAND)")
+    proposal_id, markdown = proposal.name, proposal.read_text(errors="replace")
+    title = proposal_title(markdown, proposal_id)
+    branch = branch_name(proposal_id)
+    if git.branches(branch):
+        raise ProposeError(
+            f"branch {branch} already exists: review it, or git branch -D it to retry"
+        )
+    original, base = git.head(), git.sha("HEAD")
+    prompt = build_prompt(
+        proposal_id=proposal_id, markdown=markdown, branch=branch, base=original,
+        conventions=conventions(git.root),
+    )  # fmt: skip
+    env = {
+        **os.environ, "PEPA_PROPOSAL": str(proposal.resolve()), "PEPA_PROPOSAL_ID": proposal_id,
+        "PEPA_PROPOSAL_BRANCH": branch,
+    }  # fmt: skip
+    git.run("checkout", "-q", "-b", branch)
+    returned, problem = False, f"cannot return to {original}"
+    try:
+        say(f"on new branch {branch} from {original} ({base[:10]})")
+        say(f"running `{shlex.join(command)} <prompt>` (timeout {timeout:g} s); output follows")
+        started = time.monotonic()
+        code, why = run_command([*command, prompt], cwd=git.root, env=env, timeout=timeout)
+        failure = why or ("" if code == 0 else f"exit code {code}")
+        say(f"the command ended after {time.monotonic() - started:.0f} s: {failure or 'exit 0'}")
+        failure = _commit_leftovers(git, branch, proposal_id, title, failure)
+    finally:  # back to where the operator was, whatever happened
+        detached = re.fullmatch(r"[0-9a-f]{40,64}", original) is not None
+        try:
+            git.run("checkout", "-q", *(("--detach",) if detached else ()), original, "--")
+            returned, problem = True, ""
+        except ProposeError as exc:
+            problem = f"{problem}: {exc}"
+    tip = git.sha(branch)
+    diff = git.run("diff", "--no-color", "--no-ext-diff", f"{base}..{tip}").encode(
+        errors="surrogateescape"
+    )
+    commits = int(git.run("rev-list", "--count", f"{base}..{tip}").strip())
+    outcome = outcome_of(failed=bool(failure), changed=bool(diff))
+    if outcome == "no-change" and tip == base and returned:
+        git.run("branch", "-q", "-D", branch)
+    logger.info("proposal %s: %s on %s (%d commits)", proposal_id, outcome, branch, commits)
+    return ApplyResult(
+        proposal=proposal_id, branch=branch, base=original, outcome=outcome,
+        diff_hash=hashlib.sha256(diff).hexdigest() if diff else "", commits=commits,
+        detail="; ".join(part for part in (failure, problem) if part), returned=returned,
+    )  # fmt: skip
+
+
+def _commit_leftovers(git: Git, branch: str, proposal_id: str, title: str, failure: str) -> str:
+    """Commit what the command left on ``branch``; the failure, if there is one now."""
+    if git.head() != branch:
+        return failure or f"the command left the branch for {git.head()}"
+    if not failure:
+        try:
+            git.commit_all(commit_message(proposal_id, title), verify=True)
+            return ""
+        except ProposeError as exc:
+            failure = str(exc)  # a hook said no: "git commit failed: <its last line>"
+    try:  # keep the failed work on the branch for inspection
+        git.commit_all(commit_message(proposal_id, title, failure), verify=False)
+    except ProposeError as exc:
+        return f"{failure}; its changes are left uncommitted: {exc}"
+    return failure
