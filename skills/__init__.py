@@ -6,17 +6,23 @@ and one line in :data:`REGISTRY` (see docs/survival.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from skills import (
+    acquire_food,
     combat_attack_nearest,
+    gather,
     nav,
+    place_chest,
     survive_eat,
     survive_escape,
     survive_flee,
     survive_sleep,
 )
 from skills._base import Link, Skill, Started
+from skills.craft import craft_skill
 
-__all__ = ["REGISTRY", "Link", "Skill", "Started", "get"]
+__all__ = ["FAMILIES", "REGISTRY", "Link", "Skill", "Started", "get", "has_family"]
 
 REGISTRY: dict[str, Skill] = {
     skill.id: skill
@@ -31,15 +37,35 @@ REGISTRY: dict[str, Skill] = {
         nav.GOTO,
         nav.FOLLOW,
         nav.EXPLORE,
+        gather.WOOD,
+        gather.STONE,
+        place_chest.SKILL,
+        acquire_food.SKILL,
     )
 }
 """Every skill the reflex chain, the watchdog and the coach may start."""
 
+FAMILIES: dict[str, Callable[[str], Skill | None]] = {"craft": craft_skill}
+"""Skill families by prefix: ``craft.<item>`` for every item a recipe makes."""
+_made: dict[str, Skill] = {}
+
+
+def has_family(prefix: str) -> bool:
+    """Whether ``<prefix>.<anything>`` names skills (``craft``)."""
+    return prefix in FAMILIES
+
 
 def get(skill_id: str) -> Skill:
     """The skill with that id; KeyError names the known ones."""
-    try:
+    if skill_id in REGISTRY:
         return REGISTRY[skill_id]
-    except KeyError:
-        known = ", ".join(sorted(REGISTRY))
-        raise KeyError(f"unknown skill {skill_id!r}; known: {known}") from None
+    if skill_id in _made:
+        return _made[skill_id]
+    prefix, _, rest = skill_id.partition(".")
+    family = FAMILIES.get(prefix)
+    skill = family(skill_id) if family is not None and rest else None
+    if skill is None:
+        known = ", ".join(sorted(REGISTRY) + [f"{p}.<item>" for p in FAMILIES])
+        raise KeyError(f"unknown skill {skill_id!r}; known: {known}")
+    _made[skill_id] = skill
+    return skill

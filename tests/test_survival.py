@@ -6,9 +6,7 @@ the scenario is set up on the server side through the test plugin.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ import pytest
 
 from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
+from tests.waiting import eventually
 from tests.world_harness import Player, distance, server_player, teleport
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
@@ -29,18 +28,6 @@ def bot(short_tmp: Path, world: EmbeddedWorld) -> Iterator[Daemon]:
     daemon.in_world()
     yield daemon
     daemon.close()
-
-
-def eventually(check: Callable[[], Any], timeout: float, what: str) -> Any:
-    """Poll the server's state until ``check`` returns something truthy."""
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        pause.wait(0.1)
-    raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
 
 
 def me(world: EmbeddedWorld) -> dict[str, Any]:
@@ -94,7 +81,7 @@ def test_night_with_a_bed_nearby_is_slept_through(world: EmbeddedWorld, bot: Dae
 def test_bot_in_a_pit_with_dirt_climbs_out(world: EmbeddedWorld, bot: Daemon) -> None:
     world.op("give", player=BOT, item="dirt", count=16)
     bottom = world.op("pit", player=BOT, depth=3)["bottom"]
-    eventually(lambda: me(world)["position"]["y"] < bottom["y"] + 0.5, 10, "the fall")
+    eventually(lambda: me(world)["position"]["y"] < bottom["y"] + 0.5, 20, "the fall")
     eventually(lambda: me(world)["position"]["y"] >= bottom["y"] + 3, 30, "the climb out")
 
 

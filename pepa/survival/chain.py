@@ -47,6 +47,10 @@ SLEEP_SAFE_RADIUS = 8.0
 BED_RADIUS = 16.0
 SLEEP_RETRY = 30.0
 TRAPPED_AFTER = 3.0
+MINING = ("gather.stone", "craft.")
+"""Task skills that dig down into stone: standing in their own hole is not being trapped."""
+MINING_GRACE = 20.0
+"""Seconds enclosed before escaping while such a task runs (the watchdog covers worse)."""
 FLEE_DISTANCE = 16.0
 ADVICE_CONFIDENCE = 0.6
 """Lessons at or above this confidence change what the chain does."""
@@ -223,7 +227,9 @@ def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
             args={"entity_id": target.get("id"), "name": target.get("name")},
             reason=f"{target.get('name')} at {target.get('distance')}",
         )
-    if memory.trapped_since is not None and now - memory.trapped_since >= TRAPPED_AFTER:
+    mining = memory.task is not None and str(memory.task.get("skill", "")).startswith(MINING)
+    trapped_after = MINING_GRACE if mining else TRAPPED_AFTER
+    if memory.trapped_since is not None and now - memory.trapped_since >= trapped_after:
         return Decision(reflex="escape", skill="survive.escape", reason="no way out on foot")
     raw_food = world.get("food")
     food = 20 if raw_food is None else int(raw_food)

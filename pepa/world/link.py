@@ -37,7 +37,8 @@ logger = logging.getLogger(__name__)
 
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
-    "eat", "sleep", "escape", "lookAround", "setDanger",
+    "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
+    "hunt",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
@@ -233,6 +234,24 @@ class MinecraftLink:
     def escape(self, mode: str = "any", reach: float = 3.0) -> str | None:
         """Get ``reach`` blocks away from here: ``up`` pillars, ``dig`` digs, ``any`` either."""
         return self._action("escape", reach, mode)
+
+    def gather(
+        self, names: list[str], count: int, radius: float = 48.0, drops: list[str] | None = None
+    ) -> str | None:
+        """Dig the nearest ``names`` blocks until holding ``count`` of ``drops`` (or ``names``)."""
+        return self._action("gather", names, count, radius, drops or [])
+
+    def craft(self, item: str, times: int = 1) -> str | None:
+        """Craft ``item`` ``times`` times, at a crafting table when its recipe needs one."""
+        return self._action("craft", item, times)
+
+    def hunt(self, names: list[str], radius: float = 32.0) -> str | None:
+        """Kill the nearest animal named in ``names`` and pick up what it drops."""
+        return self._action("hunt", names, radius)
+
+    def place(self, item: str) -> str | None:
+        """Place one ``item`` block on the ground next to the bot."""
+        return self._action("place", item)
 
     def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
         """Make the pathfinder go around these (x, z, radius) areas."""

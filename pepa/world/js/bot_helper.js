@@ -230,6 +230,63 @@ function createBot (opts, onEvent) {
     return null
   }
 
+  // ------------------------------------------------- gathering and crafting --
+  // stop() bumps the epoch; a long action that sees it changed gives up at
+  // its next step instead of fighting the pre-empting action for the pathfinder
+  let cancelEpoch = 0
+  const countOf = (name) => bot.inventory.items().filter(i => i.name === name).reduce((n, i) => n + i.count, 0)
+  const waitFor = (test, ms) => new Promise((resolve) => {
+    if (test()) return resolve(true)
+    const started = Date.now()
+    const timer = setInterval(() => {
+      if (test() || Date.now() - started > ms) { clearInterval(timer); resolve(test()) }
+    }, 50)
+  })
+  // The fastest held tool that can harvest `block` (null when bare hands do or none can)
+  function bestTool (block) {
+    const tools = block.harvestTools ? Object.keys(block.harvestTools).map(Number) : null
+    let best = null
+    let bestTime = Infinity
+    for (const item of bot.inventory.items()) {
+      if (tools && !tools.includes(item.type)) continue
+      const t = block.digTime(item.type, false, false, false, [], {})
+      if (t < bestTime) { bestTime = t; best = item }
+    }
+    if (!tools && best && block.digTime(null, false, false, false, [], {}) <= bestTime) return null
+    return best
+  }
+  // A free spot on the ground next to the bot for a block
+  function groundSpot () {
+    const p = bot.entity.position.floored()
+    for (const [dx, dz] of [[1, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [-1, -1], [1, -1], [-1, 1]]) {
+      const at = p.offset(dx, 0, dz)
+      const here = bot.blockAt(at)
+      const below = bot.blockAt(at.offset(0, -1, 0))
+      if (here && here.name === 'air' && below && below.boundingBox === 'block') return below
+    }
+    return null
+  }
+  async function placeNear (item) {
+    const it = bot.inventory.items().find(i => i.name === item)
+    if (!it) throw new Error(`no ${item} to place`)
+    const below = groundSpot()
+    if (!below) throw new Error('no free ground next to me')
+    await bot.equip(it, 'hand')
+    await bot.placeBlock(below, new Vec3(0, 1, 0))
+    return below.position.offset(0, 1, 0)
+  }
+  async function reachTable () {
+    let table = bot.findBlock({ matching: bot.registry.blocksByName.crafting_table.id, maxDistance: 32 })
+    if (!table) {
+      const at = await placeNear('crafting_table')
+      table = bot.blockAt(at)
+    }
+    if (bot.entity.position.distanceTo(table.position) > 3.5) {
+      await bot.pathfinder.goto(new goals.GoalNear(table.position.x, table.position.y, table.position.z, 2))
+    }
+    return bot.blockAt(table.position)
+  }
+
   // --------------------------------------------------------------- actions --
   function done (id, ok, extra) { emit(Object.assign({ type: 'actionDone', id, ok }, extra || {})) }
 
@@ -271,7 +328,7 @@ function createBot (opts, onEvent) {
       bot.pathfinder.setGoal(new goals.GoalFollow(p, range == null ? 2 : Number(range)), true)
       return true
     },
-    stop (id) { bot.pathfinder.stop(); bot.pathfinder.setGoal(null); if (id != null) done(id, true, { action: 'stop' }); return true },
+    stop (id) { cancelEpoch++; bot.pathfinder.stop(); bot.pathfinder.setGoal(null); if (id != null) done(id, true, { action: 'stop' }); return true },
     // attack(entityId): one swing, at once; returns false if the entity is unknown.
     // The best weapon is equipped after the swing, for the next one: the first
     // hit must not wait for an inventory round trip.
@@ -315,6 +372,124 @@ function createBot (opts, onEvent) {
       bot.pathfinder.goto(goal).finally(() => bot.pathfinder.setMovements(normal)).then(
         () => done(id, true, { action: 'escape', position: vxyz(bot.entity.position) }),
         (e) => done(id, false, { action: 'escape', error: String(e && e.message), position: vxyz(bot.entity.position) }))
+      return true
+    },
+    // gather(id, names, count, radius): dig the nearest block whose name is in
+    // `names` and pick up its drop, until the inventory holds `count` of any of
+    // `drops` (default: the names). The best harvesting tool is equipped first;
+    // a block the held tools cannot harvest is skipped (it would drop nothing).
+    gather (id, names, count, radius, drops) {
+      const wanted = new Set(names)
+      const yields = new Set(drops && drops.length ? drops : names)
+      const held = () => bot.inventory.items().filter(i => yields.has(i.name)).reduce((n, i) => n + i.count, 0)
+      const skipped = new Set()
+      const key = (v) => `${v.x},${v.y},${v.z}`
+      let dug = 0
+      const epoch = cancelEpoch
+      const step = async () => {
+        while (held() < count) {
+          if (epoch !== cancelEpoch) return 'stopped'
+
+          const block = bot.findBlock({
+            matching: (b) => b && wanted.has(b.name),
+            maxDistance: radius || 48,
+            useExtraInfo: (b) => !skipped.has(key(b.position))
+          })
+          if (!block) return `no ${[...wanted].join('/')} within ${radius || 48} blocks (have ${held()}/${count})`
+          const tool = bestTool(block)
+          if (block.harvestTools && !tool) return `no tool can harvest ${block.name}`
+          try {
+            await bot.pathfinder.goto(new goals.GoalLookAtBlock(block.position, bot.world, { reach: 4 }))
+            if (epoch !== cancelEpoch) return 'stopped'
+            if (tool) await bot.equip(tool, 'hand')
+            const fresh = bot.blockAt(block.position)
+            if (!fresh || !wanted.has(fresh.name)) continue
+            await bot.dig(fresh, true)
+            dug++
+            // walk onto the spot, then to the drop if it rolled away, so it is picked up
+            await bot.pathfinder.goto(new goals.GoalNear(block.position.x, block.position.y, block.position.z, 1)).catch(() => {})
+            if (!await waitFor(() => held() >= count, 600)) {
+              const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(block.position) < 4)
+              if (drop) await bot.pathfinder.goto(new goals.GoalNear(drop.position.x, drop.position.y, drop.position.z, 0.5)).catch(() => {})
+            }
+          } catch (e) {
+            if (epoch !== cancelEpoch) return 'stopped'
+            skipped.add(key(block.position))
+            if (skipped.size > 8) return `gave up after ${skipped.size} unreachable blocks: ${e && e.message}`
+          }
+        }
+        return null
+      }
+      step().then(
+        (error) => done(id, !error, { action: 'gather', error: error || undefined, dug, held: held(), position: vxyz(bot.entity.position) }),
+        (e) => done(id, false, { action: 'gather', error: String(e && e.message), dug, held: held() }))
+      return true
+    },
+    // craft(id, item, times): craft `times` crafts of `item` by its recipe, at a
+    // crafting table when the recipe needs one (walks to one within 32 blocks,
+    // or places one from the inventory next to the bot).
+    craft (id, item, times) {
+      const info = bot.registry.itemsByName[item]
+      if (!info) { done(id, false, { action: 'craft', error: `no such item ${item}` }); return false }
+      const epoch = cancelEpoch
+      const run = async () => {
+        let recipe = bot.recipesFor(info.id, null, 1, null)[0]
+        let table = null
+        if (!recipe) {
+          table = await reachTable()
+          if (epoch !== cancelEpoch) throw new Error('stopped')
+          recipe = bot.recipesFor(info.id, null, 1, table)[0]
+          if (!recipe) throw new Error(`no recipe for ${item} with this inventory`)
+        }
+        await bot.craft(recipe, times || 1, table)
+      }
+      run().then(
+        () => done(id, true, { action: 'craft', item, held: countOf(item) }),
+        (e) => done(id, false, { action: 'craft', item, error: String(e && e.message) }))
+      return true
+    },
+    // hunt(id, names, radius): kill the nearest animal named in `names` with the
+    // best weapon, then walk over its drops; 30 s at most
+    hunt (id, names, radius) {
+      const wanted = new Set(names)
+      const before = bot.inventory.items().reduce((n, i) => n + i.count, 0)
+      const run = async () => {
+        const target = bot.nearestEntity(e => wanted.has(e.name) && e.position.distanceTo(bot.entity.position) <= (radius || 32))
+        if (!target) throw new Error(`no ${names.join('/')} within ${radius || 32} blocks`)
+        const weapon = bestWeapon()
+        if (weapon) await bot.equip(weapon, 'hand')
+        const until = Date.now() + 30000
+        const epoch = cancelEpoch
+        let last = target.position.clone()
+        while (bot.entities[target.id] && Date.now() < until) {
+          if (epoch !== cancelEpoch) throw new Error('stopped')
+          last = target.position.clone()
+          if (bot.entity.position.distanceTo(target.position) > 2.8) {
+            bot.pathfinder.setGoal(new goals.GoalFollow(target, 1.5), true)
+            await waitFor(() => !bot.entities[target.id] || bot.entity.position.distanceTo(target.position) <= 2.8, 1000)
+            continue
+          }
+          bot.pathfinder.setGoal(null)
+          await bot.lookAt(target.position.offset(0, (target.height || 1) / 2, 0), true)
+          bot.attack(target)
+          await waitFor(() => !bot.entities[target.id], 650)
+        }
+        bot.pathfinder.setGoal(null)
+        if (bot.entities[target.id]) throw new Error(`could not kill the ${target.name} in 30 s`)
+        await bot.pathfinder.goto(new goals.GoalNear(last.x, last.y, last.z, 0.5)).catch(() => {})
+        await waitFor(() => bot.inventory.items().reduce((n, i) => n + i.count, 0) > before, 1500)
+        return target.name
+      }
+      run().then(
+        (name) => done(id, true, { action: 'hunt', killed: name }),
+        (e) => { bot.pathfinder.setGoal(null); done(id, false, { action: 'hunt', error: String(e && e.message) }) })
+      return true
+    },
+    // place(id, item): put one `item` (a block) on the ground next to the bot
+    place (id, item) {
+      placeNear(item).then(
+        (pos) => done(id, true, { action: 'place', item, position: vxyz(pos) }),
+        (e) => done(id, false, { action: 'place', item, error: String(e && e.message) }))
       return true
     },
     // nearest(name) → entity id or -1, computed in JS

@@ -1,0 +1,247 @@
+"""The curriculum: ``goal.md`` → ``plan.md`` milestones → the next task. Pure.
+
+A milestone is one check-box line of ``plan.md`` that names what to hold and
+the skill that gets it::
+
+    - [ ] 4 oak_log (gather.wood)
+    - [x] 1 wooden_pickaxe (craft.wooden_pickaxe)
+
+Lines without a skill in brackets are the operator's own notes: kept as they
+are, never worked on. A milestone is done when the inventory holds the
+count (``place-chest`` and other skills that leave nothing in the inventory
+are ticked when the skill succeeds). Offline, :func:`derive_plan` turns a
+goal into milestones with the crafting planner over minecraft-data recipes
+(wood → planks → table → wooden pickaxe → stone → stone tools → furnace …),
+using only skills that exist; an LLM's plan goes through :func:`validate_plan`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from pepa.survival.crafting import PICKAXES, TABLE, CraftingError, Recipes, plan_craft
+
+__all__ = [
+    "DEFAULT_TARGETS",
+    "Milestone",
+    "derive_plan",
+    "next_milestone",
+    "parse_plan",
+    "render_plan",
+    "tick",
+    "validate_plan",
+]
+
+_BOX = re.compile(r"^(\s*[-*] \[)([ xX])(\]\s+)(.*?)\s*$")
+_ACTIONABLE = re.compile(r"^(?:(\d+)\s+)?([a-z0-9_]+)\s*\(([a-z0-9_.\-]+)\)")
+
+DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
+    ("wooden_pickaxe", 1),
+    ("stone_pickaxe", 1),
+    ("stone_sword", 1),
+    ("furnace", 1),
+)
+"""The tech tree the offline planner climbs for a general survival goal."""
+FOOD_MILESTONE = ("food", 5, "acquire-food")
+CHEST_MILESTONE = ("chest", 1, "place-chest")
+NON_INVENTORY = {"place-chest"}
+"""Skills whose milestone only the skill's success can tick (nothing stays in the inventory)."""
+_WORD = re.compile(r"[a-z]+")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Milestone:
+    """One check-box line of the plan."""
+
+    done: bool
+    text: str
+    """The line after the check box."""
+    item: str = ""
+    count: int = 0
+    skill: str = ""
+    """Empty: an operator's note, not something the curriculum can work on."""
+
+    @property
+    def actionable(self) -> bool:
+        """Whether the curriculum can work on it."""
+        return bool(self.skill)
+
+    def line(self) -> str:
+        """The markdown line."""
+        return f"- [{'x' if self.done else ' '}] {self.text}"
+
+
+def milestone(item: str, count: int, skill: str) -> Milestone:
+    """An actionable milestone in the canonical form."""
+    return Milestone(
+        done=False, text=f"{count} {item} ({skill})", item=item, count=count, skill=skill
+    )
+
+
+def parse_plan(text: str) -> list[Milestone]:
+    """Every check-box line of ``plan.md``, in order."""
+    found = []
+    for raw in text.splitlines():
+        box = _BOX.match(raw)
+        if box is None:
+            continue
+        body = box.group(4)
+        action = _ACTIONABLE.match(body)
+        if action is None:
+            found.append(Milestone(done=box.group(2) != " ", text=body))
+            continue
+        found.append(
+            Milestone(
+                done=box.group(2) != " ", text=body, item=action.group(2),
+                count=int(action.group(1) or 1), skill=action.group(3),
+            )
+        )  # fmt: skip
+    return found
+
+
+def render_plan(goal: str, milestones: Sequence[Milestone]) -> str:
+    """A fresh ``plan.md`` for a goal."""
+    lines = ["# Plan", "", f"Goal: {goal.strip() or 'survive'}", ""]
+    lines += [m.line() for m in milestones]
+    return "\n".join(lines) + "\n"
+
+
+def held(item: str, inventory: Mapping[str, int]) -> int:
+    """How many of ``item`` the inventory holds (``food``: anything edible counted by caller)."""
+    if item.endswith("_log") and item == "oak_log":
+        return sum(n for name, n in inventory.items() if name.endswith("_log"))
+    if item == "oak_planks":
+        return sum(n for name, n in inventory.items() if name.endswith("_planks"))
+    return int(inventory.get(item, 0))
+
+
+def is_done(m: Milestone, inventory: Mapping[str, int], food: int = 0) -> bool:
+    """Whether the inventory satisfies an actionable milestone."""
+    if not m.actionable or m.skill in NON_INVENTORY:
+        return m.done
+    if m.item == "food":
+        return food >= m.count
+    return held(m.item, inventory) >= m.count
+
+
+def tick(
+    text: str,
+    inventory: Mapping[str, int],
+    *,
+    food: int = 0,
+    succeeded: Collection[str] = (),
+) -> tuple[str, list[Milestone]]:
+    """``plan.md`` with every satisfied milestone checked, and the ones newly checked.
+
+    ``succeeded`` names skills that just succeeded, for the milestones the
+    inventory cannot show (a chest placed). A craft skill may succeed at one
+    step of many (planks on the way to a pickaxe): only the inventory says
+    when its milestone is met. Lines other than unchecked actionable milestones
+    are kept byte for byte, so an operator's edits survive.
+    """
+    out, newly = [], []
+    for raw in text.splitlines(keepends=True):
+        box = _BOX.match(raw.rstrip("\n"))
+        if box is not None and box.group(2) == " ":
+            (m,) = parse_plan(raw) or [Milestone(done=False, text="")]
+            met = is_done(m, inventory, food) or (m.skill in NON_INVENTORY and m.skill in succeeded)
+            if m.actionable and met:
+                newly.append(Milestone(done=True, text=m.text, item=m.item, count=m.count,
+                                       skill=m.skill))  # fmt: skip
+                ending = "\n" if raw.endswith("\n") else ""
+                raw = f"{box.group(1)}x{box.group(3)}{box.group(4)}{ending}"
+        out.append(raw)
+    return "".join(out), newly
+
+
+def next_milestone(milestones: Sequence[Milestone]) -> Milestone | None:
+    """The first unchecked milestone the curriculum can work on."""
+    return next((m for m in milestones if not m.done and m.actionable), None)
+
+
+def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Milestone]:
+    """Milestones toward ``goal`` with the existing skills only (offline planner).
+
+    Items the goal names (``stone axe``, ``furnace``) become targets; with none
+    named, or a goal to ``survive``, the default tech tree comes first. A chest
+    is placed by ``place-chest`` (which crafts it), not a craft milestone.
+    Each target is planned with the crafting planner from what earlier
+    targets left: its raw materials become gathering
+    milestones, the target itself one ``craft.<item>`` milestone (the craft
+    skill plans planks, sticks and the table itself when it runs). A target
+    that needs something no skill can get yet ends the plan with a note.
+    """
+    words = set(_WORD.findall(goal.lower()))
+    named = [
+        t for t in _targets(goal, recipes) if not (t[0] == "chest" and "place-chest" in skills)
+    ]
+    general = not named or "survive" in words
+    targets = (
+        [*DEFAULT_TARGETS, *(t for t in named if t not in DEFAULT_TARGETS)] if general else named
+    )
+    plan: list[Milestone] = []
+    stock: dict[str, int] = {}
+    queue = list(targets)
+    while queue:
+        item, count = queue.pop(0)
+        try:
+            steps = plan_craft(item, stock, recipes, count=count)
+        except CraftingError as exc:
+            plan.append(Milestone(done=False, text=f"{item}: the skills cannot make it ({exc})"))
+            break
+        missing = [s.skill for s in steps if not _can(s.skill, skills)]
+        if missing:
+            plan.append(Milestone(done=False, text=f"{item}: needs {missing[0]}, not a skill yet"))
+            break
+        gathered: dict[tuple[str, str], int] = {}
+        for step in steps:
+            if step.skill.startswith("gather."):
+                gathered[(step.item, step.skill)] = (
+                    gathered.get((step.item, step.skill), 0) + step.count
+                )
+        if ("cobblestone", "gather.stone") in gathered and not any(p in stock for p in PICKAXES):
+            queue[:0] = [("wooden_pickaxe", 1), (item, count)]  # stone needs a pickaxe first
+            continue
+        plan += [milestone(it, n, skill) for (it, skill), n in gathered.items()]
+        if any(s.skill == f"craft.{TABLE}" for s in steps):
+            plan.append(milestone(TABLE, 1, f"craft.{TABLE}"))
+        if item != TABLE:
+            plan.append(milestone(item, count, f"craft.{item}"))
+        stock[item] = stock.get(item, 0) + count
+        stock[TABLE] = 1  # placed once, used for every later craft
+    if "acquire-food" in skills and (general or words & {"food", "eat"}):
+        plan.append(milestone(*FOOD_MILESTONE))
+    if "place-chest" in skills and (general or "chest" in words):
+        plan.append(milestone(*CHEST_MILESTONE))
+    return plan
+
+
+def _can(skill: str, skills: Collection[str]) -> bool:
+    return skill in skills or (skill.startswith("craft.") and "craft.*" in skills)
+
+
+def _targets(goal: str, recipes: Recipes) -> list[tuple[str, int]]:
+    words = _WORD.findall(goal.lower())
+    found: list[tuple[str, int]] = []
+    for size in (3, 2, 1):
+        for i in range(len(words) - size + 1):
+            name = "_".join(words[i : i + size])
+            if name in recipes.by_result and not any(name in t for t, _ in found):
+                found.append((name, 1))
+    order = {name: goal.lower().replace(" ", "_").find(name) for name, _ in found}
+    return sorted(found, key=lambda t: order[t[0]])
+
+
+def validate_plan(lines: Sequence[str], skills: Collection[str]) -> list[Milestone]:
+    """An LLM's plan: keep only actionable milestones whose skill exists; raise on nothing."""
+    plan = []
+    for line in lines:
+        found = parse_plan(line if line.lstrip().startswith(("-", "*")) else f"- [ ] {line}")
+        for m in found:
+            if m.actionable and m.skill in skills and m.count > 0:
+                plan.append(milestone(m.item, m.count, m.skill))
+    if not plan:
+        raise ValueError("the plan has no milestone with a known skill")
+    return plan

@@ -1,0 +1,98 @@
+"""The shared engine of the gathering and crafting skills: the next step toward holding an item.
+
+A craft can take many steps (logs → planks → table → sticks → pickaxe); each
+run of a making skill performs only the next one, planned afresh from what
+the inventory holds now, so a restart, a pre-emption or a lost item never
+leaves a stale plan behind. The caller (the curriculum) runs the skill again
+until the inventory shows the goal.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pepa.survival.crafting import (
+    BASE_RESOURCES,
+    CraftingError,
+    Recipes,
+    Step,
+    plan_craft,
+    prerequisites,
+)
+from pepa.world.node import node_modules
+from skills._base import Link, Started, started
+
+__all__ = ["LOGS", "inventory", "next_step", "recipes", "run_step"]
+
+LOGS = list(BASE_RESOURCES["gather.wood"])
+"""Every log the wood gatherer digs."""
+STONE_BLOCKS = ["stone", "cobblestone"]
+"""What the stone gatherer digs (stone drops cobblestone with a pickaxe)."""
+DEFAULT_VERSION = "1.16.5"
+
+
+@functools.cache
+def recipes(version: str = DEFAULT_VERSION) -> Recipes:
+    """minecraft-data's recipes for a version (loaded once)."""
+    root: Path = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    return Recipes.load(version, root)
+
+
+def inventory(world: Mapping[str, Any]) -> dict[str, int]:
+    """Item name → count, from a snapshot."""
+    return dict((world.get("inventory") or {}).get("items") or {})
+
+
+def held(item: str, items: Mapping[str, int]) -> int:
+    """How many of ``item`` the inventory holds (any log counts as a log)."""
+    if item in LOGS:
+        return sum(items.get(log, 0) for log in LOGS)
+    return int(items.get(item, 0))
+
+
+def next_step(item: str, count: int, world: Mapping[str, Any]) -> tuple[str, str, int] | None:
+    """(skill, item, count) to do next toward holding ``count`` of ``item``; None when held."""
+    items = inventory(world)
+    missing = count - held(item, items)
+    if missing <= 0:
+        return None
+    book = recipes(str(world.get("version") or DEFAULT_VERSION))
+    for gatherer, yields in BASE_RESOURCES.items():
+        if item in yields:
+            before = prerequisites(gatherer, items, book)
+            return _first(before, items) if before else (gatherer, item, count)
+    steps = plan_craft(item, items, book, count=missing)
+    if any(step.skill == "gather.stone" for step in steps):
+        before = prerequisites("gather.stone", items, book)
+        if before:
+            return _first(before, items)
+    return _first(steps, items) if steps else None
+
+
+def _first(steps: Sequence[Step], items: Mapping[str, int]) -> tuple[str, str, int]:
+    """The first step, covering all the plan's needs of its item in one go (gathering
+    counts what to hold, crafting how many crafts)."""
+    step = steps[0]
+    total = sum(s.count for s in steps if s.skill == step.skill and s.item == step.item)
+    if step.skill.startswith("gather."):
+        return step.skill, step.item, held(step.item, items) + total
+    return step.skill, step.item, total
+
+
+def run_step(link: Link, item: str, count: int, world: Mapping[str, Any]) -> Started:
+    """Start the next step toward ``count`` of ``item`` (an instant success when held)."""
+    try:
+        step = next_step(item, count, world)
+    except (CraftingError, KeyError) as exc:
+        return Started(action_id=None, ok=False, detail=f"cannot make {item}: {exc}")
+    if step is None:
+        return Started(action_id=None)
+    skill, what, n = step
+    if skill == "gather.wood":
+        return started(link.gather(LOGS, n, 48.0, LOGS), "gather wood")
+    if skill == "gather.stone":
+        return started(link.gather(STONE_BLOCKS, n, 32.0, ["cobblestone"]), "gather stone")
+    return started(link.craft(what, n), f"craft {what}")

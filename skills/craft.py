@@ -1,0 +1,36 @@
+"""craft.<item>: make an item from minecraft-data's recipes, at a crafting table when needed.
+
+One family of skills: ``craft.wooden_pickaxe``, ``craft.oak_planks`` … Each run
+does the next step (gather, craft an ingredient, place a table, craft the
+item) planned from the inventory of the moment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skills._base import Link, Skill, Started
+from skills._making import recipes, run_step
+
+
+def craft_skill(skill_id: str) -> Skill | None:
+    """The skill for ``craft.<item>``, or None when no recipe makes that item."""
+    item = skill_id.removeprefix("craft.")
+    if item not in recipes().by_result:
+        return None
+
+    def _run(link: Link, args: Mapping[str, Any]) -> Started:
+        return run_step(link, item, int(args.get("count") or 1), args.get("world") or {})
+
+    def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+        return None
+
+    return Skill(
+        id=skill_id,
+        description=f"Make {item.replace('_', ' ')} (gathering and crafting what it needs).",
+        coach_may_dispatch=True,
+        precondition=_precondition,
+        run=_run,
+        wants_world=True,
+    )

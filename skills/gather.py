@@ -1,0 +1,39 @@
+"""gather.wood and gather.stone: dig until the inventory holds enough.
+
+``gather.stone`` with no pickaxe first makes a wooden one (gather wood,
+planks, sticks, a table): each run does the next step of that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from skills._base import Link, Skill, Started, always
+from skills._making import run_step
+
+
+def _wood(link: Link, args: Mapping[str, Any]) -> Started:
+    return run_step(link, "oak_log", int(args.get("count") or 4), args.get("world") or {})
+
+
+def _stone(link: Link, args: Mapping[str, Any]) -> Started:
+    return run_step(link, "cobblestone", int(args.get("count") or 3), args.get("world") or {})
+
+
+WOOD = Skill(
+    id="gather.wood",
+    description="Chop the nearest trees until holding enough logs (default 4).",
+    coach_may_dispatch=True,
+    precondition=always,
+    run=_wood,
+    wants_world=True,
+)
+STONE = Skill(
+    id="gather.stone",
+    description="Mine stone for cobblestone (default 3); makes a wooden pickaxe first if needed.",
+    coach_may_dispatch=True,
+    precondition=always,
+    run=_stone,
+    wants_world=True,
+)
