@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 __all__ = ["HELP", "VERBS", "ChatCommand", "parse"]
 
-VERBS = ("status", "come", "follow", "stay", "pause", "resume", "stop", "help")
+VERBS = ("status", "come", "follow", "stay", "pause", "resume", "stop", "goal", "plan", "help")
 """Every verb the bot understands."""
 HELP = "I understand: " + ", ".join(VERBS)
 

@@ -1,4 +1,4 @@
-"""The ``pepa`` command: start, status, tui, world.
+"""The ``pepa`` command: start, status, tui, world, propose.
 
 Bad configuration ends with one line on stderr and exit code 2, never a
 traceback; a missing daemon for ``status`` with one line and exit code 1.
@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
@@ -20,9 +20,16 @@ from pepa import __version__
 from pepa.config import LLM_CHOICES, Config, read_dotenv, resolve
 from pepa.errors import ConfigError, LockError, PepaError
 
+if TYPE_CHECKING:
+    from pepa.propose import ApplyResult
+    from pepa.world.embedded import EmbeddedWorld
+
 __all__ = ["main"]
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_SEED = 12345
+"""The seed of a new embedded world without ``--seed``."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +48,12 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--operators", help="comma-separated operator names (OPERATOR_USERNAMES)")
     group.add_argument("--state-dir", help="state root (PEPA_STATE_DIR, default ./state)")
     group.add_argument("--llm", help=f"LLM back end: {', '.join(LLM_CHOICES)} (PEPA_LLM)")
+    group.add_argument(
+        "--sandbox",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="embedded world: the survival sandbox, or --no-sandbox for a flat one (PEPA_SANDBOX)",
+    )
     group.add_argument(
         "--fault-injection",
         action="store_const",
@@ -62,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument(
         "--restart-window", type=float, default=60.0, help="… within this many seconds"
     )
+    start.add_argument("--seed", type=int, default=None, help="embedded world seed (a new world)")
+    start.add_argument(
+        "--reload",
+        action="store_true",
+        help="restart the worker when Python files under pepa/ or skills/ change (development)",
+    )
 
     status = sub.add_parser("status", help="print the running daemon's snapshot and exit")
     _add_settings(status)
@@ -79,6 +98,22 @@ def build_parser() -> argparse.ArgumentParser:
     world = sub.add_parser("world", help="run only the embedded world server")
     _add_settings(world)
     world.add_argument("--seed", type=int, default=None, help="world seed")
+
+    propose = sub.add_parser("propose", help="list proposals; apply an approved one on a branch")
+    actions = propose.add_subparsers(
+        dest="action", metavar="list|apply", required=True, parser_class=_Parser
+    )
+    listing = actions.add_parser("list", help="pending and approved proposals of this server")
+    apply = actions.add_parser("apply", help="run the LLM command on feat/proposal-<slug>")
+    apply.add_argument("proposal", help="an approved proposal's file name (or its path)")
+    apply.add_argument(
+        "--timeout", type=float, help="seconds for the command (PEPA_PROPOSE_TIMEOUT, 1800)"
+    )
+    for action in (listing, apply):
+        _add_settings(action)
+        action.add_argument(
+            "--repo", type=Path, help="the git checkout to change (default: pepa's own)"
+        )
     return parser
 
 
@@ -95,6 +130,7 @@ def load(args: argparse.Namespace) -> Config:
             "state_dir",
             "llm",
             "fault_injection",
+            "sandbox",
         )
     }
     return resolve(flags, os.environ, read_dotenv(Path(".env")))
@@ -117,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _world(config, args)
         if args.command == "tui":
             return _tui(config, args)
+        if args.command == "propose":
+            return _propose(config, args)
         print(f"pepa: `pepa {args.command}` is not available in this version yet", file=sys.stderr)
         return 1
     except LockError as exc:
@@ -131,22 +169,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _start(config: Config, args: argparse.Namespace) -> int:
     from pepa.daemon import ProcessSupervisor
-    from pepa.world.embedded import DEFAULT_VERSION, EmbeddedWorld
 
     world = None
     if config.embedded:
-        world = EmbeddedWorld(
-            config.server_dir / "world",
-            port=config.port,
-            version=config.version or DEFAULT_VERSION,
-            log_path=config.server_dir / "world.log",
-        )
+        world = _embedded_world(config, args.seed)
     supervisor = ProcessSupervisor(
-        config, max_restarts=args.max_restarts, period=args.restart_window, world=world
+        config,
+        max_restarts=args.max_restarts,
+        period=args.restart_window,
+        world=world,
+        reload=args.reload,
     )
     if not config.embedded:
         supervisor.say(f"server {config.host}:{config.port} as {config.username}")
     return supervisor.run()
+
+
+def _embedded_world(config: Config, seed: int | None) -> EmbeddedWorld:
+    """The embedded world of ``config``: the sandbox in ``sandbox/``, a flat one in ``world/``.
+
+    Apart, so that a flat world made before the sandbox existed never gets
+    hills generated next to its flat chunks. An existing world keeps its seed.
+    """
+    from pepa.world.embedded import DEFAULT_VERSION, EmbeddedWorld
+
+    return EmbeddedWorld(
+        config.server_dir / ("sandbox" if config.sandbox else "world"),
+        port=config.port,
+        version=config.version or DEFAULT_VERSION,
+        seed=seed if seed is not None else DEFAULT_SEED,
+        log_path=config.server_dir / "world.log",
+        sandbox=config.sandbox,
+    )
 
 
 def _world(config: Config, args: argparse.Namespace) -> int:
@@ -154,7 +208,6 @@ def _world(config: Config, args: argparse.Namespace) -> int:
     import threading
 
     from pepa.daemon import StateLock
-    from pepa.world.embedded import DEFAULT_VERSION, EmbeddedWorld
 
     if not config.embedded:
         print(
@@ -163,13 +216,7 @@ def _world(config: Config, args: argparse.Namespace) -> int:
         )
         return 2
     with StateLock(config.server_dir / "daemon.lock"):
-        world = EmbeddedWorld(
-            config.server_dir / "world",
-            port=config.port,
-            version=config.version or DEFAULT_VERSION,
-            seed=args.seed if args.seed is not None else 12345,
-            log_path=config.server_dir / "world.log",
-        )
+        world = _embedded_world(config, args.seed)
         stop = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: stop.set())
@@ -249,7 +296,8 @@ def format_snapshot(snapshot: dict[str, Any]) -> str:
         f"threats    {threats or 'none'}",
         f"doing      {snapshot.get('activeReflex') or snapshot.get('currentSkill') or 'idle'}"
         f"{' (paused)' if snapshot.get('paused') else ''}",
-        f"proposals  {snapshot.get('pendingProposals', 0)} pending",
+        f"proposals  {snapshot.get('pendingProposals', 0)} pending, "
+        f"{len(snapshot.get('approvedProposals') or [])} approved",
         f"uptime     {snapshot.get('uptime', 0):.0f}s",
         "actors     "
         + ", ".join(
@@ -258,6 +306,83 @@ def format_snapshot(snapshot: dict[str, Any]) -> str:
         ),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _propose(config: Config, args: argparse.Namespace) -> int:
+    """``pepa propose list`` and ``pepa propose apply`` (docs/proposals.md)."""
+    import time
+
+    from pepa import propose
+
+    repo = args.repo or Path(propose.__file__).resolve().parent.parent
+    folder = config.server_dir / "proposals"
+    if args.action == "list":
+        try:
+            branches = propose.Git.at(repo).branches("feat/proposal-*")
+        except propose.ProposeError:
+            branches = set()  # no repository: no branch marks
+        infos = propose.list_proposals(folder)
+        sys.stdout.write(propose.format_list(infos, now=time.time(), branches=branches))
+        return 0
+    if args.timeout is not None and args.timeout <= 0:
+        print("pepa: error: --timeout must be a positive number of seconds", file=sys.stderr)
+        return 2
+    result = propose.apply_proposal(
+        proposal=propose.find_approved(folder, args.proposal),
+        repo=repo,
+        command=propose.command_words(config.propose_command, config.pi_command),
+        timeout=args.timeout or config.propose_timeout,
+        say=lambda line: print(f"pepa: {line}", flush=True),
+    )
+    branch, outcome = result.branch, result.outcome
+    if outcome == "applied":
+        print(
+            f"pepa: applied: {result.commits} commit(s) on {branch} (diff sha256 "
+            f"{result.diff_hash[:12]}); review with `git log -p {result.base}..{branch}`, "
+            "then push or merge it yourself"
+        )
+    elif outcome == "no-change":
+        print(f"pepa: no change: the command changed nothing; {branch} is removed again")
+    else:
+        print(f"pepa: failed ({result.detail}); {branch} is kept for inspection", file=sys.stderr)
+    if not result.returned:
+        print(f"pepa: warning: the work tree is still not on {result.base}", file=sys.stderr)
+    problem = _record_code_change(config, result)
+    if problem:
+        print(f"pepa: warning: the outcome is not in code_changes: {problem}", file=sys.stderr)
+    if "interrupted" in result.detail:
+        return 130
+    return 0 if outcome == "applied" else 1
+
+
+def _record_code_change(config: Config, result: ApplyResult) -> str:
+    """Add an apply's outcome to ``code_changes``; an error text, or empty.
+
+    The one write to the knowledge base from outside the daemon's knowledge
+    actor: short, and a second writer is what SQLite's WAL mode allows.
+    """
+    from pepa.knowledge import KnowledgeError, KnowledgeStore
+
+    if config.db_url:
+        store = KnowledgeStore(url=config.db_url)
+    else:
+        # absolute: Pony resolves a relative SQLite path against its caller's module
+        store = KnowledgeStore(config.server_dir.resolve() / "knowledge.db")
+    try:
+        store.open()
+        store.record_code_change(
+            proposal=result.proposal,
+            branch=result.branch,
+            outcome=result.outcome,
+            diff_hash=result.diff_hash,
+        )
+    except KnowledgeError as exc:
+        return str(exc)
+    except Exception as exc:  # Pony/sqlite errors of every kind: the apply itself is done
+        return f"cannot write {store.where}: {exc}"
+    finally:
+        store.close()
+    return ""
 
 
 if __name__ == "__main__":

@@ -47,13 +47,19 @@ _ENV = {
     "state_dir": "PEPA_STATE_DIR",
     "llm": "PEPA_LLM",
     "pi_command": "PEPA_PI_COMMAND",
+    "propose_command": "PEPA_PROPOSE_COMMAND",
+    "propose_timeout": "PEPA_PROPOSE_TIMEOUT",
     "openai_url": "PEPA_OPENAI_URL",
     "openai_model": "PEPA_OPENAI_MODEL",
     "openai_key": "OPENAI_API_KEY",
     "llm_timeout": "PEPA_LLM_TIMEOUT",
     "db_url": "PEPA_DB_URL",
     "reflect_every": "PEPA_REFLECT_EVERY",
+    "wiki_url": "PEPA_WIKI_URL",
     "fault_injection": "PEPA_FAULT_INJECTION",
+    "curriculum": "PEPA_CURRICULUM",
+    "learning": "PEPA_LEARNING",
+    "sandbox": "PEPA_SANDBOX",
 }
 
 
@@ -79,6 +85,10 @@ class Config:
     """LLM back end: auto, pi, openai or offline."""
     pi_command: str = "pi"
     """The ``pi`` command (arguments allowed); ``-p PROMPT`` is appended."""
+    propose_command: str = ""
+    """``pepa propose apply``'s command, the prompt appended; empty: ``<pi_command> -p``."""
+    propose_timeout: float = 1800.0
+    """Seconds ``pepa propose apply`` gives its command."""
     openai_url: str | None = None
     """OpenAI-compatible base URL; None uses http://127.0.0.1:11434/v1 and ``auto`` skips openai."""
     openai_model: str = ""
@@ -91,8 +101,16 @@ class Config:
     """Knowledge base URL (``postgresql://…`` shared by a fleet); None: ``knowledge.db``."""
     reflect_every: float = 1800.0
     """Seconds between two reflections (0 turns reflection off)."""
+    wiki_url: str = "https://minecraft.wiki"
+    """Base URL of wiki lookups (``docs/wiki.md``); empty turns them off."""
     fault_injection: bool = False
     """Whether ``cmd:fault`` and injected faults are allowed."""
+    curriculum: bool = True
+    """Whether the bot works its plan by itself when nothing more urgent runs."""
+    learning: bool = True
+    """Whether lessons change what the bot does (off: the gauntlet's control run)."""
+    sandbox: bool = True
+    """The embedded world is the survival sandbox (terrain, crafting, drops); False: flat."""
 
     @property
     def embedded(self) -> bool:
@@ -223,13 +241,30 @@ def resolve(
         state_dir=Path(pick("state_dir") or "state"),
         llm=llm,
         pi_command=pick("pi_command") or "pi",
+        propose_command=pick("propose_command") or "",
+        propose_timeout=_seconds(
+            pick("propose_timeout"), "PEPA_PROPOSE_TIMEOUT", default=1800.0, low=1.0, high=86400.0
+        ),
         openai_url=_url(pick("openai_url")),
         openai_model=pick("openai_model") or "",
         openai_key=pick("openai_key") or None,
-        llm_timeout=_seconds(pick("llm_timeout")),
+        llm_timeout=_seconds(
+            pick("llm_timeout"), "PEPA_LLM_TIMEOUT", default=120.0, low=1.0, high=3600.0
+        ),
         db_url=_db_url(pick("db_url")),
-        reflect_every=_reflect_every(pick("reflect_every")),
+        reflect_every=_seconds(
+            pick("reflect_every"),
+            "PEPA_REFLECT_EVERY",
+            default=1800.0,
+            low=10.0,
+            high=86400.0,
+            off=True,
+        ),
+        wiki_url=_wiki_url(pick("wiki_url")),
         fault_injection=_flag(pick("fault_injection")),
+        curriculum=_flag(pick("curriculum"), "PEPA_CURRICULUM", default=True),
+        learning=_flag(pick("learning"), "PEPA_LEARNING", default=True),
+        sandbox=_flag(pick("sandbox"), "PEPA_SANDBOX", default=True),
     )
 
 
@@ -265,16 +300,13 @@ def _url(value: Any) -> str | None:
     return text
 
 
-def _reflect_every(value: Any) -> float:
-    if value is None or value == "":
-        return 1800.0
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"PEPA_REFLECT_EVERY {value!r} is not a number of seconds") from exc
-    if seconds != 0 and not 10.0 <= seconds <= 86400.0:
-        raise ConfigError(f"PEPA_REFLECT_EVERY {seconds:g} is out of range (0 = off, 10-86400 s)")
-    return seconds
+def _wiki_url(value: Any) -> str:
+    if value is None:
+        return "https://minecraft.wiki"
+    text = str(value).strip().rstrip("/")
+    if text and not re.match(r"^https?://[^/\s?#]+(/[^\s?#]*)?$", text):
+        raise ConfigError(f"PEPA_WIKI_URL {value!r} is not an http(s) URL (empty: no lookups)")
+    return text
 
 
 def _db_url(value: Any) -> str | None:
@@ -288,26 +320,30 @@ def _db_url(value: Any) -> str | None:
     return text
 
 
-def _seconds(value: Any) -> float:
+def _seconds(
+    value: Any, var: str, *, default: float, low: float, high: float, off: bool = False
+) -> float:
+    """A number of seconds in [low, high]; ``off``: 0 is allowed too (it turns a timer off)."""
     if value is None or value == "":
-        return 120.0
+        return default
     try:
         seconds = float(value)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"PEPA_LLM_TIMEOUT {value!r} is not a number of seconds") from exc
-    if not 1.0 <= seconds <= 3600.0:
-        raise ConfigError(f"PEPA_LLM_TIMEOUT {seconds:g} is out of range (1-3600 s)")
+        raise ConfigError(f"{var} {value!r} is not a number of seconds") from exc
+    if not (low <= seconds <= high or (off and seconds == 0)):
+        span = f"0 = off, {low:g}-{high:g} s" if off else f"{low:g}-{high:g} s"
+        raise ConfigError(f"{var} {seconds:g} is out of range ({span})")
     return seconds
 
 
-def _flag(value: Any) -> bool:
+def _flag(value: Any, var: str = "PEPA_FAULT_INJECTION", *, default: bool = False) -> bool:
     if isinstance(value, bool):
         return value
-    if value is None:
-        return False
-    text = str(value).strip().lower()
+    text = "" if value is None else str(value).strip().lower()
+    if not text:
+        return default
     if text in _TRUE:
         return True
     if text in _FALSE:
         return False
-    raise ConfigError(f"PEPA_FAULT_INJECTION={value!r} is not a yes/no value")
+    raise ConfigError(f"{var}={value!r} is not a yes/no value")

@@ -27,6 +27,7 @@ __all__ = [
     "Disconnected",
     "DuskFell",
     "ErrorRaised",
+    "GoalSet",
     "HealthChanged",
     "HostileSpotted",
     "Kicked",
@@ -34,9 +35,12 @@ __all__ = [
     "LlmChunkReceived",
     "LlmFinished",
     "LogRecorded",
+    "MilestoneReached",
     "OperatorOrder",
     "Pause",
     "PausedChanged",
+    "PlanChanged",
+    "PlanRequested",
     "PlayerSpotted",
     "ProposalDrafted",
     "ProposalsChanged",
@@ -89,6 +93,8 @@ class ProposalsChanged:
 
     pending: tuple[str, ...]
     """Ids (file names) of the pending proposals, oldest first."""
+    approved: tuple[str, ...] = ()
+    """Ids of approved proposals waiting for ``pepa propose apply``, oldest first."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -398,14 +404,16 @@ class DeathAnalysed:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TaskSuggested:
-    """A next action proposed by the LLM when the bot idles; only registry skills get here."""
+    """A task for the chain's task slot: the curriculum's next milestone, or an LLM's pick."""
 
     skill: str
-    """A skill id from the registry that advice may dispatch."""
+    """A skill id from the registry (an LLM may only pick ones advice may dispatch)."""
     reason: str
     """Why, in one line."""
     source: str
-    """The back end that suggested it."""
+    """``curriculum`` or the LLM back end that suggested it."""
+    args: dict[str, Any] = field(default_factory=dict)
+    """The skill's arguments (``{"item": "oak_log", "count": 4}``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -428,3 +436,49 @@ class ReflexTicked:
 
     idle: bool
     """True when connected, not paused, and the chain chose nothing to do."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GoalSet:
+    """An operator set the long-term goal (chat ``<bot> goal <text>`` or ``cmd:goal``)."""
+
+    text: str
+    """The goal, in the operator's words."""
+    by: str
+    """Who set it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanChanged:
+    """The goal or the plan's progress changed (for the snapshot and the dashboard)."""
+
+    goal: str
+    """The goal (``goal.md``), empty when none."""
+    done: int
+    """Milestones checked."""
+    total: int
+    """Milestones in the plan."""
+    next: str
+    """The next milestone the curriculum will work, empty when none."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanRequested:
+    """An operator asked for the plan (chat ``<bot> plan``); the answer goes to chat."""
+
+    by: str
+    """Who asked."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MilestoneReached:
+    """A milestone of ``plan.md`` was ticked off."""
+
+    text: str
+    """The milestone line after its check box."""
+    item: str
+    """What the bot now holds (or placed)."""
+    done: int
+    """Milestones done in the plan now."""
+    total: int
+    """Milestones in the plan."""

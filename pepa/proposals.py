@@ -34,6 +34,13 @@ class ProposalStore:
             return []
         return sorted(p.name for p in self.folder.glob("*.md") if p.is_file())
 
+    def approved(self) -> list[str]:
+        """Ids approved and waiting for ``pepa propose apply``, oldest first."""
+        folder = self.folder / "approved"
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.glob("*.md") if p.is_file())
+
     def write(self, proposal_id: str, markdown: str) -> Path:
         """Add a pending proposal (atomically); returns its path."""
         if not _ID.match(proposal_id):

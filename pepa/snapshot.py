@@ -32,6 +32,8 @@ def build_snapshot(
     uptime: float,
     server: str,
     username: str,
+    approved_proposals: Sequence[str] = (),
+    plan: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Merge perception's world view with the runtime's own state (DESIGN section 5)."""
     snapshot = dict(EMPTY_WORLD)
@@ -47,6 +49,9 @@ def build_snapshot(
             "actors": [dict(row) for row in actors],
             "pendingProposals": len(pending_proposals),
             "proposals": list(pending_proposals),
+            "approvedProposals": list(approved_proposals),
+            "goal": (plan or {}).get("goal") or None,
+            "plan": dict(plan) if plan else None,
             "uptime": round(uptime, 1),
         }
     )

@@ -24,14 +24,24 @@ class Daemon:
         env: dict[str, str] | None = None,
         port: int | None = None,
         host: str | None = None,
+        sandbox: bool = False,
+        curriculum: bool = False,
     ) -> None:
-        """Start ``pepa start``; without ``host`` it plays in its own embedded world."""
+        """Start ``pepa start``; without ``host`` it plays in its own embedded world.
+
+        That world is flat unless ``sandbox`` (the survival sandbox, pepa's default).
+        The bot works no plan by itself unless ``curriculum`` (pepa's default is
+        on): most scenarios want a bot that only reacts.
+        """
         self.root = root
         self.state = root / "state"
         self.port = port or free_port()
         self.socket = self.state / f"{host or '127.0.0.1'}_{self.port}" / "bot.sock"
         where = ["--port", str(self.port)] + (["--host", host] if host else [])
+        if host is None and not sandbox:
+            where.append("--no-sandbox")
         full_env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
+        full_env["PEPA_CURRICULUM"] = "1" if curriculum else "0"
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pepa", "start", "--state-dir", str(self.state), *where, *args],

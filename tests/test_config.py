@@ -150,3 +150,45 @@ def test_the_database_url_and_reflection_period_are_settings() -> None:
         resolve({}, {"PEPA_DB_URL": "mysql://u:pw@h/db"}, {})
     with pytest.raises(ConfigError, match="PEPA_REFLECT_EVERY 5 is out of range"):
         resolve({}, {"PEPA_REFLECT_EVERY": "5"}, {})
+
+
+def test_the_embedded_world_is_the_sandbox_unless_turned_off() -> None:
+    assert resolve({}, {}, {}).sandbox is True
+    assert resolve({}, {"PEPA_SANDBOX": "0"}, {}).sandbox is False
+    assert resolve({}, {}, {"PEPA_SANDBOX": "no"}).sandbox is False
+    assert resolve({"sandbox": True}, {"PEPA_SANDBOX": "off"}, {}).sandbox is True
+    assert resolve({}, {"PEPA_SANDBOX": ""}, {}).sandbox is True
+    with pytest.raises(ConfigError, match="PEPA_SANDBOX='maybe' is not a yes/no value"):
+        resolve({}, {"PEPA_SANDBOX": "maybe"}, {})
+
+
+def test_sandbox_flags_choose_the_world_and_its_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pepa.cli import _embedded_world, build_parser, load
+
+    monkeypatch.chdir(tmp_path)  # no .env
+    monkeypatch.delenv("PEPA_SANDBOX", raising=False)
+    parser = build_parser()
+    sandbox = load(parser.parse_args(["start", "--seed", "7"]))
+    flat = load(parser.parse_args(["world", "--no-sandbox"]))
+    assert (sandbox.sandbox, flat.sandbox) == (True, False)
+    world = _embedded_world(sandbox, 7)
+    assert (world.sandbox, world.seed, world.world_dir.name) == (True, 7, "sandbox")
+    world = _embedded_world(flat, None)
+    assert (world.sandbox, world.seed, world.world_dir.name) == (False, 12345, "world")
+
+
+def test_the_wiki_url_is_a_setting_and_empty_turns_lookups_off() -> None:
+    assert resolve({}, {}, {}).wiki_url == "https://minecraft.wiki"
+    assert resolve({}, {"PEPA_WIKI_URL": "http://127.0.0.1:8080/"}, {}).wiki_url == (
+        "http://127.0.0.1:8080"
+    )
+    assert resolve({}, {}, {"PEPA_WIKI_URL": "https://wiki.example/mc"}).wiki_url == (
+        "https://wiki.example/mc"
+    )
+    assert resolve({}, {"PEPA_WIKI_URL": ""}, {}).wiki_url == ""
+    config = resolve({}, {"PEPA_WIKI_URL": ""}, {})
+    assert config_from_json(config.to_json()) == config
+    with pytest.raises(ConfigError, match=r"PEPA_WIKI_URL 'minecraft\.wiki' is not an http"):
+        resolve({}, {"PEPA_WIKI_URL": "minecraft.wiki"}, {})

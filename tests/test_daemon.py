@@ -17,7 +17,10 @@ from tests.daemon_harness import Daemon
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
-ACTORS = ["knowledge", "ipc", "brain", "perception", "reflex", "watchdog", "coach", "persona"]
+ACTORS = [
+    "knowledge", "ipc", "brain", "perception", "reflex", "watchdog", "curriculum", "coach",
+    "persona",
+]  # fmt: skip
 
 
 @pytest.fixture

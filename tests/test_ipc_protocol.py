@@ -183,8 +183,10 @@ def test_command_type_names_are_the_wire_names() -> None:
         "cmd:ask-pi",
         "cmd:chat",
         "cmd:fault",
+        "cmd:goal",
         "cmd:pause",
         "cmd:proposal",
+        "cmd:reload-failed",
         "cmd:resume",
         "cmd:snapshot",
         "cmd:stop",
@@ -402,3 +404,33 @@ def test_splitter_never_loses_bytes(data: bytes, cuts: list[int]) -> None:
     out += splitter.finish()
     expected = [line.removesuffix(b"\r") for line in data.split(b"\n")]
     assert out == [line for line in expected if line]
+
+
+# --------------------------------------------------------------------------- cmd:reload-failed
+
+
+def test_reload_failed_round_trips_and_keeps_its_wire_names() -> None:
+    cmd = protocol.ReloadFailed(error="skills/nav.py, line 3: SyntaxError: x", token="t0k")
+    line = encode_command(cmd)
+    assert orjson.loads(line) == {
+        "type": "cmd:reload-failed",
+        "error": "skills/nav.py, line 3: SyntaxError: x",
+        "token": "t0k",
+    }
+    assert decode_command(line[:-1], fault_injection=False) == cmd
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"error": "e"}, 'cmd:reload-failed needs a "token" field'),
+        ({"token": "t"}, 'cmd:reload-failed needs a "error" field'),
+        ({"error": "e", "token": ""}, '"token" must not be empty'),
+        ({"error": " ", "token": "t"}, '"error" must not be empty'),
+        ({"error": "e", "token": 7}, '"token" must be a string, got a number'),
+    ],
+)
+def test_reload_failed_without_a_token_or_an_error_is_refused(
+    fields: dict[str, object], message: str
+) -> None:
+    assert message in decode_error({"type": "cmd:reload-failed", **fields})

@@ -181,3 +181,12 @@ def test_an_unreachable_postgres_is_one_clear_error_without_the_password() -> No
     ) as info:
         KnowledgeStore(url="postgresql://bot:hunter2@127.0.0.1:1/x").open()
     assert "hunter2" not in str(info.value)
+
+
+def test_a_relative_path_is_relative_to_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # `pepa start` with the default ./state
+    store = KnowledgeStore(Path("state") / "knowledge.db").open()
+    store.close()
+    assert (tmp_path / "state" / "knowledge.db").exists()

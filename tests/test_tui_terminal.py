@@ -134,7 +134,11 @@ def test_the_dashboard_shows_live_status_and_its_keys_reach_the_daemon(
         tmux.keys("main", "y")
         tmux.wait_for("main", PROPOSAL)
         tmux.keys("main", "y")
-        watcher.wait_for(lambda e: e["type"] == "status" and e["pendingProposals"] == 0, 15)
+        status = watcher.wait_for(
+            lambda e: e["type"] == "status" and e["pendingProposals"] == 0, 15
+        )
+        assert status["approvedProposals"] == [PROPOSAL]  # waiting for pepa propose apply
+        tmux.wait_for("main", "1 approved: pepa propose apply")
     assert (daemon.socket.parent / "proposals" / "approved" / PROPOSAL).exists()
 
     tmux.keys("main", "q")

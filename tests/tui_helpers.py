@@ -13,7 +13,10 @@ from tui import Connected, Input, Key, State, reduce, render
 
 TERM = Terminal(kind="xterm-256color", stream=io.StringIO(), force_styling=True)
 
-ACTORS = ["knowledge", "ipc", "brain", "perception", "reflex", "watchdog", "coach", "persona"]
+ACTORS = [
+    "knowledge", "ipc", "brain", "perception", "reflex", "watchdog", "curriculum", "coach",
+    "persona",
+]  # fmt: skip
 
 
 def snapshot(**changes: Any) -> dict[str, Any]:

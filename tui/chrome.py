@@ -35,6 +35,9 @@ def header_line(state: State, term: Terminal) -> str:
         parts.append(term.black_on_yellow(" PAUSED "))
     if state.pending_proposals:
         parts.append(term.black_on_magenta(f" [proposals {state.pending_proposals}, press y] "))
+    if state.approved_proposals:
+        approved = len(state.approved_proposals)
+        parts.append(term.bright_black(f"[{approved} approved: pepa propose apply]"))
     snap = state.snapshot
     if snap:
         who = as_str(snap.get("username"), "?")

@@ -236,6 +236,14 @@ class State:
         return tuple(str(i) for i in ids if isinstance(i, str | int) and str(i))
 
     @property
+    def approved_proposals(self) -> tuple[str, ...]:
+        """Approved proposal ids waiting for ``pepa propose apply``."""
+        ids = self.snapshot.get("approvedProposals")
+        if not isinstance(ids, list | tuple):
+            return ()
+        return tuple(str(i) for i in ids if isinstance(i, str | int) and str(i))
+
+    @property
     def pending_proposals(self) -> int:
         """How many proposals wait for a decision."""
         count = as_int(self.snapshot.get("pendingProposals"))

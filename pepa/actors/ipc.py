@@ -9,7 +9,9 @@ answers new connections with ``hello``, and routes commands to the actors.
 
 from __future__ import annotations
 
+import hmac
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,11 +28,13 @@ from pepa.events import (
     DecideProposal,
     Died,
     ErrorRaised,
+    GoalSet,
     LlmChunkReceived,
     LlmFinished,
     LogRecorded,
     Pause,
     PausedChanged,
+    PlanChanged,
     ProposalsChanged,
     Resume,
     SayInChat,
@@ -41,7 +45,7 @@ from pepa.logs import RingBuffer
 from pepa.snapshot import build_snapshot
 from pepa.supervision import ActorStateChanged, InjectFault, SupervisedActor, SupervisionContext
 
-__all__ = ["Ipc"]
+__all__ = ["ENV_RELOAD_TOKEN", "Ipc"]
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +53,8 @@ STATUS_INTERVAL = 1.0
 """Seconds between heartbeat ``status`` events when nothing changes."""
 STATUS_MIN_GAP = 0.1
 """World changes are broadcast at most this often (10 per second)."""
+ENV_RELOAD_TOKEN = "PEPA_RELOAD_TOKEN"
+"""Set by ``pepa start --reload``: the token that ``cmd:reload-failed`` must carry."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,8 +75,13 @@ class Ipc(SupervisedActor):
         server_label: str,
         username: str,
         request_stop: Callable[[], None],
+        reload_token: str | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
+        # without a token (no --reload), every cmd:reload-failed is refused
+        self.reload_token = (
+            reload_token if reload_token is not None else os.environ.get(ENV_RELOAD_TOKEN, "")
+        )
         self.server = server
         self.ring = ring
         self.started_at = started_at
@@ -81,6 +92,8 @@ class Ipc(SupervisedActor):
         self.activity: tuple[str | None, str | None] = (None, None)
         self.paused = False
         self.proposals: tuple[str, ...] = ()
+        self.approved: tuple[str, ...] = ()
+        self.plan: dict[str, Any] = {}
         self.last_status = 0.0
 
     def setup(self) -> None:
@@ -93,6 +106,7 @@ class Ipc(SupervisedActor):
             WorldObserved,
             PausedChanged,
             ProposalsChanged,
+            PlanChanged,
             ActorStateChanged,
             LogRecorded,
             ErrorRaised,
@@ -102,7 +116,9 @@ class Ipc(SupervisedActor):
             bus.subscribe(event_type, self.handle)
         self.every(STATUS_INTERVAL, _Heartbeat())
         try:  # knowledge started first: its first ProposalsChanged went out before we listened
-            self.proposals = tuple(self.peer("knowledge").call("pending_proposals", timeout=2.0))
+            knowledge = self.peer("knowledge")
+            self.proposals = tuple(knowledge.call("pending_proposals", timeout=2.0))
+            self.approved = tuple(knowledge.call("approved_proposals", timeout=2.0))
         except SupervisionError as exc:
             logger.warning("cannot read the pending proposals yet: %s", exc)
 
@@ -118,6 +134,8 @@ class Ipc(SupervisedActor):
             current_skill=self.activity[1],
             actors=self.runtime.actor_table.as_dicts(),
             pending_proposals=self.proposals,
+            approved_proposals=self.approved,
+            plan=self.plan,
             uptime=time.time() - self.started_at,
             server=self.server_label,
             username=self.username,
@@ -154,8 +172,10 @@ class Ipc(SupervisedActor):
             case PausedChanged(paused=paused):
                 self.paused = paused
                 self._broadcast_status()
-            case ProposalsChanged(pending=pending):
-                self.proposals = pending
+            case PlanChanged(goal=goal, done=done, total=total, next=upcoming):
+                self.plan = {"goal": goal, "done": done, "total": total, "next": upcoming}
+            case ProposalsChanged(pending=pending, approved=approved):
+                self.proposals, self.approved = pending, approved
                 self._broadcast_status()
             case ActorStateChanged():
                 self.server.broadcast(
@@ -201,6 +221,10 @@ class Ipc(SupervisedActor):
                 self.publish(DecideProposal(id=proposal_id, decision=decision))
             case protocol.Fault(actor=name, kind=kind):
                 self._fault(client_id, name, kind)
+            case protocol.Goal(text=text):
+                self.publish(GoalSet(text=text, by=f"socket client {client_id}"))
+            case protocol.ReloadFailed(error=text, token=token):
+                self._reload_failed(client_id, text, token)
             case _:
                 self.server.send(client_id, protocol.error("ipc", f"unhandled command {command!r}"))
 
@@ -216,3 +240,16 @@ class Ipc(SupervisedActor):
             return
         logger.warning("fault injection: %s into %s (client %d)", kind, name, client_id)
         self.peer(name).tell(InjectFault(kind=kind))  # type: ignore[arg-type]
+
+    def _reload_failed(self, client_id: int, text: str, token: str) -> None:
+        expected = self.reload_token.encode()
+        if not expected or not hmac.compare_digest(token.encode(), expected):
+            logger.warning("cmd:reload-failed with a wrong token refused (client %d)", client_id)
+            self.server.send(
+                client_id,
+                protocol.error(
+                    "ipc", "cmd:reload-failed is accepted only from pepa start --reload"
+                ),
+            )
+            return
+        self.publish(ErrorRaised(source="reload", text=text))

@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from collections import deque
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +41,7 @@ from pepa.knowledge import KnowledgeError, KnowledgeStore
 from pepa.knowledge._models import utcnow
 from pepa.knowledge.coach_offline import LessonDraft, analyse
 from pepa.knowledge.reflection import DeathFact, adjust_plan, reflect
+from pepa.knowledge.wiki import WikiClient, WikiFetched, WikiLookups
 from pepa.memory import write_atomic
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.supervision import SupervisedActor, SupervisionContext
@@ -78,6 +80,7 @@ class Knowledge(SupervisedActor):
         data_root: Path | None = None,
         db_url: str | None = None,
         reflect_every: float = REFLECT_EVERY,
+        wiki_url: str = "",
     ) -> None:
         super().__init__(supervision=supervision)
         self.server_dir = server_dir
@@ -92,11 +95,16 @@ class Knowledge(SupervisedActor):
         self.data_root = data_root
         self.rescan = rescan
         self.pending: tuple[str, ...] | None = None
+        self.approved: tuple[str, ...] | None = None
         self.store: KnowledgeStore | None = None
         self.recent: deque[tuple[float, dict[str, Any]]] = deque()
         self.activity: str | None = None
         self.advised: list[tuple[float, AdviceApplied]] = []
         """Lessons followed lately whose outcome is not known yet."""
+        self.wiki_lookups = WikiLookups(
+            None, WikiClient(wiki_url) if wiki_url else None, tell=self.handle.tell
+        )
+        """Wiki pages looked up off this thread (docs/wiki.md); empty ``wiki_url``: cache only."""
 
     def setup(self) -> None:
         for event_type in (
@@ -112,12 +120,14 @@ class Knowledge(SupervisedActor):
         except KnowledgeError as exc:
             logger.warning("no knowledge base this time (the bot plays on): %s", exc)
             self.store = None
+        self.wiki_lookups.store = self.store
         self._refresh()
         self.every(self.rescan, _Rescan())
         if self.reflect_every > 0:
             self.every(self.reflect_every, _Reflect())
 
     def cleanup(self) -> None:
+        self.wiki_lookups.close()
         if self.store is not None:
             self.store.close()
 
@@ -169,6 +179,8 @@ class Knowledge(SupervisedActor):
                 self._refresh()
             case _Reflect():
                 self.reflect()
+            case WikiFetched():
+                self.wiki_lookups.finished(message)
             case _:
                 return super().on_message(message)
         return None
@@ -201,6 +213,10 @@ class Knowledge(SupervisedActor):
         if post.lesson is not None:
             self._learn(post.lesson, "offline")
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=bundle))
+
+    def wiki(self, title: str) -> Future[str | None]:
+        """The summary of a wiki page, looked up off this thread (proxy-callable)."""
+        return self.wiki_lookups.lookup(title)
 
     def reflect(self) -> Path | None:
         """Reflect on the window since the last reflection; the report's path (proxy-callable)."""
@@ -366,8 +382,12 @@ class Knowledge(SupervisedActor):
             logger.warning("knowledge base write failed: %s", exc)
             return None
 
+    def approved_proposals(self) -> tuple[str, ...]:
+        """Ids of the approved proposals (proxy-callable)."""
+        return tuple(self.proposals.approved())
+
     def _refresh(self) -> None:
-        pending = tuple(self.proposals.pending())
-        if pending != self.pending:
-            self.pending = pending
-            self.publish(ProposalsChanged(pending=pending))
+        pending, approved = tuple(self.proposals.pending()), tuple(self.proposals.approved())
+        if (pending, approved) != (self.pending, self.approved):
+            self.pending, self.approved = pending, approved
+            self.publish(ProposalsChanged(pending=pending, approved=approved))

@@ -29,10 +29,12 @@ from pepa.events import (
     Died,
     DuskFell,
     ErrorRaised,
+    GoalSet,
     HostileSpotted,
     OperatorOrder,
     Pause,
     PausedChanged,
+    PlanRequested,
     PlayerSpotted,
     Respawned,
     Resume,
@@ -235,6 +237,10 @@ class Persona(SupervisedActor):
             self._flush_outbox()
             if self.request_stop is not None:
                 self.request_stop()
+        elif verb == "goal":
+            self.publish(GoalSet(text=" ".join(command.args), by=sender))
+        elif verb == "plan":
+            self.publish(PlanRequested(by=sender))
         elif verb == "help":
             self.say(HELP)
         else:

@@ -91,9 +91,12 @@ class Reflex(SupervisedActor):
         tick: float = 0.5,
         paused: bool = False,
         poll: float | None = None,
+        learning: bool = True,
     ) -> None:
         super().__init__(supervision=supervision)
         self.link = link
+        self.learning = learning
+        """False: lessons are never consulted (the gauntlet's control run)."""
         self.poll = poll
         self.tick = poll or tick
         self.paused = paused
@@ -120,12 +123,13 @@ class Reflex(SupervisedActor):
             bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
         task = self.tasks.read() if self.tasks else None
-        if task is not None:
+        if task is not None and task.get("kind") in ("come", "follow"):  # milestones: curriculum
             logger.info("resuming task from current-task.json: %s", task)
             self.memory.operator_task = task
         self._announce(None)
         try:  # knowledge started before the brain: its lessons are there to read
-            for lesson in self.peer("knowledge").call("active_lessons", timeout=2.0):
+            lessons = self.peer("knowledge").call("active_lessons", timeout=2.0)
+            for lesson in lessons if self.learning else []:
                 self.memory.learn(
                     lesson["skill"], lesson["hostile"], lesson["verdict"],
                     lesson["alternative"], lesson["confidence"],
@@ -162,15 +166,18 @@ class Reflex(SupervisedActor):
                 self._step(now)
                 idle = self.activity == (None, None) and not self.paused
                 self.publish(ReflexTicked(idle=idle and bool(self.world.get("connected"))))
-            case TaskSuggested(skill=skill, reason=reason, source=source):
+            case TaskSuggested(skill=skill, reason=reason, source=source, args=args):
                 logger.info("task suggested by %s: %s (%s)", source, skill, reason)
-                self.memory.task = {"skill": skill, "args": {}, "reason": f"{source}: {reason}"}
+                self.memory.task = {"skill": skill, "args": args, "reason": f"{source}: {reason}"}
+                running = self.running
+                if running is not None and running.decision.reflex == "task":
+                    self._preempt(running, decide(self.world, now, self.memory))  # a new task
                 self._step(now)
             case OperatorOrder(verb=verb, operator=operator):
                 self._order(verb, operator, now)
             case ActionFinished():
                 self._finished(message, now)
-            case LessonLearned():
+            case LessonLearned() if self.learning:
                 self.memory.learn(
                     message.skill,
                     message.hostile,
@@ -178,6 +185,8 @@ class Reflex(SupervisedActor):
                     message.alternative,
                     message.confidence,
                 )
+            case LessonLearned():
+                pass  # learning is off
             case StuckDetected(step=step, reason=reason):
                 self._stuck(step, reason, now)
             case PlayerSpotted(name=name):
@@ -236,6 +245,8 @@ class Reflex(SupervisedActor):
             return
         skill = skills.get(skill_id)
         args = dict(decision.args)
+        if skill.wants_world:
+            args["world"] = self.world
         if skill_id == "survive.escape":
             args["mode"] = choose_mode(self.world)
         label = _label(skill_id, args)
@@ -277,7 +288,8 @@ class Reflex(SupervisedActor):
             return
         self.running = None
         skill_id = running.decision.skill or ""
-        if running.decision.reflex == "task":
+        task_now = self.memory.task
+        if running.decision.reflex == "task" and task_now and task_now.get("skill") == skill_id:
             self.memory.task = None  # done or failed: the next task comes from the curriculum
         task = self.memory.operator_task
         if not done.ok and done.error.startswith("cannot see") and task is not None:
@@ -388,5 +400,7 @@ class Reflex(SupervisedActor):
 
 def _label(skill_id: str, args: dict[str, Any] | Any) -> str:
     """``nav.follow alice``, ``survive.eat bread``, ``combat.attack-nearest zombie`` …"""
-    target = args.get("operator") or args.get("item") or args.get("name") or ""
+    target = str(args.get("operator") or args.get("item") or args.get("name") or "")
+    if target and target in skill_id:
+        target = ""  # craft.wooden_pickaxe, not craft.wooden_pickaxe wooden_pickaxe
     return f"{skill_id} {target}".strip()

@@ -9,6 +9,7 @@
         ├── perception
         ├── reflex
         ├── watchdog
+        ├── curriculum  goal.md → plan.md → the chain's task slot; diary, places
         ├── coach
         └── persona
 
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pepa.actors.coach import Coach
+from pepa.actors.curriculum import Curriculum
 from pepa.actors.ipc import Ipc
 from pepa.actors.knowledge import Knowledge
 from pepa.actors.perception import Perception
@@ -55,6 +57,9 @@ def build_tree(
     llm: LlmSettings | None = None,
     db_url: str | None = None,
     reflect_every: float = 1800.0,
+    curriculum: bool = True,
+    wiki_url: str = "",
+    learning: bool = True,
 ) -> ChildSpec:
     """The root child spec, ready for :func:`pepa.supervision.start_tree`."""
     timing = {"heartbeat_interval": heartbeat_interval, "heartbeat_timeout": heartbeat_timeout}
@@ -71,9 +76,23 @@ def build_tree(
                 ChildSpec(
                     id="reflex",
                     actor_class=Reflex,
-                    kwargs={"link": link, "server_dir": server_dir, "poll": reflex_poll},
+                    kwargs={
+                        "link": link,
+                        "server_dir": server_dir,
+                        "poll": reflex_poll,
+                        "learning": learning,
+                    },
                 ),
                 ChildSpec(id="watchdog", actor_class=Watchdog, kwargs={"link": link}),
+                ChildSpec(
+                    id="curriculum",
+                    actor_class=Curriculum,
+                    kwargs={
+                        "server_dir": server_dir,
+                        "data_root": data_root,
+                        "enabled": curriculum,
+                    },
+                ),
                 ChildSpec(
                     id="coach",
                     actor_class=Coach,
@@ -113,6 +132,7 @@ def build_tree(
                         "data_root": data_root,
                         "db_url": db_url,
                         "reflect_every": reflect_every,
+                        "wiki_url": wiki_url,
                     },
                 ),
                 ChildSpec(

@@ -143,6 +143,9 @@ class Worker:
             llm=settings_from_config(config),
             db_url=config.db_url,
             reflect_every=config.reflect_every,
+            curriculum=config.curriculum,
+            wiki_url=config.wiki_url or "",
+            learning=config.learning,
         )
         logger.info("worker %d starting: %s", os.getpid(), config.redacted())
         root = None

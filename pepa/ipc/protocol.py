@@ -230,11 +230,50 @@ class Fault:
     """``crash``, ``hang`` or ``poison``."""
 
 
-Command = Pause | Resume | Stop | Chat | AskPi | Snapshot | ProposalDecision | Fault
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Goal:
+    """Set the bot's long-term goal: ``goal.md`` is rewritten and a fresh plan derived."""
+
+    TYPE: ClassVar[str] = "cmd:goal"
+    text: str
+    """The goal in plain words, never empty."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ReloadFailed:
+    """``pepa start --reload``: the changed code does not import; the old worker keeps running.
+
+    Sent by the process supervisor, which connects as a client. The worker
+    accepts it only with the token it was given in its environment, and then
+    broadcasts ``error {source: "reload", text: error}`` to every client.
+    """
+
+    TYPE: ClassVar[str] = "cmd:reload-failed"
+    error: str
+    """One line naming the file and the error, never empty."""
+    token: str
+    """The per-run token the process supervisor shared with its worker, never empty."""
+
+
+Command = (
+    Pause | Resume | Stop | Chat | AskPi | Snapshot | ProposalDecision | Fault | Goal | ReloadFailed
+)
 """Any command a client can send."""
 
 _COMMANDS: dict[str, type[Command]] = {
-    cls.TYPE: cls for cls in (Pause, Resume, Stop, Chat, AskPi, Snapshot, ProposalDecision, Fault)
+    cls.TYPE: cls
+    for cls in (
+        Pause,
+        Resume,
+        Stop,
+        Chat,
+        AskPi,
+        Snapshot,
+        ProposalDecision,
+        Fault,
+        Goal,
+        ReloadFailed,
+    )
 }
 COMMAND_TYPES = tuple(sorted(_COMMANDS))
 DECISIONS = ("approve", "reject")

@@ -26,6 +26,7 @@ from pony import orm
 
 from pepa.errors import PepaError
 from pepa.knowledge._models import SCHEMA_VERSION, define, utcnow
+from pepa.knowledge.wikitext import CachedPage
 from pepa.survival.crafting import Recipes
 from pepa.urls import redact_url
 
@@ -151,7 +152,8 @@ class KnowledgeStore:
         # WAL is a property of the file: set it outside Pony's transactions, once
         with closing(sqlite3.connect(path)) as raw:
             raw.execute("PRAGMA journal_mode=WAL")
-        self.db.bind(provider="sqlite", filename=str(path), create_db=True)
+        # Pony resolves a relative file name against its caller's module, not the cwd
+        self.db.bind(provider="sqlite", filename=str(path.resolve()), create_db=True)
 
     def close(self) -> None:
         """Release the connection."""
@@ -384,6 +386,44 @@ class KnowledgeStore:
             }
             for m in orm.select(m for m in self.e["SkillMetric"])
         }
+
+    # -- wiki pages (pepa/knowledge/wiki.py) ------------------------------------------------
+
+    @orm.db_session
+    def wiki_page(self, title: str) -> CachedPage | None:
+        """The cached wiki page of a normalised title (``Iron_Ingot``), or None."""
+        row = self.e["WikiPage"].get(title=title)
+        if row is None:
+            return None
+        return CachedPage(
+            title=row.title, etag=row.etag or None, body=row.body, fetched_at=row.fetched_at
+        )
+
+    @orm.db_session
+    def save_wiki_page(self, title: str, etag: str | None, body: str, fetched_at: datetime) -> None:
+        """Store a fetched page, or the new ``fetched_at`` of one the wiki said is unchanged."""
+        row = self.e["WikiPage"].get(title=title)
+        if row is None:
+            self.e["WikiPage"](title=title, etag=etag or "", body=body, fetched_at=fetched_at)
+        else:
+            row.set(etag=etag or "", body=body, fetched_at=fetched_at)
+
+    # -- code changes (`pepa propose apply`, a separate process) -------------------------
+
+    @orm.db_session
+    def record_code_change(
+        self, *, proposal: str, branch: str, outcome: str, diff_hash: str = ""
+    ) -> int:
+        """One ``pepa propose apply`` (applied, no-change or failed); the row's id.
+
+        Called by the CLI process, not the knowledge actor: a short second
+        writer on the same file, which SQLite's WAL mode allows.
+        """
+        row = self.e["CodeChange"](
+            proposal=proposal, branch=branch, outcome=outcome, diff_hash=diff_hash
+        )
+        orm.flush()
+        return int(row.id)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

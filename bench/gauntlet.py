@@ -1,0 +1,161 @@
+"""The gauntlet: the bot alone in a fixed-seed sandbox for N game days, learning on and off.
+
+Run: ``.venv/bin/python bench/gauntlet.py [--days 3] [--seed 20261130] [--time-scale 24]``.
+
+Each run starts a fresh sandbox world (same seed) with game time accelerated
+(``time_scale``: at 24 a 20-minute Minecraft day lasts 50 s; mobs and hunger
+keep real time), a fresh state folder and knowledge base, and ``pepa start``
+with the curriculum on. The first run has lessons and advice on, the second
+off (``PEPA_LEARNING=0``: lessons are still written, never consulted). Once a
+game day at noon a zombie is spawned 3 blocks from the bot to sample the
+reaction latency (server-side: spawn → first attack packet).
+
+Reported per run: deaths per game day, mean real and game time alive between
+deaths, stuck events, reaction latency, gathering/crafting runs that
+succeeded, items held at the end, and plan milestones reached. Results are
+appended to ``bench/results/gauntlet.jsonl`` and ``gauntlet.csv`` so
+versions can be compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pepa.survival.curriculum import parse_plan
+from pepa.world.embedded import EmbeddedWorld, free_port
+from tests.daemon_harness import Daemon
+
+BOT = "pepa_bot"
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def run(mode: str, *, days: int, seed: int, time_scale: float) -> dict[str, Any]:
+    """One gauntlet run; ``mode`` is ``on`` or ``off`` (lessons and advice)."""
+    root = Path(tempfile.mkdtemp(prefix=f"pepa-gauntlet-{mode}-", dir="/tmp"))
+    world = EmbeddedWorld(
+        root / "world", port=free_port(), control=True, sandbox=True, seed=seed
+    ).start()
+    daemon = Daemon(
+        root, host="127.0.0.1", port=world.port, curriculum=True,
+        env={"PEPA_LEARNING": "1" if mode == "on" else "0", "PEPA_REFLECT_EVERY": "0"},
+    )  # fmt: skip
+    reactions: list[float] = []
+    try:
+        daemon.in_world(timeout=90)
+        world.op("time_scale", factor=time_scale)
+        started = time.monotonic()
+        first_day = int(world.op("life_stats")["day"])
+        sampled: set[int] = set()
+        pause = threading.Event()
+        while True:
+            stats = world.op("life_stats")
+            day = int(stats["day"]) - first_day
+            if day >= days:
+                break
+            noon = 5000 <= int(stats["time"]) % 24000 <= 7000
+            if noon and day not in sampled and _alive(world):
+                sampled.add(day)
+                reactions += _reaction(world)
+            print(
+                f"\r[{mode}] day {day + 1}/{days}  time {int(stats['time']) % 24000:5d}  "
+                f"mobs {stats['mobs']}".ljust(100), end="", flush=True,
+            )  # fmt: skip
+            pause.wait(1.0)
+        elapsed = time.monotonic() - started
+        inventory = world.op("inventory", player=BOT) if _alive(world) else {}
+    finally:
+        print()
+        daemon.close()
+        world.stop()
+    state = daemon.socket.parent
+    deaths = _query(state / "knowledge.db", "select count(*) from deaths")[0][0]
+    metrics = _query(state / "knowledge.db", "select skill, ok, failed from skill_metrics")
+    plan = parse_plan((state / "plan.md").read_text()) if (state / "plan.md").exists() else []
+    gathered = sum(ok for skill, ok, _ in metrics if skill.startswith(("gather.", "craft.")))
+    return {
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "mode": f"learning {mode}",
+        "seed": seed,
+        "game_days": days,
+        "time_scale": time_scale,
+        "real_seconds": round(elapsed, 1),
+        "deaths": deaths,
+        "deaths_per_game_day": round(deaths / days, 2),
+        "mean_alive_real_s": round(elapsed / (deaths + 1), 1),
+        "mean_alive_game_days": round(days / (deaths + 1), 2),
+        "stuck_events": daemon.count("stuck ("),
+        "reaction_ms_median": round(statistics.median(reactions), 1) if reactions else None,
+        "reaction_samples": len(reactions),
+        "making_runs_ok": gathered,
+        "items_held_at_end": sum(int(n) for n in inventory.values()),
+        "milestones": f"{sum(m.done for m in plan)}/{len(plan)}",
+    }
+
+
+def _alive(world: EmbeddedWorld) -> bool:
+    return any(p["username"] == BOT and p["health"] > 0 for p in world.op("players"))
+
+
+def _reaction(world: EmbeddedWorld) -> list[float]:
+    mob = world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=False)["ids"][0]
+    deadline = time.monotonic() + 5
+    pause = threading.Event()
+    while time.monotonic() < deadline:
+        result = world.op("reaction", mob=mob)
+        if result.get("hit"):
+            return [float(result["ms"])]
+        pause.wait(0.05)
+    return []
+
+
+def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    if not db.exists():
+        return [(0,)]
+    with closing(sqlite3.connect(db)) as raw:
+        return list(raw.execute(sql))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=int, default=3, help="game days per run")
+    parser.add_argument("--seed", type=int, default=20261130, help="world seed")
+    parser.add_argument("--time-scale", type=float, default=24.0, help="game time speed-up")
+    args = parser.parse_args()
+    results = [
+        run(mode, days=args.days, seed=args.seed, time_scale=args.time_scale)
+        for mode in ("on", "off")
+    ]
+    keys = list(results[0])
+    width = max(len(k) for k in keys)
+    print(f"{'':{width}}  {'learning on':>16}  {'learning off':>16}")
+    for key in keys[2:]:
+        print(f"{key:{width}}  {results[0][key]!s:>16}  {results[1][key]!s:>16}")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with (RESULTS / "gauntlet.jsonl").open("a") as handle:
+        for row in results:
+            handle.write(json.dumps(row) + "\n")
+    new = not (RESULTS / "gauntlet.csv").exists()
+    with (RESULTS / "gauntlet.csv").open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=keys)
+        if new:
+            writer.writeheader()
+        writer.writerows(results)
+    print(f"results appended to {RESULTS / 'gauntlet.jsonl'} and gauntlet.csv")
+
+
+if __name__ == "__main__":
+    main()
