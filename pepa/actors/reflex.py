@@ -259,7 +259,8 @@ class Reflex(SupervisedActor):
             logger.debug("%s cannot run: %s", label, why_not)
             if decision.reflex == "task":
                 logger.info("dropped task %s: %s", label, why_not)
-                self.memory.task = None
+                self.memory.task = None  # the curriculum counts it and rests the milestone
+                self.publish(SkillFinished(skill=skill_id, ok=False, seconds=0.0, detail=why_not))
             return
         if skill_id == "survive.eat":
             self.memory.last_eat = now
