@@ -25,7 +25,8 @@ def _follow(link: Link, args: Mapping[str, Any]) -> Started:
 
 
 def _explore(link: Link, args: Mapping[str, Any]) -> Started:
-    origin = args.get("from") or {"x": 0.0, "y": 64.0, "z": 0.0}
+    here = (args.get("world") or {}).get("position")
+    origin = args.get("from") or here or {"x": 0.0, "y": 64.0, "z": 0.0}
     rng = random.Random(args.get("seed"))
     return started(
         link.goto(
@@ -55,4 +56,5 @@ EXPLORE = Skill(
     coach_may_dispatch=True,
     precondition=always,
     run=_explore,
+    wants_world=True,
 )

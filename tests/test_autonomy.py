@@ -159,3 +159,37 @@ def test_the_socket_sets_and_reads_the_goal(bot: Daemon) -> None:
         error = client.wait_for(lambda e: e["type"] == "error", timeout=10)
         assert 'cmd:goal: "text" must not be empty' in error["text"]
     assert "make a furnace" in (bot.socket.parent / "goal.md").read_text()
+
+
+@pytest.mark.timeout(300)
+def test_in_the_sandbox_the_bot_hunts_for_food_mines_stone_and_places_a_chest(
+    sandbox_world: EmbeddedWorld, sandbox_bot: Daemon
+) -> None:
+    state = sandbox_bot.socket.parent
+    sandbox_world.op("spawning", on=True, kinds=["cow", "pig", "sheep", "chicken"])  # no monsters
+    # a head start: what gathering wood and a table would give (tested above)
+    sandbox_world.op("give", player=BOT, item="oak_planks", count=16)
+    sandbox_world.op("give", player=BOT, item="wooden_pickaxe", count=1)
+    alice = Player(sandbox_world, "alice")
+    try:
+        alice.say(f"{BOT} goal some food, a furnace and a chest")
+        alice.reply_from(BOT, "Goal set", start=0)
+    finally:
+        alice.close()
+    plan = (state / "plan.md").read_text()
+    assert "(acquire-food)" in plan and "(place-chest)" in plan and "(gather.stone)" in plan
+
+    def ticked(skill: str) -> bool:
+        return any(m.done and m.skill == skill for m in parse_plan((state / "plan.md").read_text()))
+
+    try:
+        eventually(lambda: ticked("gather.stone"), 90, "cobblestone mined")
+        eventually(lambda: ticked("craft.furnace"), 60, "a furnace crafted")
+        # a small herd where the bot is (the world's own may have wandered off)
+        sandbox_world.op("spawn_mob", player=BOT, name="cow", count=3, dx=4, spacing=2)
+        eventually(lambda: ticked("acquire-food"), 90, "food from an animal")
+        eventually(lambda: ticked("place-chest"), 60, "a chest placed")
+    except AssertionError as exc:
+        tail = [line[24:200] for line in sandbox_bot.lines if "pepa.actors" in line]
+        raise AssertionError(f"{exc}\n" + "\n".join(tail[-25:])) from None
+    assert '"chest"' in (state / "locations.json").read_text()

@@ -151,6 +151,11 @@ class WorldModel:
                 for e in raw.get("entities") or []
                 if e.get("type") == "player"
             ],
+            "animals": [
+                {"name": e.get("name"), "distance": e.get("distance"), "id": e.get("id")}
+                for e in raw.get("entities") or []
+                if e.get("type") in ("mob", "passive", "animal") and not is_hostile(e)
+            ],
             "inventory": {
                 "items": inventory.get("counts", {}),
                 "emptySlots": inventory.get("emptySlots"),

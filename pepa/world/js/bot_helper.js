@@ -255,6 +255,14 @@ function createBot (opts, onEvent) {
     if (!tools && best && block.digTime(null, false, false, false, [], {}) <= bestTime) return null
     return best
   }
+  // pathfinder.goto, given up after `ms` (a goal that cannot be reached may never settle)
+  function gotoWithin (goal, ms) {
+    let timer
+    const limit = new Promise((resolve, reject) => {
+      timer = setTimeout(() => { bot.pathfinder.setGoal(null); reject(new Error(`not there within ${ms / 1000} s`)) }, ms)
+    })
+    return Promise.race([bot.pathfinder.goto(goal), limit]).finally(() => clearTimeout(timer))
+  }
   // A free spot on the ground next to the bot for a block
   function groundSpot () {
     const p = bot.entity.position.floored()
@@ -410,7 +418,7 @@ function createBot (opts, onEvent) {
             await bot.pathfinder.goto(new goals.GoalNear(block.position.x, block.position.y, block.position.z, 1)).catch(() => {})
             if (!await waitFor(() => held() >= count, 600)) {
               const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(block.position) < 4)
-              if (drop) await bot.pathfinder.goto(new goals.GoalNear(drop.position.x, drop.position.y, drop.position.z, 0.5)).catch(() => {})
+              if (drop) await gotoWithin(new goals.GoalNear(drop.position.x, drop.position.y, drop.position.z, 0.5), 8000).catch(() => {})
             }
           } catch (e) {
             if (epoch !== cancelEpoch) return 'stopped'
@@ -476,7 +484,7 @@ function createBot (opts, onEvent) {
         }
         bot.pathfinder.setGoal(null)
         if (bot.entities[target.id]) throw new Error(`could not kill the ${target.name} in 30 s`)
-        await bot.pathfinder.goto(new goals.GoalNear(last.x, last.y, last.z, 0.5)).catch(() => {})
+        await gotoWithin(new goals.GoalNear(last.x, last.y, last.z, 0.5), 10000).catch(() => {})
         await waitFor(() => bot.inventory.items().reduce((n, i) => n + i.count, 0) > before, 1500)
         return target.name
       }
