@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 __all__ = ["HELP", "VERBS", "ChatCommand", "parse"]
 
-VERBS = ("status", "come", "follow", "stay", "pause", "resume", "stop", "goal", "plan", "help")
+VERBS = (
+    "status", "come", "follow", "stay", "pause", "resume", "stop", "goal", "plan", "what", "help",
+)  # fmt: skip
 """Every verb the bot understands."""
 HELP = "I understand: " + ", ".join(VERBS)
 

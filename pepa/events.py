@@ -40,7 +40,9 @@ __all__ = [
     "Pause",
     "PausedChanged",
     "PlanChanged",
+    "PlanProposed",
     "PlanRequested",
+    "PlanWanted",
     "PlayerSpotted",
     "ProposalDrafted",
     "ProposalsChanged",
@@ -51,6 +53,7 @@ __all__ = [
     "SkillFinished",
     "StuckDetected",
     "TaskSuggested",
+    "TopicAsked",
     "WorldObserved",
 ]
 
@@ -460,6 +463,36 @@ class PlanChanged:
     """Milestones in the plan."""
     next: str
     """The next milestone the curriculum will work, empty when none."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanWanted:
+    """A new goal has an offline plan; an LLM back end may propose a better one."""
+
+    goal: str
+    """The goal, as in ``goal.md``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanProposed:
+    """An LLM's plan for a goal, every milestone checked against the skill registry."""
+
+    goal: str
+    """The goal it answers."""
+    milestones: tuple[str, ...]
+    """Milestone lines (``4 oak_log (gather.wood)``), in order."""
+    source: str
+    """The back end."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TopicAsked:
+    """An operator asked what something is (chat ``<bot> what <thing>``)."""
+
+    topic: str
+    """A mob, block or item, in words."""
+    by: str
+    """Who asked."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

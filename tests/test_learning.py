@@ -14,6 +14,8 @@ import pytest
 
 from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
+from tests.test_wiki import Wiki
+from tests.test_wiki import wiki as loopback_wiki  # noqa: F401 - the loopback wiki fixture
 from tests.world_harness import Player
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -137,6 +139,7 @@ POSTMORTEM = (
     ' "text": "pillar up out of reach when a zombie corners you", "confidence": 0.9}]}'
 )
 NEXT_ACTION = '{"skill": "explore", "reason": "see more of the world"}'
+PLAN = "'4 oak_log (gather.wood)' '1 boat (sail.away)' '1 crafting_table (craft.crafting_table)'"
 
 
 def test_with_an_llm_a_death_gets_its_post_mortem_and_idleness_a_task(
@@ -150,6 +153,7 @@ def test_with_an_llm_a_death_gets_its_post_mortem_and_idleness_a_task(
         'case "$2" in\n'
         f"  *'It just died'*) printf '%s\\n' '{POSTMORTEM}' ;;\n"
         f"  *'idle for a while'*) printf '%s\\n' '{NEXT_ACTION}' ;;\n"
+        f"  *'You plan for'*) printf '%s\\n' {PLAN} ;;\n"
         "  *) echo 'Error: unexpected prompt'; exit 1 ;;\n"
         "esac",
     )
@@ -173,7 +177,45 @@ def test_with_an_llm_a_death_gets_its_post_mortem_and_idleness_a_task(
         prompts = calls(bin_dir)
         assert any("It just died" in p for p in prompts)
         assert any("idle for a while" in p for p in prompts)
+        # the default goal got pi's plan, minus the step no skill can do
+        plan = (daemon.socket.parent / "plan.md").read_text()
+        assert "- [ ] 4 oak_log (gather.wood)\n- [ ] 1 crafting_table" in plan
+        assert "boat" not in plan
+        assert any("You plan for" in p for p in prompts)
         budget = (daemon.socket.parent / "llm-budget.json").read_text()
         assert budget.strip()
     finally:
+        daemon.close()
+
+
+def test_what_is_answered_from_the_local_tables_and_else_from_the_wiki(
+    short_tmp: Path, world: EmbeddedWorld, request: pytest.FixtureRequest
+) -> None:
+    wiki: Wiki = request.getfixturevalue("loopback_wiki")  # from tests/test_wiki.py
+    wiki.pages["/w/Herobrine"] = (
+        "'''Herobrine''' is a myth of the community. He is not real.",
+        None,
+    )
+    daemon = Daemon(
+        short_tmp, "--operators", "alice", host="127.0.0.1", port=world.port,
+        env={"PEPA_WIKI_URL": wiki.url},
+    )  # fmt: skip
+    alice = Player(world, "alice")
+    try:
+        daemon.in_world()
+        eventually_rows(
+            daemon.socket.parent / "knowledge.db",
+            "select value from meta where key = 'seeded:1.16.5'",
+        )
+        alice.say(f"{BOT} what is a creeper")
+        answer = alice.reply_from(BOT, "creeper:", start=0)
+        assert "hostile" in answer and "flee" in answer  # mob_intel, seeded; no request made
+        alice.say(f"{BOT} what is crafting table")
+        assert "made from 4 oak_planks" in alice.reply_from(BOT, "crafting_table:", start=0)
+        assert not [p for p in wiki.paths if p.startswith("/w/")]
+        alice.say(f"{BOT} what is herobrine")
+        assert alice.reply_from(BOT, "myth", start=0).startswith("Herobrine is a myth")
+        assert any(p.startswith("/w/Herobrine") for p in wiki.paths)
+    finally:
+        alice.close()
         daemon.close()

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import skills
 from pepa.errors import SupervisionError
 from pepa.events import (
     AskLlm,
@@ -38,13 +39,15 @@ from pepa.events import (
     ErrorRaised,
     LlmChunkReceived,
     LlmFinished,
+    PlanProposed,
+    PlanWanted,
     ReflexTicked,
     TaskSuggested,
     WorldObserved,
 )
 from pepa.llm import LlmError, LlmSettings, Running, make_backend
 from pepa.llm.budget import load_budget, save_budget
-from pepa.llm.prompts import next_action_prompt, postmortem_prompt
+from pepa.llm.prompts import next_action_prompt, plan_prompt, postmortem_prompt
 from pepa.llm.validate import (
     ReplyRejected,
     SkillCatalog,
@@ -52,6 +55,7 @@ from pepa.llm.validate import (
     validate_postmortem,
 )
 from pepa.supervision import ActorHandle, SupervisedActor, SupervisionContext
+from pepa.survival.curriculum import validate_plan
 
 __all__ = ["IDLE_TICKS", "QUESTION_TIMEOUT", "Coach"]
 
@@ -85,6 +89,8 @@ class _Replied:
     """The death explained (analysis only)."""
     reply: str = ""
     """The raw reply, not yet validated."""
+    goal: str = ""
+    """The goal planned for (plan only)."""
     error: str = ""
     """Why there is no reply (timeout, HTTP error, non-zero exit …)."""
 
@@ -121,7 +127,7 @@ class Coach(SupervisedActor):
         return self.llm.name
 
     def setup(self) -> None:
-        for event_type in (AskLlm, DeathAnalysisRequested, ReflexTicked, WorldObserved):
+        for event_type in (AskLlm, DeathAnalysisRequested, ReflexTicked, WorldObserved, PlanWanted):
             self.runtime.bus.subscribe(event_type, self.handle)
         self.budget = load_budget(self.budget_path)
         logger.debug("coach ready: back end %s", self.backend)
@@ -142,6 +148,8 @@ class Coach(SupervisedActor):
             case _Finished(code=code, duration_ms=duration_ms):
                 self.running = None
                 self.publish(LlmFinished(code=code, duration_ms=duration_ms))
+            case PlanWanted(goal=goal):
+                self._structured("plan", plan_prompt(goal, self.catalog), goal=goal)
             case DeathAnalysisRequested(death_id=death_id, reason=reason, bundle=bundle):
                 prompt = postmortem_prompt(reason, bundle, self.catalog)
                 self._structured("analysis", prompt, death_id=death_id)
@@ -193,9 +201,11 @@ class Coach(SupervisedActor):
             return
         self._structured("escalation", next_action_prompt(self.world, self.catalog))
 
-    def _structured(self, kind: str, prompt: str, *, death_id: int = 0) -> None:
+    def _structured(self, kind: str, prompt: str, *, death_id: int = 0, goal: str = "") -> None:
         """Ask on a worker thread if the back end is a model, nothing runs and the budget allows."""
-        what = f"death {death_id}" if kind == "analysis" else "a next action"
+        what = {"analysis": f"death {death_id}", "plan": f"goal {goal!r}"}.get(
+            kind, "a next action"
+        )
         if self.backend == "offline":
             logger.debug("no LLM %s of %s: offline back end", kind, what)
             return
@@ -211,7 +221,7 @@ class Coach(SupervisedActor):
         logger.info("asking %s for %s of %s (%d chars)", self.backend, kind, what, len(prompt))
         threading.Thread(
             target=_complete,
-            args=(self.llm, prompt, self.settings.timeout, self.handle, kind, death_id),
+            args=(self.llm, prompt, self.settings.timeout, self.handle, kind, death_id, goal),
             daemon=True,
             name=f"pepa-coach-{kind}",
         ).start()
@@ -220,6 +230,9 @@ class Coach(SupervisedActor):
         self.busy = False
         if done.error:
             self._fail(done, done.error, "")
+            return
+        if done.kind == "plan":
+            self._planned(done)
             return
         try:
             if done.kind == "analysis":
@@ -249,8 +262,26 @@ class Coach(SupervisedActor):
                 TaskSuggested(skill=action.skill, reason=action.reason, source=done.backend)
             )
 
+    def _planned(self, done: _Replied) -> None:
+        """A plan reply: only milestones with a registry skill survive; none at all: rejected."""
+        known = set(skills.REGISTRY) | {f"{prefix}.*" for prefix in skills.FAMILIES}
+        lines = [line.strip() for line in done.reply.splitlines() if line.strip()]
+        try:
+            plan = validate_plan(lines, known)
+        except ValueError as exc:
+            self._fail(done, f"reply rejected: {exc}", done.reply[:200])
+            return
+        logger.info("%s plans %d milestones for %r", done.backend, len(plan), done.goal)
+        self.publish(
+            PlanProposed(
+                goal=done.goal, milestones=tuple(m.text for m in plan), source=done.backend
+            )
+        )
+
     def _fail(self, done: _Replied, why: str, excerpt: str) -> None:
-        what = f"post-mortem of death {done.death_id}" if done.kind == "analysis" else "next action"
+        what = {
+            "analysis": f"post-mortem of death {done.death_id}", "plan": f"plan for {done.goal!r}",
+        }.get(done.kind, "next action")  # fmt: skip
         if excerpt:
             logger.warning("%s %s %s; reply began %r", done.backend, what, why, excerpt)
         else:
@@ -259,18 +290,19 @@ class Coach(SupervisedActor):
 
 
 def _complete(
-    llm: Any, prompt: str, timeout: float, me: ActorHandle, kind: str, death_id: int
+    llm: Any, prompt: str, timeout: float, me: ActorHandle, kind: str, death_id: int, goal: str
 ) -> None:
     """Worker thread: one structured ask, its reply or error told back to the coach."""
+    about = {"kind": kind, "backend": llm.name, "death_id": death_id, "goal": goal}
     try:
         reply = llm.complete(prompt, timeout=timeout)
     except LlmError as exc:
-        done = _Replied(kind=kind, backend=llm.name, death_id=death_id, error=str(exc))
+        done = _Replied(**about, error=str(exc))
     except Exception as exc:  # a bug in a back end must still end the ask, not the thread silently
         logger.exception("%s %s call broke", llm.name, kind)
-        done = _Replied(kind=kind, backend=llm.name, death_id=death_id, error=repr(exc))
+        done = _Replied(**about, error=repr(exc))
     else:
-        done = _Replied(kind=kind, backend=llm.name, death_id=death_id, reply=reply)
+        done = _Replied(**about, reply=reply)
     _tell(me, done)
 
 

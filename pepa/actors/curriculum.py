@@ -29,7 +29,9 @@ from pepa.events import (
     GoalSet,
     MilestoneReached,
     PlanChanged,
+    PlanProposed,
     PlanRequested,
+    PlanWanted,
     ReflexTicked,
     SayInChat,
     SkillFinished,
@@ -107,6 +109,7 @@ class Curriculum(SupervisedActor):
         bus = self.runtime.bus
         for event_type in (
             WorldObserved, SkillFinished, Connected, GoalSet, PlanRequested, ReflexTicked,
+            PlanProposed,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         joined = (self.dir / "joined-before.flag").exists()
@@ -147,6 +150,8 @@ class Curriculum(SupervisedActor):
                 self.set_goal(text, by)
             case PlanRequested():
                 self.publish(SayInChat(text=self.describe()))
+            case PlanProposed(goal=goal, milestones=lines, source=source):
+                self._adopt(goal, lines, source)
             case _:
                 return super().on_message(message)
         return None
@@ -169,6 +174,7 @@ class Curriculum(SupervisedActor):
         self._diary(f"new goal from {by}: {text}")
         self._drop_assignment()
         self._announce_plan()
+        self.publish(PlanWanted(goal=text))  # an LLM back end may plan better
         first = next_milestone(plan)
         reply = f"Goal set: {text}. Plan: {len(plan)} steps" + (
             f", first {first.text}." if first else "; no step uses a skill I have."
@@ -176,6 +182,24 @@ class Curriculum(SupervisedActor):
         logger.info("goal from %s: %s (%d milestones)", by, text, len(plan))
         self.publish(SayInChat(text=reply))
         return reply
+
+    def _adopt(self, goal: str, lines: tuple[str, ...], source: str) -> None:
+        """An LLM's plan (already checked against the registry) replaces the offline one."""
+        if goal != read_text(self.dir / "goal.md").strip():
+            logger.info("ignored %s's plan for %r: the goal has changed since", source, goal)
+            return
+        plan = [m for line in lines for m in parse_plan(f"- [ ] {line}") if m.actionable]
+        if not plan:
+            return
+        old = read_text(self.dir / "plan.md")
+        if old:
+            write_atomic(self.dir / "plan.md.bak", old.encode())
+        write_atomic(self.dir / "plan.md", render_plan(goal, plan).encode())
+        self._diary(f"plan from {source}: {len(plan)} steps for: {goal}")
+        logger.info("adopted %s's plan of %d milestones", source, len(plan))
+        self._drop_assignment()
+        self._tick()
+        self._announce_plan()
 
     def _announce_plan(self) -> None:
         plan = parse_plan(read_text(self.dir / "plan.md"))
@@ -225,6 +249,7 @@ class Curriculum(SupervisedActor):
             write_atomic(self.dir / "plan.md", render_plan(goal, plan).encode())
             self._diary(f"made a plan of {len(plan)} steps for: {goal}")
             self._announce_plan()
+            self.publish(PlanWanted(goal=goal))
 
     # -- working the plan ---------------------------------------------------------------
 

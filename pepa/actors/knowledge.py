@@ -34,7 +34,9 @@ from pepa.events import (
     LessonLearned,
     ProposalDrafted,
     ProposalsChanged,
+    SayInChat,
     SkillFinished,
+    TopicAsked,
     WorldObserved,
 )
 from pepa.knowledge import KnowledgeError, KnowledgeStore
@@ -109,7 +111,7 @@ class Knowledge(SupervisedActor):
     def setup(self) -> None:
         for event_type in (
             DecideProposal, ProposalDrafted, Died, ChatReceived, ChatSent, SkillFinished,
-            WorldObserved, ActivityChanged, Connected, AdviceApplied, DeathAnalysed,
+            WorldObserved, ActivityChanged, Connected, AdviceApplied, DeathAnalysed, TopicAsked,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         try:
@@ -181,6 +183,8 @@ class Knowledge(SupervisedActor):
                 self.reflect()
             case WikiFetched():
                 self.wiki_lookups.finished(message)
+            case TopicAsked(topic=topic):
+                self._answer(topic)
             case _:
                 return super().on_message(message)
         return None
@@ -213,6 +217,21 @@ class Knowledge(SupervisedActor):
         if post.lesson is not None:
             self._learn(post.lesson, "offline")
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=bundle))
+
+    def _answer(self, topic: str) -> None:
+        """The local tables first; when they miss, the wiki (off this thread)."""
+        local = self._write(lambda s: s.describe(topic))
+        if local:
+            self.publish(SayInChat(text=local[:240]))
+            return
+        bus = self.runtime.bus
+
+        def said(future: Future[str | None]) -> None:
+            summary = None if future.cancelled() or future.exception() else future.result()
+            text = summary or f"I don't know {topic}: not in my tables, and the wiki had nothing"
+            bus.publish(SayInChat(text=text[:240]))
+
+        self.wiki(topic.replace(" ", "_")).add_done_callback(said)
 
     def wiki(self, title: str) -> Future[str | None]:
         """The summary of a wiki page, looked up off this thread (proxy-callable)."""

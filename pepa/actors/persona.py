@@ -39,6 +39,7 @@ from pepa.events import (
     Respawned,
     Resume,
     SayInChat,
+    TopicAsked,
     WorldObserved,
 )
 from pepa.supervision import SupervisedActor, SupervisionContext
@@ -241,6 +242,12 @@ class Persona(SupervisedActor):
             self.publish(GoalSet(text=" ".join(command.args), by=sender))
         elif verb == "plan":
             self.publish(PlanRequested(by=sender))
+        elif verb == "what":
+            words = [w for w in command.args if w.lower() not in ("is", "are", "a", "an", "the")]
+            if words:
+                self.publish(TopicAsked(topic=" ".join(words).rstrip("?"), by=sender))
+            else:
+                self.say(f"What about, {sender}? Say: {self.username} what creeper")
         elif verb == "help":
             self.say(HELP)
         else:

@@ -41,7 +41,7 @@ MAX_CALLS = 3
 """LLM calls allowed in any rolling :data:`WINDOW`."""
 WINDOW = 3600.0
 """Seconds of the rolling window."""
-KINDS = ("analysis", "escalation", "reflection")
+KINDS = ("analysis", "escalation", "reflection", "plan")
 """What a call is for."""
 COOLDOWNS: Mapping[str, float] = {"analysis": 720.0, "escalation": 600.0}
 """Seconds between two calls of the same kind (none for the others)."""

@@ -53,6 +53,23 @@ def next_action_prompt(world: Mapping[str, Any], catalog: SkillCatalog) -> str:
     )
 
 
+def plan_prompt(goal: str, catalog: SkillCatalog) -> str:
+    """Ask for milestones toward a goal, with the existing skills only."""
+    return "\n".join(
+        [
+            "You plan for a Minecraft survival bot. Its long-term goal:",
+            goal.strip()[:300],
+            "",
+            "Skills (id: what it does); craft.<item> crafts any item with a recipe:",
+            *_skills(catalog, mark_advisable=False),
+            "",
+            "Answer with the plan only: one milestone per line, in order, each exactly",
+            "<count> <minecraft item id> (<skill id>)   e.g.   4 oak_log (gather.wood)",
+            "At most 15 lines. No prose, no numbering, no markdown.",
+        ]
+    )
+
+
 def death_facts(reason: str, bundle: Mapping[str, Any]) -> list[str]:
     """Short lines about a death from its context bundle."""
     snapshots: Sequence[Mapping[str, Any]] = list(bundle.get("snapshots") or [])

@@ -236,11 +236,13 @@ def _targets(goal: str, recipes: Recipes) -> list[tuple[str, int]]:
 
 def validate_plan(lines: Sequence[str], skills: Collection[str]) -> list[Milestone]:
     """An LLM's plan: keep only actionable milestones whose skill exists; raise on nothing."""
-    plan = []
+    plan: list[Milestone] = []
+    if len(lines) > 40:
+        raise ValueError(f"the plan has {len(lines)} lines; 40 at most")
     for line in lines:
         found = parse_plan(line if line.lstrip().startswith(("-", "*")) else f"- [ ] {line}")
         for m in found:
-            if m.actionable and m.skill in skills and m.count > 0:
+            if m.actionable and _can(m.skill, skills) and m.count > 0:
                 plan.append(milestone(m.item, m.count, m.skill))
     if not plan:
         raise ValueError("the plan has no milestone with a known skill")
