@@ -33,6 +33,9 @@ def run_daemon(
     world: EmbeddedWorld, root: Path, env_extra: dict[str, str]
 ) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
+    # a bot that stands still: one working its plan may walk off before the zombie
+    # is within the 4 blocks that make it attack, and that is not reaction time
+    env["PEPA_CURRICULUM"] = "0"
     env.update(env_extra)
     proc = subprocess.Popen(
         [sys.executable, "-m", "pepa", "start", "--state-dir", str(root / "state"),
