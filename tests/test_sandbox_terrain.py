@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,19 +36,8 @@ class Crafter(Player):
     """A survival player (tests/js/crafter.js): crafts, digs and places through mineflayer."""
 
     def __init__(self, world: EmbeddedWorld, username: str = NAME) -> None:
-        self.username = username
-        self.proc = subprocess.Popen(
-            [str(node_binary()), str(CRAFTER_JS), "127.0.0.1", str(world.port), username],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
-        )
-        self.events: list[dict[str, Any]] = []
-        self._cond = threading.Condition()
         self._ids = 0
-        self._reader = threading.Thread(target=self._read, name=f"crafter-{username}", daemon=True)
-        self._reader.start()
+        super().__init__(world, username, script=CRAFTER_JS)  # waits for the spawn
         self.spawned_at = self.wait_for(lambda e: e["type"] == "spawn", timeout=30)["position"]
         self.wait_for(lambda e: e["type"] == "ready", timeout=30)  # see crafter.js
 

@@ -28,10 +28,10 @@ OPERATOR_JS = Path(__file__).resolve().parent / "js" / "operator.js"
 class Player:
     """A scripted Minecraft client (tests/js/operator.js) in its own Node process."""
 
-    def __init__(self, world: EmbeddedWorld, username: str) -> None:
+    def __init__(self, world: EmbeddedWorld, username: str, *, script: Path = OPERATOR_JS) -> None:
         self.username = username
         self.proc = subprocess.Popen(
-            [str(node_binary()), str(OPERATOR_JS), "127.0.0.1", str(world.port), username],
+            [str(node_binary()), str(script), "127.0.0.1", str(world.port), username],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
