@@ -217,16 +217,20 @@ def _world(config: Config, args: argparse.Namespace) -> int:
         return 2
     with StateLock(config.server_dir / "daemon.lock"):
         world = _embedded_world(config, args.seed)
-        stop = threading.Event()
+        # The handler only flips a flag: Event.set() inside a signal handler can
+        # deadlock on the lock the main thread holds in Event.wait().
+        stopping: list[int] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.set())
+            signal.signal(sig, lambda signum, _frame: stopping.append(signum))
+        pause = threading.Event()  # never set: wait() is only a sleep that signals cut short
         with world:
             print(
                 f"pepa: embedded world on {world.address} (Minecraft {world.version}, offline "
                 f"mode); log {world.log_path}; Ctrl-C stops it",
                 flush=True,
             )
-            while not stop.wait(1.0):
+            while not stopping:
+                pause.wait(0.5)
                 if not world.alive():
                     print("pepa: the world server exited; see its log", file=sys.stderr)
                     return 1

@@ -238,3 +238,29 @@ def test_ask_pi_streams_the_stand_in_pi_output_to_the_socket(short_tmp: Path) ->
         assert any(c["stream"] == "stderr" and "stand-in" in c["text"] for c in chunks)
     finally:
         d.close()
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(60)
+def test_pepa_world_runs_the_world_alone_and_two_signals_stop_it(short_tmp: Path) -> None:
+    from pepa.world.embedded import free_port
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pepa", "world", "--state-dir", str(short_tmp / "state"),
+         "--port", str(free_port()), "--no-sandbox"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=short_tmp,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if "pepa: embedded world on" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # a second, impatient signal must not hang it
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
