@@ -30,8 +30,6 @@ from pepa.knowledge import KnowledgeStore
 from pepa.knowledge.wiki import (
     CachedPage,
     WikiClient,
-    WikiFetched,
-    WikiLookups,
     default_user_agent,
     freshness,
     lookup,
@@ -41,6 +39,7 @@ from pepa.knowledge.wiki import (
     robots_allowed,
     summarise,
 )
+from pepa.knowledge.wiki_actor import WikiFetched, WikiLookups
 from pepa.world.embedded import free_port
 
 pytestmark = pytest.mark.timeout(20)

@@ -43,7 +43,8 @@ from pepa.knowledge import KnowledgeError, KnowledgeStore
 from pepa.knowledge._models import utcnow
 from pepa.knowledge.coach_offline import LessonDraft, analyse
 from pepa.knowledge.reflection import DeathFact, adjust_plan, reflect
-from pepa.knowledge.wiki import WikiClient, WikiFetched, WikiLookups
+from pepa.knowledge.wiki import WikiClient
+from pepa.knowledge.wiki_actor import WikiFetched, WikiLookups
 from pepa.memory import write_atomic
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.supervision import SupervisedActor, SupervisionContext
