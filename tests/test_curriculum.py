@@ -54,6 +54,11 @@ def test_a_goal_naming_items_plans_for_them_and_stone_needs_a_pickaxe_first(
     assert texts[-1] == "1 stone_axe (craft.stone_axe)"
 
 
+def test_a_goal_for_food_or_a_chest_alone_is_just_that(recipes: Recipes) -> None:
+    assert [m.text for m in derive_plan("some food", recipes, KNOWN)] == ["5 food (acquire-food)"]
+    assert [m.text for m in derive_plan("a chest", recipes, KNOWN)] == ["1 chest (place-chest)"]
+
+
 def test_what_no_skill_can_make_ends_the_plan_with_an_honest_note(recipes: Recipes) -> None:
     plan = derive_plan("an iron pickaxe", recipes, KNOWN)
     assert plan and not plan[-1].actionable and "iron_pickaxe" in plan[-1].text

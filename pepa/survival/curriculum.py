@@ -177,7 +177,8 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
     named = [
         t for t in _targets(goal, recipes) if not (t[0] == "chest" and "place-chest" in skills)
     ]
-    general = not named or "survive" in words
+    wants = words & {"food", "eat", "chest"}  # asks only for what a non-craft milestone gives
+    general = (not named and not wants) or "survive" in words
     targets = (
         [*DEFAULT_TARGETS, *(t for t in named if t not in DEFAULT_TARGETS)] if general else named
     )

@@ -414,9 +414,10 @@ function createBot (opts, onEvent) {
             if (!fresh || !wanted.has(fresh.name)) continue
             await bot.dig(fresh, true)
             dug++
+            if (epoch !== cancelEpoch) return 'stopped' // pre-empted while digging: hands off the pathfinder
             // walk onto the spot, then to the drop if it rolled away, so it is picked up
             await bot.pathfinder.goto(new goals.GoalNear(block.position.x, block.position.y, block.position.z, 1)).catch(() => {})
-            if (!await waitFor(() => held() >= count, 600)) {
+            if (!await waitFor(() => held() >= count, 600) && epoch === cancelEpoch) {
               const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(block.position) < 4)
               if (drop) await gotoWithin(new goals.GoalNear(drop.position.x, drop.position.y, drop.position.z, 0.5), 8000).catch(() => {})
             }
@@ -461,13 +462,13 @@ function createBot (opts, onEvent) {
     hunt (id, names, radius) {
       const wanted = new Set(names)
       const before = bot.inventory.items().reduce((n, i) => n + i.count, 0)
+      const epoch = cancelEpoch
       const run = async () => {
         const target = bot.nearestEntity(e => wanted.has(e.name) && e.position.distanceTo(bot.entity.position) <= (radius || 32))
         if (!target) throw new Error(`no ${names.join('/')} within ${radius || 32} blocks`)
         const weapon = bestWeapon()
         if (weapon) await bot.equip(weapon, 'hand')
         const until = Date.now() + 30000
-        const epoch = cancelEpoch
         let last = target.position.clone()
         while (bot.entities[target.id] && Date.now() < until) {
           if (epoch !== cancelEpoch) throw new Error('stopped')
@@ -482,6 +483,7 @@ function createBot (opts, onEvent) {
           bot.attack(target)
           await waitFor(() => !bot.entities[target.id], 650)
         }
+        if (epoch !== cancelEpoch) throw new Error('stopped') // the pre-empting action owns the pathfinder
         bot.pathfinder.setGoal(null)
         if (bot.entities[target.id]) throw new Error(`could not kill the ${target.name} in 30 s`)
         await gotoWithin(new goals.GoalNear(last.x, last.y, last.z, 0.5), 10000).catch(() => {})
@@ -490,7 +492,10 @@ function createBot (opts, onEvent) {
       }
       run().then(
         (name) => done(id, true, { action: 'hunt', killed: name }),
-        (e) => { bot.pathfinder.setGoal(null); done(id, false, { action: 'hunt', error: String(e && e.message) }) })
+        (e) => {
+          if (epoch === cancelEpoch) bot.pathfinder.setGoal(null) // never clear another action's goal
+          done(id, false, { action: 'hunt', error: String(e && e.message) })
+        })
       return true
     },
     // place(id, item): put one `item` (a block) on the ground next to the bot
