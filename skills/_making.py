@@ -19,6 +19,7 @@ from pepa.survival.crafting import (
     CraftingError,
     Recipes,
     Step,
+    held,
     plan_craft,
     prerequisites,
 )
@@ -44,13 +45,6 @@ def recipes(version: str = DEFAULT_VERSION) -> Recipes:
 def inventory(world: Mapping[str, Any]) -> dict[str, int]:
     """Item name → count, from a snapshot."""
     return dict((world.get("inventory") or {}).get("items") or {})
-
-
-def held(item: str, items: Mapping[str, int]) -> int:
-    """How many of ``item`` the inventory holds (any log counts as a log)."""
-    if item in LOGS:
-        return sum(items.get(log, 0) for log in LOGS)
-    return int(items.get(item, 0))
 
 
 def next_step(item: str, count: int, world: Mapping[str, Any]) -> tuple[str, str, int] | None:

@@ -16,6 +16,7 @@ from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.test_wiki import Wiki
 from tests.test_wiki import wiki as loopback_wiki  # noqa: F401 - the loopback wiki fixture
+from tests.waiting import eventually
 from tests.world_harness import Player
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -37,15 +38,7 @@ def query(db: Path, sql: str) -> list[tuple[Any, ...]]:
 
 
 def eventually_rows(db: Path, sql: str, timeout: float = 30.0) -> list[tuple[Any, ...]]:
-    deadline = time.monotonic() + timeout
-    pause = threading.Event()
-    while time.monotonic() < deadline:
-        if db.exists():
-            rows = query(db, sql)
-            if rows:
-                return rows
-        pause.wait(0.2)
-    raise AssertionError(f"no rows for {sql!r} within {timeout:g}s")
+    return eventually(lambda: db.exists() and query(db, sql), timeout, f"rows for {sql!r}")
 
 
 def test_a_death_leaves_a_row_with_its_context_and_a_danger_place(

@@ -12,12 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pepa.survival.chain import ADVICE_ALTERNATIVES
-
-__all__ = ["ALTERNATIVES", "LessonDraft", "PostMortemDraft", "analyse"]
-
-ALTERNATIVES = ADVICE_ALTERNATIVES
-"""The only replacements advice may dispatch for a skill (the chain's whitelist)."""
+__all__ = ["LessonDraft", "PostMortemDraft", "analyse"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,6 +24,7 @@ __all__ = [
     "Recipe",
     "Recipes",
     "Step",
+    "held",
     "plan_craft",
     "prerequisites",
 ]
@@ -41,6 +42,16 @@ BASE_RESOURCES = {
 }
 """Items that come from gathering, not crafting, and the skill that gathers them."""
 TABLE = "crafting_table"
+
+
+def held(item: str, inventory: Mapping[str, int]) -> int:
+    """How many of ``item`` the inventory holds; any log counts as a log, any planks as planks
+    (a milestone of ``3 oak_log`` is met by birch logs too)."""
+    if item in BASE_RESOURCES["gather.wood"]:
+        return sum(inventory.get(log, 0) for log in BASE_RESOURCES["gather.wood"])
+    if item.endswith("_planks"):
+        return sum(n for name, n in inventory.items() if name.endswith("_planks"))
+    return int(inventory.get(item, 0))
 
 
 class CraftingError(Exception):

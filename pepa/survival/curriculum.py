@@ -21,7 +21,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from pepa.survival.crafting import PICKAXES, TABLE, CraftingError, Recipes, plan_craft
+from pepa.survival.crafting import PICKAXES, TABLE, CraftingError, Recipes, held, plan_craft
 
 __all__ = [
     "DEFAULT_TARGETS",
@@ -106,15 +106,6 @@ def render_plan(goal: str, milestones: Sequence[Milestone]) -> str:
     lines = ["# Plan", "", f"Goal: {goal.strip() or 'survive'}", ""]
     lines += [m.line() for m in milestones]
     return "\n".join(lines) + "\n"
-
-
-def held(item: str, inventory: Mapping[str, int]) -> int:
-    """How many of ``item`` the inventory holds (``food``: anything edible counted by caller)."""
-    if item.endswith("_log") and item == "oak_log":
-        return sum(n for name, n in inventory.items() if name.endswith("_log"))
-    if item == "oak_planks":
-        return sum(n for name, n in inventory.items() if name.endswith("_planks"))
-    return int(inventory.get(item, 0))
 
 
 def is_done(m: Milestone, inventory: Mapping[str, int], food: int = 0) -> bool:
