@@ -13,11 +13,22 @@ from typing import Any
 
 import pykka
 import pytest
+from hypothesis import HealthCheck, settings
 
 from pepa.bus import Bus
 from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.pg_server import PostgresServer, find_bin_dir
+
+# CI machines are not quiet: another process may hold a core. Generation time is
+# not what any property test checks, so no deadline and no "too slow" health check;
+# a test's own @settings still chooses its number of examples.
+settings.register_profile(
+    "pepa",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("pepa")
 
 
 class Recorder:

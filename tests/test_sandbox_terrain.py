@@ -39,7 +39,8 @@ class Crafter(Player):
         self._ids = 0
         super().__init__(world, username, script=CRAFTER_JS)  # waits for the spawn
         self.spawned_at = self.wait_for(lambda e: e["type"] == "spawn", timeout=30)["position"]
-        self.wait_for(lambda e: e["type"] == "ready", timeout=30)  # see crafter.js
+        # crafter.js says `ready` once the server has ended the login
+        self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
 
     def do(self, op: str, /, timeout: float = 30.0, **args: Any) -> Any:
         """Run one crafter operation; its result, or AssertionError with the client's error."""

@@ -41,7 +41,15 @@ class Player:
         self._cond = threading.Condition()
         self._reader = threading.Thread(target=self._read, name=f"player-{username}", daemon=True)
         self._reader.start()
-        self.wait_for(lambda e: e["type"] == "spawn", timeout=30)
+        self.started(lambda: self.wait_for(lambda e: e["type"] == "spawn", timeout=30))
+
+    def started(self, wait: Callable[[], object]) -> None:
+        """Run ``wait``; if it fails, end the client before raising (no process left behind)."""
+        try:
+            wait()
+        except BaseException:
+            self.close()
+            raise
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

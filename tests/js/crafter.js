@@ -35,8 +35,15 @@ bot.once('spawn', () => {
   // `flying` packet, which an idle mineflayer may never do; until then a
   // teleport can be undone. Turn the head a little, and report `ready` once
   // the server has put the player back.
-  bot.once('forcedMove', () => out({ type: 'ready', position: xyz(bot.entity.position) }))
-  bot.look(bot.entity.yaw + 0.1, bot.entity.pitch, true)
+  // On a busy machine the first look can be taken before the server is ready
+  // for it: turn the head again every half second until the server answers.
+  const nudge = () => bot.look(bot.entity.yaw + 0.1, bot.entity.pitch, true)
+  const nudging = setInterval(nudge, 500)
+  bot.once('forcedMove', () => {
+    clearInterval(nudging)
+    out({ type: 'ready', position: xyz(bot.entity.position) })
+  })
+  nudge()
   // what the server put into a slot, with the player's new total of that item
   bot.inventory.on('updateSlot', (slot, oldItem, item) => {
     const name = item ? item.name : oldItem ? oldItem.name : null

@@ -20,6 +20,9 @@ module.exports.server = function (serv, settings) {
   const tracked = new Map() // entity id -> mob spawned by us (for death clean-up / ai)
   const spawnedAt = new Map() // entity id -> performance.now() at spawn (reaction benchmark)
 
+  // flying-squid's login ends by putting the player back where it joined: wait
+  // for that (see module.exports.player) before moving a player, at most 10 s
+  const settled = (p) => Promise.race([p._pepaReady, new Promise(resolve => setTimeout(resolve, 10000))])
   const player = (name) => {
     const p = serv.getPlayer(name)
     if (!p) throw new Error(`no such player: ${name}`)
@@ -165,7 +168,7 @@ module.exports.server = function (serv, settings) {
 
     teleport: async (a) => {
       const p = player(a.player)
-      await Promise.race([p._pepaReady, new Promise(resolve => setTimeout(resolve, 10000))])
+      await settled(p)
       await p.teleport(vec(a))
       return { position: pos(p.position) }
     },
@@ -196,6 +199,7 @@ module.exports.server = function (serv, settings) {
     wall_in: async (a) => {
       const p = player(a.player)
       const st = blockState(a.block || 'stone')
+      await settled(p) // the login's last teleport would put the player back elsewhere
       const f = p.position.floored()
       const h = num(a.height, 2)
       let n = 0
@@ -214,6 +218,7 @@ module.exports.server = function (serv, settings) {
     // pit {player, depth=3}: digs a 1x1 shaft under the player (air) and lines it with `block`, player falls in
     pit: async (a) => {
       const p = player(a.player)
+      await settled(p) // a shaft dug before the login ends would be undone with the teleport below
       const f = p.position.floored()
       const depth = num(a.depth, 3)
       const st = blockState(a.block || 'stone')
