@@ -6,7 +6,11 @@ a character, not a logger, so it speaks rarely: at least :data:`MIN_GAP`
 seconds between two lines, at most :data:`PER_HOUR` lines in any hour, and the
 same moment not again within :data:`SAME_MOMENT_GAP`. These cooldowns live in
 ``persona.json`` beside the other memory files so that a crash loop cannot
-turn into chat spam (which is what gets a bot kicked).
+turn into chat spam (which is what gets a bot kicked). The file is checked
+against :data:`PERSONA_FILE`: times in the past or at most a day ahead
+(clamped to now, so no cooldown outlasts its length from now), bounded lists;
+a time further ahead, a wrong type or a huge file is moved aside and the
+persona starts with fresh cooldowns.
 """
 
 # ruff: noqa: RUF001 - the lines are Russian on purpose
@@ -20,8 +24,9 @@ from pathlib import Path
 import orjson
 
 from pepa.memory import write_atomic
+from pepa.statefiles import Int, JsonFile, ListOf, MapOf, Obj, Stamp, Str, load
 
-__all__ = ["LINES", "MIN_GAP", "PER_HOUR", "Voice", "line_for"]
+__all__ = ["LINES", "MIN_GAP", "PERSONA_FILE", "PER_HOUR", "Voice", "line_for"]
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +36,19 @@ PER_HOUR = 8
 """Persona lines in any rolling hour, at most."""
 SAME_MOMENT_GAP = 600.0
 """Seconds before the same moment (``threat:creeper`` …) is remarked on again."""
+PERSONA_FILE = JsonFile(
+    spec=Obj(
+        required={
+            "last": Stamp(),
+            "recent": ListOf(item=Stamp(), max_len=64),
+            "moments": MapOf(key=Str(max_len=200), value=Stamp(), max_len=512),
+        },
+        optional={"turns": Int(lo=0, hi=2**31)},
+    ),
+    build=dict,
+    max_bytes=64 * 1024,
+)
+"""``persona.json``: ``{"last": t, "recent": [t, …], "moments": {"dawn": t, …}, "turns": n}``."""
 
 LINES: dict[str, tuple[str, ...]] = {
     "death": ("ой... я умер", "эх, не повезло", "ладно, ещё раз"),
@@ -76,20 +94,15 @@ class Voice:
 
     @classmethod
     def load(cls, path: Path) -> Voice:
-        """The saved cooldowns, or fresh ones (a missing or broken file costs one log line)."""
+        """The saved cooldowns, or fresh ones (a bad file is moved aside with one warning)."""
         voice = cls(path=path)
-        try:
-            data = orjson.loads(path.read_bytes())
-            voice.last = float(data["last"])
-            voice.recent = deque(sorted(float(t) for t in data["recent"]))
-            voice.moments = {str(k): float(v) for k, v in dict(data["moments"]).items()}
-            voice.turns = int(data.get("turns", 0))
-        except FileNotFoundError:
-            pass
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            logger.warning(
-                "%s is unreadable (%s); the persona starts with fresh cooldowns", path, exc
-            )
+        then = "the cooldowns are unreadable: the persona starts with fresh ones"
+        data = load(path, PERSONA_FILE, None, log=logger, then=then)
+        if data is not None:
+            voice.last = data["last"]
+            voice.recent = deque(sorted(data["recent"]))
+            voice.moments = data["moments"]
+            voice.turns = data.get("turns", 0)
         return voice
 
     def speak(self, moment: str, detail: str, now: float) -> str | None:

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 import skills
+from pepa.errors import PepaError
 from pepa.events import (
     Connected,
     GoalSet,
@@ -38,12 +39,23 @@ from pepa.events import (
     TaskSuggested,
     WorldObserved,
 )
-from pepa.memory import Locations, TaskFile, append_line, read_text, write_atomic
+from pepa.memory import (
+    GOAL_FILE,
+    PLAN_FILE,
+    Locations,
+    TaskFile,
+    append_line,
+    read_text,
+    write_atomic,
+)
+from pepa.statefiles import load
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival.chain import FOOD_PRIORITY
 from pepa.survival.crafting import Recipes
 from pepa.survival.curriculum import (
     Milestone,
+    actionable_lines,
+    clean_goal,
     derive_plan,
     next_milestone,
     parse_plan,
@@ -65,6 +77,15 @@ LOST_AFTER_TICKS = 6
 """Idle reflex ticks (0.5 s each) with a task handed out before it is handed out again."""
 INVENTORY_LOG_EVERY = 300.0
 """Seconds between two inventory snapshots in ``inventory-log.jsonl`` (when it changed)."""
+
+
+def known_skill(skill_id: str) -> bool:
+    """Whether a skill by that id exists (``craft.<item>`` only for items a recipe makes)."""
+    try:
+        skills.get(skill_id)
+    except (KeyError, ValueError, OSError, PepaError):  # unknown, or no recipes to tell
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,7 +111,7 @@ class Curriculum(SupervisedActor):
         self.dir = server_dir
         self.data_root = data_root
         self.tick_every = tick
-        self.tasks = TaskFile(server_dir / "current-task.json")
+        self.tasks = TaskFile(server_dir / "current-task.json", known_skill=known_skill)
         self.locations = Locations(server_dir / "locations.json")
         self.recipes: Recipes | None = None
         self.world: dict[str, Any] = {}
@@ -114,8 +135,8 @@ class Curriculum(SupervisedActor):
             bus.subscribe(event_type, self.handle)
         joined = (self.dir / "joined-before.flag").exists()
         task = self.tasks.read()
-        plan = parse_plan(read_text(self.dir / "plan.md"))
-        goal = read_text(self.dir / "goal.md").strip()
+        plan = parse_plan(self._plan_text())
+        goal = self._goal()
         diary = [line for line in read_text(self._diary_path()).splitlines() if line.strip()]
         done = sum(m.done for m in plan)
         logger.info(
@@ -159,15 +180,19 @@ class Curriculum(SupervisedActor):
     # -- goal and plan -----------------------------------------------------------------
 
     def set_goal(self, text: str, by: str) -> str:
-        """A new goal: ``goal.md``, a fresh plan (the old plan backed up); the reply."""
-        text = " ".join(text.split())[:300]
+        """A new goal: ``goal.md``, a fresh plan (the old plan backed up); the reply.
+
+        The text is cleaned first (:func:`clean_goal`: one line, no control
+        characters, at most 300 characters), so the files written pass their reader.
+        """
+        text = clean_goal(text)
         if not text:
-            reply = f"Goal: {read_text(self.dir / 'goal.md').strip() or 'none'}"
+            reply = f"Goal: {self._goal() or 'none'}"
             self.publish(SayInChat(text=reply))
             return reply
         write_atomic(self.dir / "goal.md", f"{text}\n".encode())
         plan = self._derive(text)
-        old = read_text(self.dir / "plan.md")
+        old = self._plan_text()
         if old:
             write_atomic(self.dir / "plan.md.bak", old.encode())
         write_atomic(self.dir / "plan.md", render_plan(text, plan).encode())
@@ -185,13 +210,13 @@ class Curriculum(SupervisedActor):
 
     def _adopt(self, goal: str, lines: tuple[str, ...], source: str) -> None:
         """An LLM's plan (already checked against the registry) replaces the offline one."""
-        if goal != read_text(self.dir / "goal.md").strip():
+        if goal != self._goal():
             logger.info("ignored %s's plan for %r: the goal has changed since", source, goal)
             return
-        plan = [m for line in lines for m in parse_plan(f"- [ ] {line}") if m.actionable]
+        plan = actionable_lines(lines)  # within the plan grammar: plan.md stays readable
         if not plan:
             return
-        old = read_text(self.dir / "plan.md")
+        old = self._plan_text()
         if old:
             write_atomic(self.dir / "plan.md.bak", old.encode())
         write_atomic(self.dir / "plan.md", render_plan(goal, plan).encode())
@@ -202,18 +227,18 @@ class Curriculum(SupervisedActor):
         self._announce_plan()
 
     def _announce_plan(self) -> None:
-        plan = parse_plan(read_text(self.dir / "plan.md"))
+        plan = parse_plan(self._plan_text())
         upcoming = next_milestone(plan)
         self.publish(
             PlanChanged(
-                goal=read_text(self.dir / "goal.md").strip(), done=sum(m.done for m in plan),
+                goal=self._goal(), done=sum(m.done for m in plan),
                 total=len(plan), next=upcoming.text if upcoming else "",
             )
         )  # fmt: skip
 
     def describe(self) -> str:
         """The plan in one chat line (proxy-callable)."""
-        plan = parse_plan(read_text(self.dir / "plan.md"))
+        plan = parse_plan(self._plan_text())
         if not plan:
             return "I have no plan yet."
         done = sum(m.done for m in plan)
@@ -237,9 +262,9 @@ class Curriculum(SupervisedActor):
 
     def _ensure_plan(self) -> None:
         """With no plan, derive one from the goal (the default goal when there is none)."""
-        if parse_plan(read_text(self.dir / "plan.md")):
+        if parse_plan(self._plan_text()):
             return
-        goal = read_text(self.dir / "goal.md").strip()
+        goal = self._goal()
         if not goal:
             goal = DEFAULT_GOAL
             write_atomic(self.dir / "goal.md", f"{goal}\n".encode())
@@ -259,10 +284,10 @@ class Curriculum(SupervisedActor):
         if not self.world.get("connected"):
             return
         now = time.monotonic()
-        for m in parse_plan(read_text(self.dir / "plan.md")):
+        for m in parse_plan(self._plan_text()):
             if m.done or not m.actionable or self.resting.get(m.text, 0.0) > now:
                 continue
-            if m.skill not in skills.REGISTRY and not skills.has_family(m.skill.split(".")[0]):
+            if not known_skill(m.skill):
                 continue  # hand-written with a skill that does not exist
             task = {
                 "kind": "milestone", "skill": m.skill, "milestone": m.text,
@@ -335,7 +360,7 @@ class Curriculum(SupervisedActor):
         self, *, items: dict[str, int] | None = None, succeeded: tuple[str, ...] = ()
     ) -> None:
         path = self.dir / "plan.md"
-        text = read_text(path)
+        text = self._plan_text()
         if not text:
             return
         if items is None:
@@ -362,6 +387,15 @@ class Curriculum(SupervisedActor):
         names = {"place-chest": "chest", "survive.sleep": "bed", "craft.crafting_table": "base"}
         if skill in names:
             self.locations.remember(names[skill], position)
+
+    def _plan_text(self) -> str:
+        """``plan.md`` checked against its schema; a bad one is moved aside (no plan)."""
+        return load(self.dir / "plan.md", PLAN_FILE, "", log=logger, then="starting with no plan")
+
+    def _goal(self) -> str:
+        """``goal.md`` checked against its schema; a bad one is moved aside (no goal)."""
+        text = load(self.dir / "goal.md", GOAL_FILE, "", log=logger, then="starting with no goal")
+        return text.strip()
 
     def _diary_path(self) -> Path:
         return self.dir / "diary" / f"{datetime.now(UTC):%Y-%m-%d}.md"

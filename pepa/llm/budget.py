@@ -10,14 +10,15 @@ are not counted: a person asked.
 :class:`LlmBudget` is pure (``now`` is a wall-clock time passed in, so the
 budget survives a restart of the process); :func:`load_budget` and
 :func:`save_budget` keep it in a small JSON file written atomically, so a
-crash loop cannot reset it. A corrupt file costs one warning and a fresh budget.
+crash loop cannot reset it. The file is checked against :data:`BUDGET_FILE`
+(known kinds, times no more than a day ahead — clamped to now — at most 64
+entries); a file that fails is moved aside with one warning and the budget
+starts fresh.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,11 @@ from typing import Any
 
 import orjson
 
+from pepa.memory import write_atomic
+from pepa.statefiles import Int, JsonFile, ListOf, Obj, OneOf, Stamp, TupleOf, load
+
 __all__ = [
+    "BUDGET_FILE",
     "COOLDOWNS",
     "KINDS",
     "MAX_CALLS",
@@ -45,6 +50,15 @@ KINDS = ("analysis", "escalation", "reflection", "plan")
 """What a call is for."""
 COOLDOWNS: Mapping[str, float] = {"analysis": 720.0, "escalation": 600.0}
 """Seconds between two calls of the same kind (none for the others)."""
+BUDGET_FILE = JsonFile(
+    spec=Obj(
+        required={"calls": ListOf(item=TupleOf(items=(Stamp(), OneOf(values=KINDS))), max_len=64)},
+        optional={"version": Int(lo=1, hi=1)},
+    ),
+    build=lambda data: LlmBudget(calls=sorted(data["calls"])),
+    max_bytes=16 * 1024,
+)
+"""``llm-budget.json``: ``{"version": 1, "calls": [[wall time, kind], …]}``."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -100,57 +114,23 @@ class LlmBudget:
 
     @classmethod
     def from_json(cls, data: Any) -> LlmBudget:
-        """The budget a file holds; ValueError if it is not one."""
-        if not isinstance(data, dict) or not isinstance(data.get("calls"), list):
-            raise ValueError("not a budget object")
-        calls: list[tuple[float, str]] = []
-        for entry in data["calls"]:
-            if (
-                not isinstance(entry, list)
-                or len(entry) != 2
-                or isinstance(entry[0], bool)
-                or not isinstance(entry[0], int | float)
-                or entry[1] not in KINDS
-            ):
-                raise ValueError(f"bad call entry {entry!r}")
-            calls.append((float(entry[0]), entry[1]))
-        return cls(calls=sorted(calls))
+        """The budget a file holds; ValueError (:class:`SchemaError`) if it is not one."""
+        return BUDGET_FILE.build(BUDGET_FILE.spec.check(data, ""))
 
 
 def load_budget(path: Path | None) -> LlmBudget:
-    """The budget kept at ``path``; fresh if there is none, or (with a warning) a corrupt one."""
+    """The budget kept at ``path``; fresh if there is none, or a bad one (moved aside, warned)."""
     if path is None:
         return LlmBudget()
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return LlmBudget()
-    except OSError as exc:
-        logger.warning("cannot read the LLM budget %s (starting a fresh one): %s", path, exc)
-        return LlmBudget()
-    try:
-        return LlmBudget.from_json(orjson.loads(raw))
-    except (orjson.JSONDecodeError, ValueError) as exc:
-        logger.warning("the LLM budget %s is corrupt (starting a fresh one): %s", path, exc)
-        return LlmBudget()
+    then = "the budget is corrupt: starting a fresh one"
+    return load(path, BUDGET_FILE, LlmBudget(), log=logger, then=then)
 
 
 def save_budget(path: Path | None, budget: LlmBudget) -> None:
     """Write the budget atomically (a temporary file renamed over ``path``); never raises."""
     if path is None:
         return
-    tmp: str | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as out:
-            out.write(orjson.dumps(budget.to_json()))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-        tmp = None
+        write_atomic(path, orjson.dumps(budget.to_json()))
     except OSError as exc:
         logger.warning("cannot save the LLM budget %s: %s", path, exc)
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)

@@ -18,17 +18,21 @@ using only skills that exist; an LLM's plan goes through :func:`validate_plan`.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pepa.survival.crafting import PICKAXES, TABLE, CraftingError, Recipes, held, plan_craft
 
 __all__ = [
     "DEFAULT_TARGETS",
+    "MAX_GOAL",
     "Milestone",
+    "actionable_lines",
+    "clean_goal",
     "derive_plan",
     "next_milestone",
     "parse_plan",
+    "plan_line_problem",
     "render_plan",
     "tick",
     "validate_plan",
@@ -49,6 +53,14 @@ CHEST_MILESTONE = ("chest", 1, "place-chest")
 NON_INVENTORY = {"place-chest"}
 """Skills whose milestone only the skill's success can tick (nothing stays in the inventory)."""
 _WORD = re.compile(r"[a-z]+")
+MAX_COUNT = 2304
+"""Items a milestone may ask for: a full inventory (36 slots of 64)."""
+MAX_NAME = 64
+"""Characters of an item or skill name in a milestone."""
+MAX_GOAL = 300
+"""Characters of a goal (``goal.md``, the ``Goal:`` line of ``plan.md``)."""
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+"""Control characters, line and paragraph separators, lone surrogates: never in a goal."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,9 +113,33 @@ def parse_plan(text: str) -> list[Milestone]:
     return found
 
 
+def plan_line_problem(line: str) -> str | None:
+    """Why one ``plan.md`` line breaks the plan grammar, or None (notes are free text).
+
+    A milestone asks for 1 to :data:`MAX_COUNT` items and names an item and a
+    skill of at most :data:`MAX_NAME` characters each.
+    """
+    box = _BOX.match(line)
+    action = _ACTIONABLE.match(box.group(4)) if box is not None else None
+    if action is None:
+        return None
+    count, item, skill = action.groups()
+    if count is not None and not (len(count) <= 6 and 1 <= int(count) <= MAX_COUNT):
+        return f"milestone count must be between 1 and {MAX_COUNT}, got {count[:12]}"
+    if len(item) > MAX_NAME or len(skill) > MAX_NAME:
+        return f"milestone item and skill names must be at most {MAX_NAME} characters"
+    return None
+
+
+def clean_goal(text: str) -> str:
+    """A goal as one line that ``goal.md`` and ``plan.md`` accept: at most :data:`MAX_GOAL`
+    characters, no control characters (they become spaces), runs of white space as one."""
+    return " ".join(_UNSAFE.sub(" ", text).split())[:MAX_GOAL].rstrip()
+
+
 def render_plan(goal: str, milestones: Sequence[Milestone]) -> str:
-    """A fresh ``plan.md`` for a goal."""
-    lines = ["# Plan", "", f"Goal: {goal.strip() or 'survive'}", ""]
+    """A fresh ``plan.md`` for a goal (its ``Goal:`` line cleaned by :func:`clean_goal`)."""
+    lines = ["# Plan", "", f"Goal: {clean_goal(goal) or 'survive'}", ""]
     lines += [m.line() for m in milestones]
     return "\n".join(lines) + "\n"
 
@@ -227,15 +263,31 @@ def _targets(goal: str, recipes: Recipes) -> list[tuple[str, int]]:
 
 
 def validate_plan(lines: Sequence[str], skills: Collection[str]) -> list[Milestone]:
-    """An LLM's plan: keep only actionable milestones whose skill exists; raise on nothing."""
-    plan: list[Milestone] = []
+    """An LLM's plan: keep only actionable milestones whose skill exists; raise on nothing.
+
+    A line outside the plan grammar (:func:`plan_line_problem`: a count of 0 or
+    past :data:`MAX_COUNT`, a name past :data:`MAX_NAME`) is dropped, so the
+    ``plan.md`` written from the rest passes its own reader.
+    """
     if len(lines) > 40:
         raise ValueError(f"the plan has {len(lines)} lines; 40 at most")
-    for line in lines:
-        found = parse_plan(line if line.lstrip().startswith(("-", "*")) else f"- [ ] {line}")
-        for m in found:
-            if m.actionable and _can(m.skill, skills) and m.count > 0:
-                plan.append(milestone(m.item, m.count, m.skill))
+    plan = [m for m in actionable_lines(lines) if _can(m.skill, skills)]
     if not plan:
         raise ValueError("the plan has no milestone with a known skill")
     return plan
+
+
+def actionable_lines(lines: Iterable[str]) -> list[Milestone]:
+    """The actionable milestones of plain or check-box lines, in the canonical form.
+
+    Only lines within the plan grammar count: each result renders to a line
+    :func:`plan_line_problem` accepts.
+    """
+    found: list[Milestone] = []
+    for line in (part for text in lines for part in text.splitlines()):
+        boxed = line if line.lstrip().startswith(("-", "*")) else f"- [ ] {line}"
+        if plan_line_problem(boxed) is None:
+            found += [
+                milestone(m.item, m.count, m.skill) for m in parse_plan(boxed) if m.actionable
+            ]
+    return found

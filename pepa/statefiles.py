@@ -1,0 +1,593 @@
+"""State files validated as data: small declarative schemas, a bounded reader, a quarantine.
+
+Every file the daemon reads back from its state folder (``current-task.json``,
+``plan.md``, ``goal.md``, ``persona.json``, ``llm-budget.json``,
+``locations.json``, ``worker-exit.json``, proposals) is hand-editable, so it is
+checked as data, not just as JSON: types, ranges, string lengths and
+patterns, list and map sizes, enum values, and for text files a size cap,
+a line cap, no control characters and the file's line grammar. A wrong type
+must cost one warning, never a crash loop of the actor that reads it.
+
+:func:`load` reads a file without following a symbolic link (``O_NOFOLLOW``),
+without blocking on a FIFO (``O_NONBLOCK``, regular files only) and never more
+than the schema's ``max_bytes``. A file that fails is moved aside to
+``<name>.bad-<UTC timestamp>`` (``-2``, ``-3`` … when that exists: an earlier
+bad file is never overwritten), one warning names the file and the failing
+field, and the caller gets its fresh default::
+
+    current-task.json: field "args" must be an object, got [1, 2];
+    moved aside to current-task.json.bad-20261201T120000; starting fresh
+
+Loaders never raise for bad content; a :class:`SchemaError` escaping a spec's
+``check`` is the only signal, and :func:`load` turns it into the above.
+
+A file that cannot be *read* (out of descriptors, an I/O error, no
+permission) is not bad: it stays where it is, untouched, one warning says
+so, and the caller gets its default for now (or, with ``unreadable="raise"``,
+the OSError, for a file whose absence must not be assumed — the operator
+bindings fail closed)::
+
+    current-task.json: cannot be read (Too many open files); left in place; starting with no task
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import math
+import os
+import re
+import stat
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+import orjson
+
+__all__ = [
+    "DAY",
+    "WORKER_EXIT",
+    "FileSchema",
+    "Int",
+    "JsonFile",
+    "ListOf",
+    "MapOf",
+    "Num",
+    "Obj",
+    "OneOf",
+    "SchemaError",
+    "Spec",
+    "Stamp",
+    "Str",
+    "Tagged",
+    "TextFile",
+    "TupleOf",
+    "load",
+    "quarantine",
+    "read_bounded",
+    "reject",
+    "show",
+]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+DAY = 86400.0
+"""Seconds a saved wall-clock time may lie ahead of the clock before the file counts as bad."""
+_BAD_SUFFIXES = 100
+"""``.bad-<ts>``, ``.bad-<ts>-2`` … ``-100``: then the file stays where it is."""
+
+
+class SchemaError(ValueError):
+    """A value that does not fit its schema; ``where`` is the field path (empty: the top).
+
+    ``line``: ``where`` is a line number of a text file, not a field.
+    """
+
+    def __init__(self, where: str, problem: str, *, line: bool = False) -> None:
+        if line:
+            text = f"line {where}: {problem}"
+        else:
+            text = f'field "{where}" {problem}' if where else problem
+        super().__init__(text)
+        self.where = where
+        self.problem = problem
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short, escaped rendering of a value for a warning (bounded depth and length)."""
+    text = _show(value, 3)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _show(value: Any, depth: int) -> str:
+    if isinstance(value, list):
+        if depth == 0:
+            return "[…]"
+        inner = ", ".join(_show(v, depth - 1) for v in value[:5])
+        return f"[{inner}{', …' if len(value) > 5 else ''}]"
+    if isinstance(value, dict):
+        if depth == 0:
+            return "{…}"
+        pairs = list(value.items())[:5]
+        inner = ", ".join(f"{_show(k, 0)}: {_show(v, depth - 1)}" for k, v in pairs)
+        return f"{{{inner}{', …' if len(value) > 5 else ''}}}"
+    if isinstance(value, str):
+        return repr(value[:80])
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge int"
+    return type(value).__name__
+
+
+def _join(where: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{where}[{key}]"
+    return f"{where}.{key}" if where else key
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+"""Control characters (Unicode Cc) and the line and paragraph separators."""
+_CONTROL_IN_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+"""The same, but a tab is fine in a line of a text file."""
+
+
+# -- value specs --------------------------------------------------------------------------
+
+
+class Spec(Protocol):
+    """Checks one JSON value; returns it (normalised) or raises :class:`SchemaError`."""
+
+    def check(self, value: Any, where: str) -> Any:
+        """The value, checked."""
+        ...
+
+    def describe(self) -> str:
+        """What the value must be, for a warning (``an integer between 0 and 10``)."""
+        ...
+
+
+def _fail(spec: Spec, value: Any, where: str) -> SchemaError:
+    return SchemaError(where, f"must be {spec.describe()}, got {show(value)}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Str:
+    """A string: at most ``max_len`` characters, no control characters, ``pattern`` if given.
+
+    ``clamp``: too long is cut and control characters become spaces, instead of failing
+    (for free text such as an exit reason). ``known`` rejects strings it returns False for.
+    """
+
+    max_len: int
+    pattern: str | None = None
+    what: str = ""
+    clamp: bool = False
+    known: Callable[[str], bool] | None = None
+
+    def describe(self) -> str:
+        shape = f" matching {self.pattern}" if self.pattern else ""
+        return self.what or f"a string of at most {self.max_len} characters{shape}"
+
+    def check(self, value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise _fail(self, value, where)
+        if self.clamp:
+            cleaned = _CONTROL.sub(" ", value[: self.max_len])
+            return cleaned + ("…" if len(value) > self.max_len else "")
+        if len(value) > self.max_len:
+            raise SchemaError(where, f"must be at most {self.max_len} characters, got {len(value)}")
+        if _CONTROL.search(value) is not None:
+            raise SchemaError(where, f"must not hold control characters, got {show(value)}")
+        if self.pattern is not None and re.fullmatch(self.pattern, value) is None:
+            raise _fail(self, value, where)
+        if self.known is not None and not self.known(value):
+            raise SchemaError(where, f"names nothing known: {show(value)}")
+        return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Int:
+    """An integer in ``[lo, hi]`` (a bool is not one; neither is 3.0)."""
+
+    lo: int
+    hi: int
+
+    def describe(self) -> str:
+        return f"an integer between {self.lo} and {self.hi}"
+
+    def check(self, value: Any, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not self.lo <= value <= self.hi:
+            raise _fail(self, value, where)
+        return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Num:
+    """A finite number in ``[lo, hi]``, as a float."""
+
+    lo: float
+    hi: float
+
+    def describe(self) -> str:
+        return f"a number between {self.lo:g} and {self.hi:g}"
+
+    def check(self, value: Any, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _fail(self, value, where)
+        number = float(value)
+        if not math.isfinite(number) or not self.lo <= number <= self.hi:
+            raise _fail(self, value, where)
+        return number
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stamp:
+    """A wall-clock time (seconds since the epoch) not more than ``ahead`` in the future.
+
+    A time a little ahead (the clock went back) is clamped to now, so a saved
+    cooldown can never last longer than it would have from now; one further
+    ahead is corruption and fails.
+    """
+
+    ahead: float = DAY
+
+    def describe(self) -> str:
+        return f"a time (seconds since 1970, at most {self.ahead:g}s ahead of the clock)"
+
+    def check(self, value: Any, where: str) -> float:
+        now = time.time()
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _fail(self, value, where)
+        stamp = float(value)
+        if not math.isfinite(stamp) or not 0.0 <= stamp <= now + self.ahead:
+            raise _fail(self, value, where)
+        return min(stamp, now)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OneOf:
+    """One of a few strings."""
+
+    values: tuple[str, ...]
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(self.values)
+
+    def check(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or value not in self.values:
+            raise _fail(self, value, where)
+        return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListOf:
+    """A list of at most ``max_len`` values of ``item``."""
+
+    item: Spec
+    max_len: int
+
+    def describe(self) -> str:
+        return f"a list of at most {self.max_len} values, each {self.item.describe()}"
+
+    def check(self, value: Any, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise _fail(self, value, where)
+        if len(value) > self.max_len:
+            raise SchemaError(where, f"must hold at most {self.max_len} values, got {len(value)}")
+        return [self.item.check(v, _join(where, i)) for i, v in enumerate(value)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TupleOf:
+    """A list of exactly ``len(items)`` values, each of its own spec."""
+
+    items: tuple[Spec, ...]
+
+    def describe(self) -> str:
+        return "a list [" + ", ".join(s.describe() for s in self.items) + "]"
+
+    def check(self, value: Any, where: str) -> tuple[Any, ...]:
+        if not isinstance(value, list) or len(value) != len(self.items):
+            raise _fail(self, value, where)
+        return tuple(
+            s.check(v, _join(where, i))
+            for i, (s, v) in enumerate(zip(self.items, value, strict=True))
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MapOf:
+    """An object of at most ``max_len`` entries, keys checked by ``key``, values by ``value``."""
+
+    key: Str
+    value: Spec
+    max_len: int
+
+    def describe(self) -> str:
+        return f"an object of at most {self.max_len} entries"
+
+    def check(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _fail(self, value, where)
+        if len(value) > self.max_len:
+            raise SchemaError(where, f"must hold at most {self.max_len} entries, got {len(value)}")
+        out = {}
+        for k, v in value.items():
+            name = self.key.check(k, _join(where, f"<key {show(k, 30)}>"))
+            out[name] = self.value.check(v, _join(where, name))
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Obj:
+    """An object with ``required`` and ``optional`` fields; other fields are dropped."""
+
+    required: Mapping[str, Spec] = field(default_factory=dict)
+    optional: Mapping[str, Spec] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        return "an object"
+
+    def check(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _fail(self, value, where)
+        out = {}
+        for name, spec in self.required.items():
+            if name not in value:
+                raise SchemaError(_join(where, name), "is missing")
+            out[name] = spec.check(value[name], _join(where, name))
+        for name, spec in self.optional.items():
+            if name in value:
+                out[name] = spec.check(value[name], _join(where, name))
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tagged:
+    """An object whose ``tag`` field picks its shape: ``{"kind": "come", …}``."""
+
+    tag: str
+    variants: Mapping[str, Obj]
+
+    def describe(self) -> str:
+        return f"an object with {self.tag!r} one of " + ", ".join(self.variants)
+
+    def check(self, value: Any, where: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _fail(self, value, where)
+        kind = OneOf(values=tuple(self.variants)).check(value.get(self.tag), _join(where, self.tag))
+        return {self.tag: kind, **self.variants[kind].check(value, where)}
+
+
+# -- file schemas -------------------------------------------------------------------------
+
+
+class FileSchema(Protocol[T_co]):
+    """How one state file is read: its size cap and its parser."""
+
+    @property
+    def max_bytes(self) -> int:
+        """Bytes the file may hold."""
+        ...
+
+    @property
+    def empty_ok(self) -> bool:
+        """Whether an empty (or blank) file means "nothing" rather than "bad"."""
+        ...
+
+    def parse(self, raw: bytes) -> T_co:
+        """The typed value; raises :class:`SchemaError` when the bytes are not one."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JsonFile(Generic[T]):
+    """A JSON file: ``spec`` checks the value, ``build`` turns the checked value into a ``T``."""
+
+    spec: Spec
+    build: Callable[[Any], T]
+    max_bytes: int = 64 * 1024
+    empty_ok: bool = False
+
+    def parse(self, raw: bytes) -> T:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise SchemaError("", f"is not JSON ({exc})") from None
+        return self.build(self.spec.check(data, ""))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextFile:
+    """A UTF-8 text file: size, line count and line length caps, no control characters.
+
+    ``line_rule`` returns why a line breaks the file's grammar, or None.
+    """
+
+    max_bytes: int
+    max_lines: int
+    max_line: int
+    line_rule: Callable[[str], str | None] | None = None
+    empty_ok: bool = True
+
+    def parse(self, raw: bytes) -> str:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SchemaError("", f"is not UTF-8 text (byte {exc.start})") from None
+        lines = [line.removesuffix("\r") for line in text.split("\n")]  # not splitlines():
+        if lines[-1] == "":  # \x1c, \x85 … must stay in a line to be seen
+            lines.pop()
+        if len(lines) > self.max_lines:
+            raise SchemaError("", f"must have at most {self.max_lines} lines, got {len(lines)}")
+        for number, line in enumerate(lines, 1):
+            where = str(number)
+            if len(line) > self.max_line:
+                problem = f"must be at most {self.max_line} characters, got {len(line)}"
+                raise SchemaError(where, problem, line=True)
+            bad = _CONTROL_IN_LINE.search(line)
+            if bad is not None:
+                problem = f"must not hold control characters, got {bad.group()!r}"
+                raise SchemaError(where, problem, line=True)
+            broken = self.line_rule(line) if self.line_rule is not None else None
+            if broken is not None:
+                raise SchemaError(where, broken, line=True)
+        return text
+
+
+# -- reading, quarantine ------------------------------------------------------------------
+
+
+def read_bounded(path: Path, max_bytes: int) -> bytes:
+    """The bytes of a regular file, never through a symbolic link, never more than ``max_bytes``.
+
+    FileNotFoundError when there is none; :class:`SchemaError` when it is a link,
+    not a regular file, or too large; OSError when it cannot be read (the
+    file may well be fine: EMFILE, EIO, EACCES …).
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SchemaError("", "is a symbolic link, not a file") from None
+        if exc.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            raise SchemaError("", "is not a regular file") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SchemaError("", "is not a regular file")
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, max_bytes + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise SchemaError("", f"must be at most {max_bytes} bytes, got more")
+    return b"".join(chunks)
+
+
+def quarantine(path: Path) -> Path:
+    """Move ``path`` aside to ``<name>.bad-<UTC ts>`` (never over an earlier one); the new path."""
+    stamp = f"{datetime.now(UTC):%Y%m%dT%H%M%S}"
+    for n in range(1, _BAD_SUFFIXES + 1):
+        target = path.with_name(f"{path.name}.bad-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            os.link(path, target, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP):
+                raise
+            if os.path.lexists(target):  # no hard links here (a folder, or the file system)
+                continue
+            os.rename(path, target)
+            return target
+        os.unlink(path)
+        return target
+    raise FileExistsError(errno.EEXIST, f"{_BAD_SUFFIXES} bad copies already", str(path))
+
+
+_warned: dict[str, str] = {}
+"""Path → the last problem warned about, so a file that cannot be moved or read warns once."""
+_warned_lock = threading.Lock()
+
+
+def _forget(path: Path) -> None:
+    with _warned_lock:
+        _warned.pop(str(path), None)
+
+
+def _first_time(path: Path, problem: str) -> bool:
+    """Whether ``problem`` is new for ``path`` (and remember it): warn only then."""
+    with _warned_lock:
+        if _warned.get(str(path)) == problem:
+            return False
+        if len(_warned) >= 1000:
+            _warned.pop(next(iter(_warned)))
+        _warned[str(path)] = problem
+    return True
+
+
+def reject(
+    path: Path, problem: str, *, log: logging.Logger | None = None, then: str = "starting fresh"
+) -> None:
+    """Move a bad file aside and say so: ``<name>: <problem>; moved aside to …; <then>``.
+
+    A file that cannot be moved is warned about once (until its problem changes).
+    """
+    try:
+        moved = quarantine(path)
+    except FileNotFoundError:
+        return  # another reader moved it already: that one warned
+    except OSError as exc:
+        if not _first_time(path, problem):
+            return
+        where = f"cannot move it aside ({exc.strerror or exc})"
+    else:
+        _forget(path)
+        where = f"moved aside to {moved.name}"
+    (log or logger).warning("%s: %s; %s; %s", path.name, problem, where, then)
+
+
+def load(
+    path: Path,
+    schema: FileSchema[T],
+    default: T,
+    *,
+    log: logging.Logger | None = None,
+    then: str = "starting fresh",
+    unreadable: Literal["default", "raise"] = "default",
+) -> T:
+    """The checked value of a state file, or ``default``: missing (silently), or bad (see above).
+
+    Only bad content (a :class:`SchemaError`) moves the file aside. A failure to
+    read it (any other OSError: EMFILE, EIO, EACCES …) leaves it in place: one
+    warning (until a read succeeds or the problem changes) and ``default``, or
+    with ``unreadable="raise"`` the OSError itself, nothing warned. Never raises
+    for what the file holds.
+    """
+    try:
+        raw = read_bounded(path, schema.max_bytes)
+        if schema.empty_ok and not raw.strip():
+            _forget(path)
+            return default
+        value = schema.parse(raw)
+    except FileNotFoundError:
+        _forget(path)
+        return default
+    except SchemaError as exc:
+        reject(path, str(exc), log=log, then=then)
+        return default
+    except OSError as exc:
+        if unreadable == "raise":
+            raise
+        problem = f"cannot be read ({exc.strerror or exc})"
+        if _first_time(path, problem):
+            (log or logger).warning("%s: %s; left in place; %s", path.name, problem, then)
+        return default
+    _forget(path)
+    return value
+
+
+WORKER_EXIT = JsonFile(
+    spec=Obj(optional={"code": Int(lo=-(2**31), hi=2**31), "reason": Str(max_len=500, clamp=True)}),
+    build=dict,
+    max_bytes=64 * 1024,
+)
+"""``worker-exit.json``, the worker's last word to the process supervisor: ``{"code", "reason"}``.
+
+The reason is free text (an exception's): cut to 500 characters, control
+characters turned into spaces, before it reaches the supervisor's one line.
+"""
