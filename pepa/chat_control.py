@@ -2,14 +2,18 @@
 
 An operator addresses the bot by name: ``pepa_bot come``, ``pepa_bot, status``,
 ``@pepa_bot help``. The sender is the one the server attributed the line to,
-never a name quoted inside the text. Anyone not in the operator list is never
-obeyed.
+never a name quoted inside the text. Names compare as :mod:`pepa.identity`
+says (a Minecraft name, NFKC and case folded); a sender whose name is not an
+operator's is never obeyed, and one whose name is must still be the bound
+account (:class:`pepa.identity.OperatorAccounts`, checked by the persona).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from pepa.identity import fold, same_name
 
 __all__ = ["HELP", "VERBS", "ChatCommand", "parse"]
 
@@ -31,7 +35,7 @@ class ChatCommand:
     args: tuple[str, ...]
     """The words after the verb."""
     authorized: bool
-    """Whether ``sender`` is an operator."""
+    """Whether ``sender``'s name is an operator's (the account is checked apart)."""
 
     @property
     def known(self) -> bool:
@@ -41,16 +45,14 @@ class ChatCommand:
 
 def parse(bot: str, operators: Iterable[str], sender: str | None, text: str) -> ChatCommand | None:
     """The command in ``text`` if it addresses ``bot``; None for any other line."""
-    if not sender or sender.lower() == bot.lower():
+    if not sender or fold(sender) == fold(bot):
         return None
     words = text.strip().split()
     if not words:
         return None
     first = words[0].lstrip("@").rstrip(",:!.")
-    if first.lower() != bot.lower():
+    if fold(first) != fold(bot):
         return None
     verb = words[1].lower().rstrip("!.?,") if len(words) > 1 else "help"
-    allowed = {name.lower() for name in operators}
-    return ChatCommand(
-        sender=sender, verb=verb, args=tuple(words[2:]), authorized=sender.lower() in allowed
-    )
+    authorized = any(same_name(sender, name) for name in operators)
+    return ChatCommand(sender=sender, verb=verb, args=tuple(words[2:]), authorized=authorized)

@@ -7,6 +7,7 @@ anything it cannot use.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import shutil
@@ -31,8 +32,11 @@ __all__ = [
 EMBEDDED_HOST = "127.0.0.1"
 """Where the embedded world listens."""
 LLM_CHOICES = ("auto", "pi", "openai", "offline")
-_USERNAME = re.compile(r"^[A-Za-z0-9_]{3,16}$")
-_VERSION = re.compile(r"^1\.\d+(\.\d+)?$")
+_USERNAME = re.compile(r"[A-Za-z0-9_]{3,16}")
+"""A Minecraft name, matched whole (``fullmatch``: a trailing newline is not a name)."""
+_VERSION = re.compile(r"1\.[0-9]+(\.[0-9]+)?")
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
+"""One host name label: RFC 1123, plus ``_`` (Docker service names such as ``mc_server``)."""
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -60,6 +64,8 @@ _ENV = {
     "curriculum": "PEPA_CURRICULUM",
     "learning": "PEPA_LEARNING",
     "sandbox": "PEPA_SANDBOX",
+    "retention_days": "PEPA_RETENTION_DAYS",
+    "log_max_mb": "PEPA_LOG_MAX_MB",
 }
 
 
@@ -111,6 +117,10 @@ class Config:
     """Whether lessons change what the bot does (off: the gauntlet's control run)."""
     sandbox: bool = True
     """The embedded world is the survival sandbox (terrain, crafting, drops); False: flat."""
+    retention_days: int = 30
+    """Days of chat, death bundles, danger points, reflections and logs kept (pepa/retention.py)."""
+    log_max_mb: int = 200
+    """MiB of daily log files kept; the oldest go first."""
 
     @property
     def embedded(self) -> bool:
@@ -137,11 +147,15 @@ class Config:
         return "openai" if self.openai_url else "offline"
 
     def redacted(self) -> dict[str, Any]:
-        """The settings as plain values, the password masked, for logs."""
+        """The settings as plain values, the secrets masked (URLs' credentials too), for logs."""
         values = asdict(self)
         values["password"] = "***" if self.password else None
         values["openai_key"] = "***" if self.openai_key else None
         values["db_url"] = redact_url(self.db_url) if self.db_url else None
+        http = self.openai_url, self.wiki_url
+        values["openai_url"], values["wiki_url"] = (
+            redact_url(url, keep_user=False) if url else url for url in http
+        )
         values["state_dir"] = str(self.state_dir)
         values["operators"] = list(self.operators)
         return values
@@ -217,15 +231,15 @@ def resolve(
             return environ[var]
         return dotenv.get(var)
 
-    host = pick("host") or None
+    host = _host(pick("host"))
     port = _port(pick("port"))
     username = pick("username") or "pepa_bot"
-    if not _USERNAME.match(username):
+    if not isinstance(username, str) or not _USERNAME.fullmatch(username):
         raise ConfigError(
             f"username {username!r} is not a Minecraft name (3-16 letters, digits or _)"
         )
     version = pick("version") or None
-    if version is not None and not _VERSION.match(version):
+    if version is not None and not _VERSION.fullmatch(version):
         raise ConfigError(f"version {version!r} is not a Minecraft version such as 1.16.5")
     operators = _operators(pick("operators"))
     llm = (pick("llm") or "auto").lower()
@@ -236,7 +250,7 @@ def resolve(
         port=port,
         username=username,
         version=version,
-        password=pick("password") or None,
+        password=_password(pick("password")),
         operators=operators,
         state_dir=Path(pick("state_dir") or "state"),
         llm=llm,
@@ -265,12 +279,20 @@ def resolve(
         curriculum=_flag(pick("curriculum"), "PEPA_CURRICULUM", default=True),
         learning=_flag(pick("learning"), "PEPA_LEARNING", default=True),
         sandbox=_flag(pick("sandbox"), "PEPA_SANDBOX", default=True),
+        retention_days=_whole(
+            pick("retention_days"), "PEPA_RETENTION_DAYS", default=30, low=1, high=3650, unit="days"
+        ),
+        log_max_mb=_whole(
+            pick("log_max_mb"), "PEPA_LOG_MAX_MB", default=200, low=1, high=1024 * 1024, unit="MiB"
+        ),
     )
 
 
 def _port(value: Any) -> int:
     if value is None or value == "":
         return 25565
+    if isinstance(value, str) and not re.fullmatch(r"[0-9]{1,5}", value):
+        raise ConfigError(f"port {value!r} is not a number")
     try:
         port = int(value)
     except (TypeError, ValueError) as exc:
@@ -281,14 +303,50 @@ def _port(value: Any) -> int:
 
 
 def _operators(value: Any) -> tuple[str, ...]:
+    """Comma-separated names; spaces around the commas are allowed, nothing else stray."""
     if not value:
         return ()
-    names = value if isinstance(value, list | tuple) else str(value).split(",")
-    cleaned = tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+    names = [str(n) for n in value] if isinstance(value, list | tuple) else str(value).split(",")
+    cleaned = tuple(dict.fromkeys(n.strip(" ") for n in names if n.strip(" ")))
     for name in cleaned:
-        if not _USERNAME.match(name):
-            raise ConfigError(f"operator {name!r} is not a Minecraft name")
+        if not _USERNAME.fullmatch(name):
+            raise ConfigError(
+                f"operator {name!r} is not a Minecraft name (3-16 letters, digits or _)"
+            )
     return cleaned
+
+
+def _password(value: Any) -> str | None:
+    """The AuthMe password: it goes into ``/login <password>``, so one word of printable text."""
+    if not value:
+        return None
+    text = str(value)
+    if any(char.isspace() or not char.isprintable() or char == "§" for char in text):
+        raise ConfigError("MC_PASSWORD has a space, a line break, a § or a control character")
+    return text
+
+
+def _host(value: Any) -> str | None:
+    """A host name (RFC 1123 labels) or an IPv4/IPv6 address: it becomes a folder name."""
+    if value is None or value == "":
+        return None
+    text = str(value)
+    if len(text) > 253:
+        raise ConfigError(f"host {text[:40]!r}… is longer than 253 characters")
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        pass
+    else:
+        if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
+            raise ConfigError(f"host {text!r}: an IPv6 zone (%…) cannot be part of a folder name")
+        return text
+    labels = text.split(".")
+    if ":" in text or not all(_LABEL.fullmatch(label) for label in labels):
+        raise ConfigError(f"host {text!r} is not a host name or an IP address")
+    if labels[-1].isdigit():
+        raise ConfigError(f"host {text!r} is not a host name or an IP address (numeric last label)")
+    return text
 
 
 def _url(value: Any) -> str | None:
@@ -296,7 +354,9 @@ def _url(value: Any) -> str | None:
         return None
     text = str(value).strip().rstrip("/")
     if not re.match(r"^https?://[^/\s]+", text):
-        raise ConfigError(f"PEPA_OPENAI_URL {value!r} is not an http(s) URL")
+        raise ConfigError(
+            f"PEPA_OPENAI_URL {redact_url(str(value), keep_user=False)!r} is not an http(s) URL"
+        )
     return text
 
 
@@ -305,7 +365,8 @@ def _wiki_url(value: Any) -> str:
         return "https://minecraft.wiki"
     text = str(value).strip().rstrip("/")
     if text and not re.match(r"^https?://[^/\s?#]+(/[^\s?#]*)?$", text):
-        raise ConfigError(f"PEPA_WIKI_URL {value!r} is not an http(s) URL (empty: no lookups)")
+        shown = redact_url(str(value), keep_user=False)
+        raise ConfigError(f"PEPA_WIKI_URL {shown!r} is not an http(s) URL (empty: no lookups)")
     return text
 
 
@@ -334,6 +395,19 @@ def _seconds(
         span = f"0 = off, {low:g}-{high:g} s" if off else f"{low:g}-{high:g} s"
         raise ConfigError(f"{var} {seconds:g} is out of range ({span})")
     return seconds
+
+
+def _whole(value: Any, var: str, *, default: int, low: int, high: int, unit: str) -> int:
+    """A whole number in [low, high]."""
+    if value is None or value == "":
+        return default
+    text = str(value)
+    if not re.fullmatch(r"[0-9]{1,12}", text):  # no sign, space, newline or other digits
+        raise ConfigError(f"{var} {value!r} is not a whole number of {unit}")
+    number = int(text)
+    if not low <= number <= high:
+        raise ConfigError(f"{var} {number} is out of range ({low}-{high} {unit})")
+    return number
 
 
 def _flag(value: Any, var: str = "PEPA_FAULT_INJECTION", *, default: bool = False) -> bool:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from pepa.config import Config, config_from_json, parse_dotenv, read_dotenv, resolve
 from pepa.errors import ConfigError
+from pepa.urls import redact_url
 
 
 def test_defaults_play_in_the_embedded_world() -> None:
@@ -192,3 +194,128 @@ def test_the_wiki_url_is_a_setting_and_empty_turns_lookups_off() -> None:
     assert config_from_json(config.to_json()) == config
     with pytest.raises(ConfigError, match=r"PEPA_WIKI_URL 'minecraft\.wiki' is not an http"):
         resolve({}, {"PEPA_WIKI_URL": "minecraft.wiki"}, {})
+
+
+# -- names and hosts: nothing stray (issue #12 item 4) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "environ", "dotenv", "message"),
+    [
+        ({"username": "pepa_bot\n"}, {}, {}, "username 'pepa_bot\\\\n' is not a Minecraft name"),
+        ({}, {"MC_USERNAME": "pepa bot"}, {}, "not a Minecraft name"),
+        ({}, {}, {"MC_USERNAME": "pepa\x00bot"}, "not a Minecraft name"),
+        ({}, {"MC_USERNAME": "\uff50\uff45\uff50\uff41"}, {}, "not a Minecraft name"),
+        ({"operators": "alice\n"}, {}, {}, "operator 'alice\\\\n' is not a Minecraft name"),
+        ({}, {"OPERATOR_USERNAMES": "alice,bob\r"}, {}, "operator 'bob\\\\r'"),
+        ({}, {"OPERATOR_USERNAMES": "al ice"}, {}, "operator 'al ice'"),
+        ({}, {"OPERATOR_USERNAMES": "alice\tbob"}, {}, "operator"),
+        ({}, {}, {"OPERATOR_USERNAMES": "alice\u200b"}, "operator"),
+        ({}, {}, {"OPERATOR_USERNAMES": "alice;bob"}, "operator"),
+        ({"version": "1.16.5\n"}, {}, {}, "not a Minecraft version"),
+        ({}, {"MC_PORT": "25565\n"}, {}, "not a number"),
+        ({}, {"MC_PORT": "25_565"}, {}, "not a number"),
+        ({}, {"MC_PASSWORD": "pw\n/op mallory"}, {}, "MC_PASSWORD has a space, a line break"),
+        ({}, {"MC_PASSWORD": "two words"}, {}, "MC_PASSWORD"),
+    ],
+)
+def test_stray_characters_in_names_are_a_config_error(
+    flags: dict[str, str], environ: dict[str, str], dotenv: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message) as caught:
+        resolve(flags, environ, dotenv)
+    assert "\n" not in str(caught.value)
+    assert "/op mallory" not in str(caught.value)  # never the password
+
+
+def test_a_quoted_dotenv_value_keeps_its_stray_tab_and_is_refused() -> None:
+    with pytest.raises(ConfigError, match="operator 'bob\\\\t'"):
+        resolve({}, {}, parse_dotenv('OPERATOR_USERNAMES="alice, bob\t"\n'))
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["../..", "../x", "/", "a/b", "..", ".", "a..b", "", "a b", "a\tb", "a\x00b", "host\n",
+     "-lead.example", "trail-.example", "x" * 64 + ".example", "a." * 127 + "a",
+     "under score.example", "_/x", "\uff41.example", "[::1]", "fe80::1%eth0", "1.2.3", "256.1.1.1",
+     "example.com."],
+)  # fmt: skip
+def test_a_host_that_is_no_host_name_or_address_is_a_config_error(host: str) -> None:
+    if host == "":
+        assert resolve({"host": host}, {}, {}).host is None  # empty: the embedded world
+        return
+    with pytest.raises(ConfigError, match="host") as caught:
+        resolve({"host": host}, {}, {})
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["localhost", "mc.example.org", "MC-1.Example.org", "127.0.0.1", "::1", "2001:db8::25",
+     "x" * 63 + ".example", "10.0.0.255", "mc_server", "under_score.example"],
+)  # fmt: skip
+def test_host_names_and_addresses_make_a_folder_inside_the_state_root(host: str) -> None:
+    config = resolve({"host": host, "port": "25566"}, {}, {})
+    assert config.host == host
+    assert config.server_dir.parent == Path("state")
+    assert config.server_dir.name == f"{host}_25566"
+
+
+def test_a_bad_host_on_the_command_line_exits_2_with_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_", "OPERATOR"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "pepa", "status", "--host", "../x", "--state-dir", str(tmp_path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "pepa: error: host '../x' is not a host name or an IP address"
+    ]
+    assert list(tmp_path.iterdir()) == []  # no folder made from it
+
+
+def test_a_docker_service_name_with_an_underscore_is_a_host() -> None:
+    config = resolve({}, {"MC_HOST": "mc_server", "MC_PORT": "25565"}, {})
+    assert config.host == "mc_server" and config.server_dir.name == "mc_server_25565"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://user:hunter2@llm.example/v1", "https://***@llm.example/v1"),
+        ("https://sk-hunter2@llm.example/v1", "https://***@llm.example/v1"),
+        ("http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"),
+    ],
+)
+def test_the_llm_and_wiki_urls_are_logged_without_credentials(url: str, shown: str) -> None:
+    config = resolve({}, {"PEPA_OPENAI_URL": url, "PEPA_WIKI_URL": url}, {})
+    assert config.openai_url == url.rstrip("/")  # the worker still gets the real URL
+    values = config.redacted()
+    assert values["openai_url"] == shown and values["wiki_url"] == shown
+    assert "hunter2" not in str(values)
+
+
+def test_a_bad_url_setting_is_refused_without_showing_its_credentials() -> None:
+    for name in ("PEPA_OPENAI_URL", "PEPA_WIKI_URL"):
+        with pytest.raises(ConfigError, match="not an http") as caught:
+            resolve({}, {name: "ftp://me:hunter2@host/x"}, {})
+        assert "hunter2" not in str(caught.value) and "ftp://***@host/x" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "keep_user", "shown"),
+    [
+        ("postgresql://pepa:hunter2@db/fleet", True, "postgresql://pepa:***@db/fleet"),
+        ("postgresql://pepa@db/fleet", True, "postgresql://pepa@db/fleet"),
+        ("postgresql://pepa:hunter2@db/fleet", False, "postgresql://***@db/fleet"),
+        ("https://a:b@c@host/x", False, "https://***@host/x"),
+        ("https://tok@[::1/x", False, "https://***@[::1/x"),  # urlsplit cannot parse it
+        ("https://host/x?a=b", False, "https://host/x?a=b"),
+    ],
+)
+def test_redact_url_masks_credentials(url: str, keep_user: bool, shown: str) -> None:
+    assert redact_url(url, keep_user=keep_user) == shown

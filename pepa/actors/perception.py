@@ -20,13 +20,14 @@ from pepa.events import (
     Died,
     Disconnected,
     Kicked,
+    PlayersListed,
     Respawned,
     WorldObserved,
 )
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.world.model import WorldModel
 
-__all__ = ["Perception", "WorldEvent"]
+__all__ = ["Perception", "WorldEvent", "chat_event", "players_event"]
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,32 @@ class WorldEvent:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Observe:
     """Timer: take a snapshot."""
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def chat_event(raw: dict[str, Any]) -> ChatReceived:
+    """A JS ``chat`` event as :class:`ChatReceived`; wrongly typed fields count as absent."""
+    return ChatReceived(
+        sender=_text(raw.get("from")),
+        text=str(raw.get("text", "")),
+        kind=str(raw.get("kind")),
+        sender_uuid=_text(raw.get("senderUuid")),
+        on_list=raw.get("onList") is True,
+    )
+
+
+def players_event(raw: dict[str, Any]) -> PlayersListed:
+    """A JS ``players`` event (the server's player list) as :class:`PlayersListed`."""
+    entries = raw.get("players")
+    players = tuple(
+        (entry["name"], _text(entry.get("uuid")))
+        for entry in (entries if isinstance(entries, list) else [])
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str)
+    )
+    return PlayersListed(players=players)
 
 
 class Perception(SupervisedActor):
@@ -97,11 +124,9 @@ class Perception(SupervisedActor):
             logger.info("in the world at %s (version %s)", self.server_label, raw.get("version"))
             self.publish(Connected(server=self.server_label, version=str(raw.get("version"))))
         elif kind == "chat":
-            self.publish(
-                ChatReceived(
-                    sender=raw.get("from"), text=str(raw.get("text", "")), kind=str(raw.get("kind"))
-                )
-            )
+            self.publish(chat_event(raw))
+        elif kind == "players":
+            self.publish(players_event(raw))
         elif kind == "death":
             position = raw.get("position")
             threats = self.model.threats()

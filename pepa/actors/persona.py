@@ -6,8 +6,11 @@ is lost in a burst. Unprompted, it remarks on its life in short Russian
 lines (:mod:`pepa.voice`: death, respawn, a major skill, a threat, dusk and
 dawn, a player nearby), at most one a minute and eight an hour. Chat lines
 addressed to the bot by name are parsed by :mod:`pepa.chat_control`:
-operators are obeyed, anyone else gets one polite refusal (at most once a
-minute each).
+operators — the bound accounts of :mod:`pepa.identity`, on the player list —
+are obeyed, anyone else gets one polite refusal (at most once a minute each).
+Every line but the daemon user's ``cmd:chat`` is made safe to say first
+(:func:`pepa.saysafe.safe_chat`: no ``§`` codes, no control characters, one
+line, never a ``/`` command).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ from pepa.events import (
     Pause,
     PausedChanged,
     PlanRequested,
+    PlayersListed,
     PlayerSpotted,
     Respawned,
     Resume,
@@ -42,6 +46,8 @@ from pepa.events import (
     TopicAsked,
     WorldObserved,
 )
+from pepa.identity import OperatorAccounts, valid_name
+from pepa.saysafe import chat_limit, chat_line
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.voice import Voice
 
@@ -112,12 +118,14 @@ class Persona(SupervisedActor):
         operators: tuple[str, ...] = (),
         request_stop: Callable[[], None] | None = None,
         voice_path: Path | None = None,
+        operators_path: Path | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
         self.voice = Voice.load(voice_path) if voice_path is not None else Voice()
         self.link = link
         self.username = username
         self.operators = operators
+        self.accounts = OperatorAccounts(operators, operators_path)
         self.request_stop = request_stop
         self.limiter = ChatLimiter()
         self.outbox: deque[str] = deque()
@@ -130,21 +138,24 @@ class Persona(SupervisedActor):
         bus = self.runtime.bus
         for event_type in (
             SayInChat, ChatReceived, WorldObserved, ActivityChanged, PausedChanged, Died,
-            Respawned, HostileSpotted, DuskFell, DawnBroke, PlayerSpotted,
+            Respawned, HostileSpotted, DuskFell, DawnBroke, PlayerSpotted, PlayersListed,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self.every(0.25, _Drain())
 
     def on_message(self, message: Any) -> Any:
         match message:
-            case SayInChat(text=text):
-                self.say(text)
+            case SayInChat(text=text, raw=raw):
+                self.say(text, raw=raw)
             case ChatReceived(sender=sender, text=text) if sender:
                 command = parse(self.username, self.operators, sender, text)
                 if command is not None:
-                    self._command(command)
+                    self._command(self._judged(command, message))
             case ChatReceived():
                 pass
+            case PlayersListed(players=players):
+                for name, account in players:
+                    self.accounts.seen(name, account)
             case WorldObserved(snapshot=snapshot):
                 self.world = snapshot
             case ActivityChanged(reflex=reflex, skill=skill):
@@ -175,12 +186,15 @@ class Persona(SupervisedActor):
 
     # -- speaking ---------------------------------------------------------------------
 
-    def say(self, text: str) -> None:
-        """Queue one line (proxy-callable)."""
+    def say(self, text: str, *, raw: bool = False) -> None:
+        """Queue one line, made safe to say unless ``raw`` (the daemon user's own words)."""
         if self.link is None:
             self.publish(ErrorRaised(source="persona", text="not connected to a Minecraft server"))
             return
-        self.outbox.append(text[:256])
+        line = chat_line(text, raw=raw, limit=chat_limit(getattr(self.link, "version", None)))
+        if not line:
+            return
+        self.outbox.append(line)
         while len(self.outbox) > QUEUE_LIMIT:
             dropped = self.outbox.popleft()
             logger.warning("chat queue full; dropped: %s", dropped)
@@ -207,10 +221,20 @@ class Persona(SupervisedActor):
 
     # -- listening ----------------------------------------------------------------------
 
+    def _judged(self, command: ChatCommand, line: ChatReceived) -> ChatCommand:
+        """``command`` authorized only if its sender is an operator's bound account."""
+        verdict = self.accounts.judge(line.sender, line.sender_uuid, line.on_list)
+        if command.authorized and not verdict.allowed:
+            logger.info("operator name without the operator's account: %s", verdict.reason)
+        return replace(command, authorized=command.authorized and verdict.allowed)
+
     def _command(self, command: ChatCommand) -> None:
         if not command.authorized:
-            logger.warning("ignored %r from %s: not an operator", command.verb, command.sender)
+            who = command.sender if valid_name(command.sender) else repr(command.sender)
+            logger.warning("ignored %r from %s: not an operator", command.verb, who)
             now = time.monotonic()
+            if len(self.refused) > 256:  # many names in a minute: forget the expired ones
+                self.refused = {k: t for k, t in self.refused.items() if now - t < REFUSAL_COOLDOWN}
             if now - self.refused.get(command.sender, -REFUSAL_COOLDOWN) >= REFUSAL_COOLDOWN:
                 self.refused[command.sender] = now
                 self.say(f"Sorry {command.sender}, I only take orders from my operators.")

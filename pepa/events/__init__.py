@@ -44,6 +44,7 @@ __all__ = [
     "PlanRequested",
     "PlanWanted",
     "PlayerSpotted",
+    "PlayersListed",
     "ProposalDrafted",
     "ProposalsChanged",
     "ReflexTicked",
@@ -142,10 +143,12 @@ class Resume:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SayInChat:
-    """Say ``text`` in Minecraft chat (rate-limited)."""
+    """Say ``text`` in Minecraft chat (rate-limited; made safe by :mod:`pepa.saysafe`)."""
 
     text: str
     """What to say."""
+    raw: bool = False
+    """Only for the daemon user's ``cmd:chat``: kept as typed (one line), may be a command."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -272,6 +275,19 @@ class ChatReceived:
     """What they said (without the ``<name>`` prefix)."""
     kind: str
     """``player`` or ``system``."""
+    sender_uuid: str | None = None
+    """The sender's account (from the player list or the packet); None when the server
+    gives none."""
+    on_list: bool = False
+    """Whether the sender was on the server's player list when the line arrived."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayersListed:
+    """The server's player list changed (names and accounts, as the server sent them)."""
+
+    players: tuple[tuple[str, str | None], ...]
+    """(name, UUID or None) of everyone on the list."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

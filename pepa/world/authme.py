@@ -5,21 +5,54 @@ the bot spawns, reads the server's replies, writes ``joined-before.flag``
 only once the server confirms the registration, resends an unanswered
 command (a server still finishing the login may drop it) and gives up on a
 wrong password. It never logs the password.
+
+It reads only server messages (:func:`server_line`): a line a player typed —
+``<mallory> Successfully registered!`` — or one a player shaped — ``/me``'s
+``* mallory wrong password``, a join message of a player named
+``registered`` — never changes its state.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
-__all__ = ["AuthMe"]
+from pepa.memory import write_atomic
+
+__all__ = ["SERVER_KINDS", "AuthMe", "server_line"]
 
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER = 3.0
 """Seconds without an answer before the command is sent again."""
 MAX_TRIES = 3
+SERVER_KINDS = frozenset({"system", "game_info"})
+"""``kind`` of a chat event with no player behind it (``bot_helper.js`` sets it)."""
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def server_line(event: Mapping[str, Any], players: Iterable[str] = (), me: str = "") -> str | None:
+    """The text of ``event`` if it is a server message AuthMe may read, else None.
+
+    A server message is a ``chat`` event with no sender, of a system kind, that
+    names no player on the list but the bot itself (``players``: the names on the
+    server's player list; ``me``: the bot's name).
+    """
+    if event.get("type") != "chat" or event.get("from") is not None:
+        return None
+    if event.get("kind") not in SERVER_KINDS:
+        return None
+    text = event.get("text")
+    if not isinstance(text, str):
+        return None
+    others = {name.casefold() for name in players if isinstance(name, str)} - {me.casefold()}
+    if others and any(word.casefold() in others for word in _WORD.findall(text)):
+        return None
+    return text
 
 
 class AuthMe:
@@ -88,8 +121,8 @@ class AuthMe:
         return self._send(now)
 
     def _remember(self) -> None:
+        """Write the flag atomically: a link planted at its name is replaced, never followed."""
         try:
-            self.flag.parent.mkdir(parents=True, exist_ok=True)
-            self.flag.write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
+            write_atomic(self.flag, time.strftime("%Y-%m-%dT%H:%M:%S\n").encode())
         except OSError as exc:
             logger.warning("cannot write %s: %s", self.flag, exc)

@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 import tenacity
 
-from pepa.world.authme import AuthMe
+from pepa.world.authme import AuthMe, server_line
 from pepa.world.node import JS_DIR, node_binary, node_modules
 
 __all__ = ["LinkSettings", "MinecraftLink", "shutdown_bridge"]
@@ -128,6 +128,7 @@ class MinecraftLink:
         self.connects = 0
         self.version: str | None = None
         self._auth = AuthMe(settings.password, settings.server_dir / "joined-before.flag")
+        self._players: tuple[str, ...] = ()
 
     # -- lifecycle --------------------------------------------------------------
 
@@ -374,6 +375,7 @@ class MinecraftLink:
                 raise ConnectFailed(event.get("reason") or event.get("message") or kind)
             if kind == "login":
                 self.version = event.get("version")
+            self._note_players(event)
             if kind == "spawn" and not self._connected.is_set():
                 self.connects += 1
                 self._connected.set()
@@ -396,13 +398,22 @@ class MinecraftLink:
             kind = event.get("type")
             if kind == "_close":
                 return
-            if kind == "chat":
-                self._say(self._auth.on_chat(str(event.get("text", "")), time.monotonic()))
+            self._note_players(event)
+            line = server_line(event, self._players, self.settings.username)
+            if line is not None:  # never what a player typed: only the server's own lines
+                self._say(self._auth.on_chat(line, time.monotonic()))
             self._forward(event)
             if kind == "end":
                 self._connected.clear()
                 self._drop_api()
                 return
+
+    def _note_players(self, event: dict[str, Any]) -> None:
+        """Remember the names on the player list (AuthMe ignores lines naming them)."""
+        if event.get("type") == "players" and isinstance(event.get("players"), list):
+            self._players = tuple(
+                str(p.get("name")) for p in event["players"] if isinstance(p, dict)
+            )
 
     def _say(self, command: str | None) -> None:
         if command is not None:

@@ -123,30 +123,65 @@ function createBot (opts, onEvent) {
   bot.on('entityHurt', (e) => { if (e === bot.entity) emit({ type: 'hurt', hp: bot.health }) })
   bot.on('goal_reached', () => emit({ type: 'goalReached' }))
 
+  // The player list, as names and accounts, whenever it changes (one event per
+  // event-loop turn): Python binds operator names to their first account.
+  const accountOf = (p) => (p && p.uuid && !NIL_UUID.test(String(p.uuid)) ? String(p.uuid) : null)
+  let listed = ''
+  let listQueued = false
+  function queuePlayers () {
+    if (listQueued) return
+    listQueued = true
+    setImmediate(() => {
+      listQueued = false
+      const players = Object.values(bot.players).map(p => ({ name: p.username, uuid: accountOf(p) }))
+      const text = JSON.stringify(players)
+      if (text === listed) return
+      listed = text
+      emit({ type: 'players', players })
+    })
+  }
+  bot.on('playerJoined', queuePlayers)
+  bot.on('playerUpdated', queuePlayers)
+  bot.on('playerLeft', queuePlayers)
+
   // Chat with the real sender. Order of trust:
-  //  1. vanilla translate key chat.type.text: sender is the with[0] component
-  //  2. packet sender UUID (vanilla 1.16 sends it; flying-squid sends 0) → bot.players
+  //  1. packet sender UUID (vanilla 1.16 sends it; flying-squid sends 0) → bot.players
+  //  2. vanilla translate key chat.type.text: sender is the with[0] component
   //  3. "<name> text" on the flattened line (flying-squid's format)
+  // A 'chat' position line with a real sender UUID is a player's even when no
+  // name can be found: it is never a server message (AuthMe listens to those).
+  // Every line says whether its sender is on the player list, and its account.
   bot.on('message', (msg, position, sender) => {
+    const line = msg.toString()
     if (position !== 'chat') {
-      emit({ type: 'chat', kind: position || 'system', from: null, text: msg.toString(), senderSource: null })
+      emit({ type: 'chat', kind: position || 'system', from: null, text: line, senderSource: null, senderUuid: null, onList: false })
       return
     }
+    const packetUuid = sender && !NIL_UUID.test(String(sender)) ? String(sender) : null
     let from = null
     let text = null
     let source = null
-    if (msg.translate && msg.translate.startsWith('chat.type.text') && msg.with && msg.with.length >= 2) {
-      from = msg.with[0].toString(); text = msg.with[1].toString(); source = 'translate'
-    }
-    if (!from && sender && !NIL_UUID.test(String(sender))) {
-      const p = Object.values(bot.players).find(p => p.uuid === sender)
+    if (packetUuid) {
+      const p = Object.values(bot.players).find(p => p.uuid === packetUuid)
       if (p) { from = p.username; source = 'uuid' }
     }
-    const line = msg.toString()
+    if (msg.translate && msg.translate.startsWith('chat.type.text') && msg.with && msg.with.length >= 2) {
+      if (!from && !packetUuid) { from = msg.with[0].toString(); source = 'translate' }
+      text = msg.with[1].toString()
+    }
     const m = CHAT_RE.exec(line)
-    if (!text && m) { text = m[2]; if (!from) { from = m[1]; source = 'regex' } }
+    if (text == null && m) { text = m[2]; if (!from && !packetUuid) { from = m[1]; source = 'regex' } }
     if (from && from === bot.username) return // our own echo
-    emit({ type: 'chat', kind: from ? 'player' : 'system', from, text: text != null ? text : line, senderSource: source })
+    const entry = from != null && Object.prototype.hasOwnProperty.call(bot.players, from) ? bot.players[from] : null
+    emit({
+      type: 'chat',
+      kind: from || packetUuid ? 'player' : 'system',
+      from,
+      text: text != null ? text : line,
+      senderSource: source,
+      senderUuid: accountOf(entry) || packetUuid,
+      onList: !!entry
+    })
   })
 
   // ---------------------------------------------------------------- reads --
