@@ -1,8 +1,13 @@
 """``pepa propose``: list proposals, apply an approved one on a branch of its own.
 
-The pure half (slugs, titles, the prompt, outcomes) takes values; :class:`Git`
-and :func:`run_command` run subprocesses; :func:`apply_proposal` ties them
-together. Nothing here pushes or merges (see docs/proposals.md).
+The pure half (slugs, titles, the prompt, outcomes, which files a commit may
+take) takes values; :class:`Git` and :func:`run_command` run subprocesses;
+:func:`apply_proposal` ties them together. Nothing here pushes or merges (see
+docs/proposals.md). The command runs with its tools in the repository, but
+with an allow-listed environment (:func:`pepa.llm.child_env`): no pepa secret.
+What pepa commits after it is chosen, never ``git add -A``: the tracked files
+it changed and new files under :data:`NEW_FILE_DIRS`; a file that looks like a
+secret refuses the whole commit (:func:`secret_reason`).
 """
 
 from __future__ import annotations
@@ -16,16 +21,22 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
 
 from pepa.errors import PepaError
+from pepa.llm import child_env
+from pepa.proposals import PROPOSAL_FILE
+from pepa.statefiles import SchemaError, read_bounded
 
 __all__ = [
-    "ApplyResult", "Git", "ProposalInfo", "ProposeError", "apply_proposal", "branch_name",
-    "build_prompt", "command_words", "conventions", "find_approved", "format_list",
-    "list_proposals", "outcome_of", "proposal_slug", "proposal_title", "run_command",
+    "NEW_FILE_DIRS", "SECRET_NAMES", "ApplyResult", "CommitPlan", "Git", "ProposalInfo",
+    "ProposeError", "apply_proposal", "branch_name", "build_prompt", "command_env",
+    "command_words", "conventions", "find_approved", "format_list", "list_proposals",
+    "outcome_of", "plan_commit", "proposal_slug", "proposal_title", "run_command",
+    "secret_reason", "stash_name",
 ]  # fmt: skip
 
 logger = logging.getLogger(__name__)
@@ -40,6 +51,16 @@ BUILTIN_CONVENTIONS = (
 PROPOSAL_BYTES = 40_000
 """Caps on the prompt's parts: Linux refuses a single argument over 128 KiB."""
 CONVENTION_BYTES = 40_000
+NEW_FILE_DIRS = ("pepa/", "skills/", "tests/", "docs/")
+"""Where a new file the command left may be committed; new files elsewhere stay uncommitted."""
+SECRET_NAMES = (
+    ".env", ".env.*", "*.env", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.pem",
+    "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "credentials*", ".netrc",
+    ".pgpass", ".git-credentials", "secrets.*",
+)  # fmt: skip
+"""File names (lower-cased) that look like secrets: apply refuses to commit them."""
+NOT_SECRET_NAMES = (".env.example", ".env.sample", ".env.template", "*.pub")
+"""Look-alikes that hold no secret (templates, public keys)."""
 Say = Callable[[str], None]
 """Where progress lines go (the CLI prints them)."""
 
@@ -82,6 +103,20 @@ class ApplyResult:
     """Why it failed, or what else went wrong."""
     returned: bool = True
     """Whether the work tree is back on the original branch."""
+    left_out: tuple[str, ...] = ()
+    """New files the command left outside :data:`NEW_FILE_DIRS`: not committed, still there."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommitPlan:
+    """What pepa commits of what the command left."""
+
+    paths: tuple[str, ...]
+    """Changed tracked files and new files under :data:`NEW_FILE_DIRS`."""
+    left_out: tuple[str, ...]
+    """New files elsewhere."""
+    secrets: tuple[str, ...]
+    """Changed or new files (anywhere, ignored ones aside) that look like secrets."""
 
 
 def proposal_slug(proposal_id: str) -> str:
@@ -159,6 +194,34 @@ def outcome_of(*, failed: bool, changed: bool) -> str:
     return "failed" if failed else "applied" if changed else "no-change"
 
 
+def secret_reason(path: str) -> str:
+    """Why ``path`` (relative to the repository, ``/``-separated) looks like a secret; or ""."""
+    parts = PurePosixPath(path).parts
+    if not parts:
+        return ""
+    if parts[0] == "state":
+        return "pepa's state directory"
+    name = parts[-1].lower()
+    if any(fnmatchcase(name, pattern) for pattern in NOT_SECRET_NAMES):
+        return ""
+    pattern = next((p for p in SECRET_NAMES if fnmatchcase(name, p)), "")
+    return f"named like a secret ({pattern})" if pattern else ""
+
+
+def plan_commit(tracked: Sequence[str], new: Sequence[str]) -> CommitPlan:
+    """Which of the changed ``tracked`` files and the ``new`` (not ignored) files to commit."""
+    secrets = tuple(path for path in (*tracked, *new) if secret_reason(path))
+    kept = tuple(path for path in new if path.startswith(NEW_FILE_DIRS))
+    left_out = tuple(path for path in new if not path.startswith(NEW_FILE_DIRS))
+    return CommitPlan(paths=(*tracked, *kept), left_out=left_out, secrets=secrets)
+
+
+def command_env(environ: Mapping[str, str], **extra: str) -> dict[str, str]:
+    """The apply command's (and pepa's git's) environment: the allow-list, git's own
+    ``GIT_*`` settings, and ``extra``; never a pepa secret."""
+    return {**child_env(environ, extra_prefixes=("GIT_",)), **extra}
+
+
 def commit_message(proposal_id: str, title: str, failure: str = "") -> str:
     """``proposal <slug>: <title>``, marked when the attempt failed."""
     mark = f" (failed: {failure})" if failure else ""
@@ -179,14 +242,23 @@ def list_proposals(folder: Path) -> list[ProposalInfo]:
         found = []
         for path in sorted(where.glob("*.md")) if where.is_dir() else ():
             try:
-                title = proposal_title(path.read_text(errors="replace"), path.name)
-                created = path.stat().st_mtime
-            except OSError as exc:  # a directory named *.md, a file moved meanwhile
-                logger.warning("cannot read the proposal %s: %s", path, exc)
+                title = proposal_title(read_proposal(path), path.name)
+                created = path.lstat().st_mtime
+            except ProposeError as exc:  # a directory named *.md, a link, a file moved meanwhile
+                logger.warning("%s", exc)
                 continue
             found.append(ProposalInfo(id=path.name, status=status, title=title, created=created))
         infos.extend(sorted(found, key=lambda info: info.created))
     return infos
+
+
+def read_proposal(path: Path) -> str:
+    """A proposal's checked text: a regular file (never through a link), bounded, no control
+    characters; ProposeError says what is wrong with it."""
+    try:
+        return PROPOSAL_FILE.parse(read_bounded(path, PROPOSAL_FILE.max_bytes))
+    except (SchemaError, OSError) as exc:
+        raise ProposeError(f"cannot use the proposal {path}: {exc}") from None
 
 
 def find_approved(folder: Path, name: str) -> Path:
@@ -234,13 +306,13 @@ class Git:
             raise ProposeError(f"{path} is not a git repository (choose one with --repo)")
         return cls(Path(done.stdout.decode().strip()))
 
-    def run(self, *args: str, identity: bool = False) -> str:
-        """Stdout of ``git <args>``."""
+    def run(self, *args: str, identity: bool = False, stdin: bytes | None = None) -> str:
+        """Stdout of ``git <args>`` (``stdin`` fed to it)."""
         who = ("-c", "user.name=pepa", "-c", "user.email=pepa@localhost")  # none configured
         if identity and _git(self.root, "config", "user.email").returncode != 0:
-            done = _git(self.root, *who, *args)
+            done = _git(self.root, *who, *args, stdin=stdin)
         else:
-            done = _git(self.root, *args)
+            done = _git(self.root, *args, stdin=stdin)
         if done.returncode != 0:
             error = done.stderr.decode(errors="replace").strip().splitlines()
             raise ProposeError(f"git {args[0]} failed: {error[-1] if error else done.returncode}")
@@ -264,22 +336,43 @@ class Git:
         listing = self.run("for-each-ref", "--format=%(refname:short)", f"refs/heads/{pattern}")
         return set(listing.split())
 
-    def commit_all(self, message: str, *, verify: bool) -> bool:
-        """Commit every change; False when there was nothing to commit."""
-        if not self.dirty():
+    def changes(self) -> tuple[list[str], list[str]]:
+        """Unstage what the command staged; then (changed tracked files, new files git does
+        not ignore). Force-added ignored files drop out here."""
+        self.run("reset", "-q")
+        tracked = self.run("diff", "--name-only", "-z", "--no-renames").split("\0")
+        new = self.run("ls-files", "-z", "--others", "--exclude-standard").split("\0")
+        return [path for path in tracked if path], [path for path in new if path]
+
+    def committed_since(self, base: str) -> list[str]:
+        """Files added or changed by commits between ``base`` and HEAD."""
+        listing = self.run(
+            "diff", "--name-only", "-z", "--no-renames", "--diff-filter=d", base, "HEAD"
+        )
+        return [path for path in listing.split("\0") if path]
+
+    def commit_paths(self, paths: Sequence[str], message: str, *, verify: bool) -> bool:
+        """Stage exactly ``paths`` (literally, removals too) and commit them; False if none."""
+        if not paths:
             return False
-        self.run("add", "-A")
+        names = "".join(f"{path}\0" for path in paths).encode(errors="surrogateescape")
+        self.run(
+            "--literal-pathspecs", "add", "--pathspec-from-file=-", "--pathspec-file-nul",
+            stdin=names,
+        )  # fmt: skip
         self.run(
             "commit", "-q", "-m", message, *(() if verify else ("--no-verify",)), identity=True
         )
         return True
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "GIT_OPTIONAL_LOCKS": "0"}
+def _git(cwd: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``git <args>`` with the allow-listed environment: a hook or filter the command planted
+    in the repository runs with no pepa secret either."""
+    env = command_env(os.environ, GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0")
     return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-        check=False,
+        ["git", *args], cwd=cwd, env=env, input=stdin if stdin is not None else b"",
+        capture_output=True, check=False,
     )  # fmt: skip
 
 
@@ -330,7 +423,7 @@ def apply_proposal(
     if not command or shutil.which(command[0]) is None:
         name = command[0] if command else "(empty)"
         raise ProposeError(f"the apply command `{name}` is not on PATH (PEPA_PROPOSE_COMMAND)")
-    proposal_id, markdown = proposal.name, proposal.read_text(errors="replace")
+    proposal_id, markdown = proposal.name, read_proposal(proposal)
     title = proposal_title(markdown, proposal_id)
     branch = branch_name(proposal_id)
     if git.branches(branch):
@@ -342,12 +435,15 @@ def apply_proposal(
         proposal_id=proposal_id, markdown=markdown, branch=branch, base=original,
         conventions=conventions(git.root),
     )  # fmt: skip
-    env = {
-        **os.environ, "PEPA_PROPOSAL": str(proposal.resolve()), "PEPA_PROPOSAL_ID": proposal_id,
-        "PEPA_PROPOSAL_BRANCH": branch,
-    }  # fmt: skip
+    env = command_env(
+        os.environ, PEPA_PROPOSAL=str(proposal.resolve()), PEPA_PROPOSAL_ID=proposal_id,
+        PEPA_PROPOSAL_BRANCH=branch,
+    )  # fmt: skip
     git.run("checkout", "-q", "-b", branch)
     returned, problem = False, f"cannot return to {original}"
+    left: tuple[str, ...] = ()
+    refusal = stashed = ""
+    set_aside = True  # until pepa has committed what the command left
     try:
         say(f"on new branch {branch} from {original} ({base[:10]})")
         say(f"running `{shlex.join(command)} <prompt>` (timeout {timeout:g} s); output follows")
@@ -355,8 +451,12 @@ def apply_proposal(
         code, why = run_command([*command, prompt], cwd=git.root, env=env, timeout=timeout)
         failure = why or ("" if code == 0 else f"exit code {code}")
         say(f"the command ended after {time.monotonic() - started:.0f} s: {failure or 'exit 0'}")
-        failure = _commit_leftovers(git, branch, proposal_id, title, failure)
+        failure, left, refusal, set_aside = _commit_leftovers(
+            git, branch, base, proposal_id, title, failure
+        )
     finally:  # back to where the operator was, whatever happened
+        if set_aside:  # uncommitted changes must not follow the operator to their branch
+            stashed = _stash(git, branch, proposal_id)
         detached = re.fullmatch(r"[0-9a-f]{40,64}", original) is not None
         try:
             git.run("checkout", "-q", *(("--detach",) if detached else ()), original, "--")
@@ -364,6 +464,18 @@ def apply_proposal(
         except ProposeError as exc:
             problem = f"{problem}: {exc}"
     tip = git.sha(branch)
+    if refusal:
+        if returned and tip == base:
+            git.run("branch", "-q", "-D", branch)  # nothing on it: a retry may create it again
+        raise ProposeError("; ".join(part for part in (refusal, stashed) if part))
+    if stashed:
+        failure = "; ".join(part for part in (failure, stashed) if part)
+    if left:
+        more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+        say(
+            f"left uncommitted, new files outside {', '.join(NEW_FILE_DIRS)}: "
+            f"{', '.join(left[:5])}{more}"
+        )
     diff = git.run("diff", "--no-color", "--no-ext-diff", f"{base}..{tip}").encode(
         errors="surrogateescape"
     )
@@ -376,21 +488,65 @@ def apply_proposal(
         proposal=proposal_id, branch=branch, base=original, outcome=outcome,
         diff_hash=hashlib.sha256(diff).hexdigest() if diff else "", commits=commits,
         detail="; ".join(part for part in (failure, problem) if part), returned=returned,
+        left_out=left,
     )  # fmt: skip
 
 
-def _commit_leftovers(git: Git, branch: str, proposal_id: str, title: str, failure: str) -> str:
-    """Commit what the command left on ``branch``; the failure, if there is one now."""
+def _commit_leftovers(
+    git: Git, branch: str, base: str, proposal_id: str, title: str, failure: str
+) -> tuple[str, tuple[str, ...], str, bool]:
+    """Commit what the command left on ``branch``, as :func:`plan_commit` chooses.
+
+    Returns (the failure if there is one now, the new files left out, why
+    nothing at all was committed because of a secret — "" when not, whether
+    changes of the command are still uncommitted and must be set aside).
+    """
     if git.head() != branch:
-        return failure or f"the command left the branch for {git.head()}"
+        return failure or f"the command left the branch for {git.head()}", (), "", False
+    committed = [path for path in git.committed_since(base) if secret_reason(path)]
+    if committed:
+        refusal = (
+            f"the command committed {_secret_list(committed)} on {branch}: review that branch "
+            f"before anything else (git branch -D {branch} drops it); pepa committed nothing"
+        )
+        return failure, (), refusal, True
+    plan = plan_commit(*git.changes())
+    if plan.secrets:
+        refusal = f"refused to commit {_secret_list(list(plan.secrets))}: nothing was committed"
+        return failure, plan.left_out, refusal, True
     if not failure:
         try:
-            git.commit_all(commit_message(proposal_id, title), verify=True)
-            return ""
+            git.commit_paths(plan.paths, commit_message(proposal_id, title), verify=True)
+            return "", plan.left_out, "", False
         except ProposeError as exc:
             failure = str(exc)  # a hook said no: "git commit failed: <its last line>"
     try:  # keep the failed work on the branch for inspection
-        git.commit_all(commit_message(proposal_id, title, failure), verify=False)
+        git.commit_paths(plan.paths, commit_message(proposal_id, title, failure), verify=False)
     except ProposeError as exc:
-        return f"{failure}; its changes are left uncommitted: {exc}"
-    return failure
+        return f"{failure}; its changes could not be committed: {exc}", plan.left_out, "", True
+    return failure, plan.left_out, "", False
+
+
+def stash_name(proposal_id: str) -> str:
+    """The message of the stash that holds a refused apply's changes."""
+    return f"pepa-proposal-{proposal_id}"
+
+
+def _stash(git: Git, branch: str, proposal_id: str) -> str:
+    """Stash what the command left uncommitted on ``branch`` (new files too), so the
+    operator's branch gets none of it; what happened, in words ("" when nothing was left)."""
+    name = stash_name(proposal_id)
+    try:
+        if git.head() != branch or not git.dirty():
+            return ""
+        git.run("stash", "push", "-q", "--include-untracked", "-m", name, identity=True)
+    except ProposeError as exc:
+        return f"the command's changes are left in the work tree ({exc})"
+    return f"the command's changes are stashed as {name} (git stash list; git stash pop)"
+
+
+def _secret_list(paths: list[str]) -> str:
+    """``.env (named like a secret (.env)) and 2 more`` — one line however many."""
+    first = paths[0]
+    more = f" and {len(paths) - 1} more" if len(paths) > 1 else ""
+    return f"{first!r}, which looks like a secret ({secret_reason(first)}){more}"

@@ -215,7 +215,8 @@ def test_ask_pi_streams_the_stand_in_pi_output_to_the_socket(short_tmp: Path) ->
     pi = bin_dir / "pi"
     pi.write_text(
         "#!/bin/sh\n"
-        'echo "thinking about: $2"\n'
+        "for prompt; do :; done\n"  # the prompt is the last argument, after --
+        'echo "thinking about: $prompt"\n'
         'echo "warning: stand-in" >&2\n'
         'echo "answer: flee"\n'
         "exit 3\n"

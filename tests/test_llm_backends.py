@@ -163,9 +163,12 @@ def test_pi_complete_returns_stdout(bin_dir: Path) -> None:
 
 
 def test_pi_command_may_carry_arguments(bin_dir: Path) -> None:
-    install_pi(bin_dir, 'echo "args: $*"', name="agent")
+    install_pi(bin_dir, 'echo "args: $ARGS"', name="agent")
     reply = PiBackend("agent --model small").complete("hi", timeout=10)
-    assert reply.strip() == "args: --model small -p hi"
+    assert reply.strip() == (
+        "args: --model small --no-tools --no-extensions --no-skills --no-prompt-templates "
+        "--no-context-files --no-session -p -- hi"
+    )
 
 
 def test_pi_failing_with_error_text_is_an_error_naming_the_exit_code(bin_dir: Path) -> None:
@@ -259,6 +262,21 @@ def test_a_refused_connection_is_unavailable() -> None:
         OpenAIBackend(url).complete("x", timeout=5)
 
 
+@pytest.mark.parametrize("userinfo", ["user:pw-secret", "sk-token-secret", "u:"])
+def test_the_openai_error_lines_never_show_the_urls_credentials(
+    userinfo: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = f"http://{userinfo}@127.0.0.1:{free_port()}/v1"
+    backend = OpenAIBackend(url)
+    with pytest.raises(LlmUnavailable, match="cannot connect to") as refused:
+        backend.complete("x", timeout=5)
+    with pytest.raises(LlmUnavailable, match="not an http") as bad:
+        OpenAIBackend(f"ftp://{userinfo}@host/v1")
+    shown = [str(refused.value), str(bad.value), repr(backend), caplog.text]
+    assert not [line for line in shown if "secret" in line or "pw" in line or "u:" in line]
+    assert "http://***@127.0.0.1:" in str(refused.value)
+
+
 def test_an_openai_call_can_be_cancelled(server: OpenAIStandIn) -> None:
     server.reply = Reply(content=NEXT, hold=True)
     token = CancelToken()
@@ -317,6 +335,61 @@ def test_an_openai_stream_failing_ends_with_stderr_and_code_1(server: OpenAIStan
     assert done.wait(10)
     running.join()
     assert chunks == [("stderr", "openai: HTTP 503: overloaded\n")]
+
+
+# -- openai: replies bounded while they arrive ---------------------------------------------
+
+CAP = 200_000
+SLACK = 16 * 1024 * 1024
+"""What loopback socket buffers may hold between the server's count and the client's cap."""
+
+
+def ended_near_the_cap(server: OpenAIStandIn) -> None:
+    """The server's flood stopped (the client hung up) after about ``CAP`` bytes, not more."""
+    assert server.flood_ended.wait(20), "the server is still sending: the client never hung up"
+    assert server.sent < CAP + SLACK
+
+
+@pytest.mark.parametrize("flood", ["body", "length"])
+def test_an_endless_openai_body_ends_the_call_at_the_cap(server: OpenAIStandIn, flood: str) -> None:
+    server.reply = Reply(flood=flood)
+    started = time.monotonic()
+    with pytest.raises(LlmError, match=f"the reply is larger than {CAP} bytes; stopped reading"):
+        OpenAIBackend(server.url, max_body=CAP).complete("x", timeout=60)
+    assert time.monotonic() - started < 20
+    ended_near_the_cap(server)
+
+
+@pytest.mark.parametrize(
+    ("flood", "why"),
+    [
+        ("events", f"the streamed reply passed {CAP} bytes; stopped reading"),
+        ("line", "a stream line is longer than 4096 bytes; stopped reading"),
+    ],
+)
+def test_an_endless_openai_stream_ends_at_the_cap(
+    server: OpenAIStandIn, flood: str, why: str
+) -> None:
+    server.reply = Reply(flood=flood)
+    chunks: list[tuple[str, str]] = []
+    codes: list[int] = []
+    done = threading.Event()
+
+    def on_done(code: int, ms: int) -> None:
+        codes.append(code)
+        done.set()
+
+    backend = OpenAIBackend(server.url, max_stream=CAP, max_line=4096)
+    started = time.monotonic()
+    running = backend.stream(
+        "x", on_chunk=lambda s, t: chunks.append((s, t)), on_done=on_done, timeout=60
+    )
+    assert done.wait(20), "the stream is still being read"
+    running.join()
+    assert time.monotonic() - started < 20
+    assert codes == [1] and chunks[-1] == ("stderr", f"openai: {why}\n")
+    assert sum(len(text) for stream, text in chunks if stream == "stdout") <= CAP
+    ended_near_the_cap(server)
 
 
 # -- the coach with pi -------------------------------------------------------------------------

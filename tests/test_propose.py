@@ -33,8 +33,10 @@ from pepa.propose import (
     format_list,
     list_proposals,
     outcome_of,
+    plan_commit,
     proposal_slug,
     proposal_title,
+    secret_reason,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -45,10 +47,12 @@ PROPOSAL = (
     "## Failures\n\n1. no path\n2. no path\n3. no path\n"
 )
 BRANCH = "feat/proposal-nav-goto-alice"
+STASH = f"pepa-proposal-{PROPOSAL_ID}"
 
 STANDINS = {
     "edit": """
-pathlib.Path("fix.txt").write_text("fixed\\n")
+pathlib.Path("pepa").mkdir(exist_ok=True)
+pathlib.Path("pepa/fix.txt").write_text("fixed\\n")
 readme = pathlib.Path("README.md")
 readme.write_text(readme.read_text() + "more\\n")
 print("stand-in: edited two files", flush=True)
@@ -62,8 +66,23 @@ subprocess.run(["git", "commit", "-q", "-m", "stand-in: own commit"], check=True
 print("stand-in: nothing to do", flush=True)
 """,
     "fail": """
-pathlib.Path("half.txt").write_text("half done\\n")
+pathlib.Path("docs").mkdir(exist_ok=True)
+pathlib.Path("docs/half.txt").write_text("half done\\n")
 sys.exit(3)
+""",
+    "litter": """
+for name in (".env", "state/x", "ignored/cache", "pepa/new.py", "notes.txt"):
+    pathlib.Path(name).parent.mkdir(exist_ok=True)
+    pathlib.Path(name).write_text(f"{name}: MC_PASSWORD=hunter2\\n")
+readme = pathlib.Path("README.md")
+readme.write_text(readme.read_text() + "more\\n")
+subprocess.run(["git", "add", "-f", ".env", "state/x"], check=True)  # staged: still not committed
+""",
+    "commit-secret": """
+pathlib.Path("tests").mkdir(exist_ok=True)
+pathlib.Path("tests/id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\\n")
+subprocess.run(["git", "add", "tests/id_rsa"], check=True)
+subprocess.run(["git", "commit", "-q", "-m", "stand-in: adds a key"], check=True)
 """,
     "hang": """
 time.sleep(600)
@@ -85,7 +104,7 @@ branch = subprocess.run(
     ["git", "symbolic-ref", "--short", "HEAD"], capture_output=True, text=True
 ).stdout.strip()
 seen = {"prompt": sys.argv[-1], "cwd": os.getcwd(), "branch": branch, "pid": os.getpid(),
-        "env": os.environ.get("PEPA_PROPOSAL_ID")}
+        "env": os.environ.get("PEPA_PROPOSAL_ID"), "environ": dict(os.environ)}
 pathlib.Path(__file__).with_suffix(".seen.json").write_text(json.dumps(seen))
 """
 
@@ -130,12 +149,12 @@ def proposals(tmp_path: Path) -> Path:
     return store.folder
 
 
-def standin(tmp_path: Path, kind: str) -> list[str]:
+def standin(tmp_path: Path, kind: str, body: str = "") -> list[str]:
     """The command line of a stand-in LLM command (outside the repository)."""
     folder = tmp_path / "standins"
     folder.mkdir(exist_ok=True)
     script = folder / f"{kind}.py"
-    script.write_text(PREAMBLE + STANDINS[kind])
+    script.write_text(PREAMBLE + (body or STANDINS[kind]))
     return [sys.executable, str(script)]
 
 
@@ -170,14 +189,14 @@ def test_an_edit_becomes_one_commit_on_the_branch_and_the_tree_returns_to_main(
     assert git(repo, "log", "-1", "--format=%s", BRANCH).strip() == (
         "proposal nav-goto-alice: Proposal: `nav.goto alice` keeps failing"
     )
-    assert git(repo, "show", f"{BRANCH}:fix.txt") == "fixed\n"
+    assert git(repo, "show", f"{BRANCH}:pepa/fix.txt") == "fixed\n"
     diff = subprocess.run(
         ["git", "diff", f"main..{BRANCH}"], cwd=repo, capture_output=True, check=True
     ).stdout
     assert result.diff_hash == hashlib.sha256(diff).hexdigest()
     assert_back_on_main_and_clean(repo)
     assert git(repo, "rev-parse", "main") == main_before  # never merged
-    assert not (repo / "fix.txt").exists()
+    assert not (repo / "pepa" / "fix.txt").exists()
     saw = seen(tmp_path, "edit")
     assert (saw["cwd"], saw["branch"], saw["env"]) == (str(repo), BRANCH, PROPOSAL_ID)
     prompt = str(saw["prompt"])
@@ -210,10 +229,10 @@ def test_a_failing_command_keeps_its_work_on_the_branch_and_the_tree_returns_cle
     result = apply(tmp_path, repo, proposals, "fail")
     assert result.outcome == "failed"
     assert result.detail == "exit code 3"
-    assert git(repo, "show", f"{BRANCH}:half.txt") == "half done\n"
+    assert git(repo, "show", f"{BRANCH}:docs/half.txt") == "half done\n"
     assert "(failed: exit code 3)" in git(repo, "log", "-1", "--format=%s", BRANCH)
     assert_back_on_main_and_clean(repo)
-    assert not (repo / "half.txt").exists()
+    assert not (repo / "docs" / "half.txt").exists()
 
 
 def test_a_hanging_command_is_ended_after_the_timeout(
@@ -261,7 +280,7 @@ def test_a_commit_refused_by_a_hook_fails_but_the_work_is_kept(
     result = apply(tmp_path, repo, proposals, "edit")
     assert result.outcome == "failed"
     assert result.detail == "git commit failed: lint says no"
-    assert git(repo, "show", f"{BRANCH}:fix.txt") == "fixed\n"
+    assert git(repo, "show", f"{BRANCH}:pepa/fix.txt") == "fixed\n"
     assert_back_on_main_and_clean(repo)
 
 
@@ -282,6 +301,135 @@ def test_a_detached_head_is_restored_as_it_was(tmp_path: Path, repo: Path, propo
     assert (result.outcome, result.base) == ("applied", head)
     assert git(repo, "rev-parse", "HEAD").strip() == head
     assert subprocess.run(["git", "symbolic-ref", "-q", "HEAD"], cwd=repo).returncode == 1
+
+
+# -- what is committed: never git add -A -------------------------------------------------
+
+SECRET_ENV = {
+    "MC_PASSWORD": "hunter2-authme", "PEPA_DB_URL": "postgresql://u:db-secret@h/d",
+    "OPENAI_API_KEY": "sk-openai-secret", "PEPA_WORKER_CONFIG": '{"password": "hunter2"}',
+    "OPERATOR_USERNAMES": "alice",
+}  # fmt: skip
+
+
+def test_only_tracked_changes_and_new_files_under_the_code_folders_are_committed(
+    tmp_path: Path, repo: Path, proposals: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in SECRET_ENV.items():
+        monkeypatch.setenv(name, value)
+    (repo / ".gitignore").write_text("ignored/\n.env\nstate/\n")
+    git(repo, "commit", "-q", "-am", "ignore secrets")
+    said: list[str] = []
+    result = apply_proposal(
+        proposal=find_approved(proposals, PROPOSAL_ID), repo=repo,
+        command=standin(tmp_path, "litter"), timeout=30.0, say=said.append,
+    )  # fmt: skip
+    assert (result.outcome, result.commits, result.left_out) == ("applied", 1, ("notes.txt",))
+    committed = git(repo, "show", "--name-only", "--format=", BRANCH).split()
+    assert sorted(committed) == ["README.md", "pepa/new.py"]
+    assert git(repo, "status", "--porcelain") == "?? notes.txt\n"  # left, and said so
+    assert any("left uncommitted" in line and "notes.txt" in line for line in said)
+    assert (repo / ".env").exists() and (repo / "state" / "x").exists()  # never staged
+    environ = seen(tmp_path, "litter")["environ"]
+    assert isinstance(environ, dict)
+    assert not set(environ) & set(SECRET_ENV)  # the command has its tools, not pepa's secrets
+    assert environ["PEPA_PROPOSAL_ID"] == PROPOSAL_ID
+
+
+@pytest.mark.parametrize("secret", ["config/prod.pem", ".env", "pepa/credentials.json", "state/x"])
+def test_a_secret_file_git_does_not_ignore_refuses_the_whole_commit(
+    tmp_path: Path, repo: Path, proposals: Path, secret: str
+) -> None:
+    body = (
+        f"pathlib.Path({secret!r}).parent.mkdir(parents=True, exist_ok=True)\n"
+        f"pathlib.Path({secret!r}).write_text('not for git\\n')\n"
+        "pathlib.Path('pepa').mkdir(exist_ok=True)\n"
+        "pathlib.Path('pepa/fix.py').write_text('x = 1\\n')\n"
+        "pathlib.Path('README.md').write_text('changed\\n')\n"
+    )
+    main_before = git(repo, "rev-parse", "main")
+    with pytest.raises(ProposeError) as info:
+        apply_proposal(
+            proposal=find_approved(proposals, PROPOSAL_ID), repo=repo,
+            command=standin(tmp_path, "secret", body), timeout=30.0, say=lambda _: None,
+        )  # fmt: skip
+    message = str(info.value)
+    assert "\n" not in message and repr(secret) in message and "looks like a secret" in message
+    assert "nothing was committed" in message
+    assert f"the command's changes are stashed as {STASH}" in message
+    assert git(repo, "branch", "--list", BRANCH) == ""  # nothing on it: gone, a retry may run
+    assert git(repo, "rev-parse", "main") == main_before
+    assert_back_on_main_and_clean(repo)  # none of the command's changes came along to main
+    assert not (repo / secret).exists() and not (repo / "pepa" / "fix.py").exists()
+    assert (repo / "README.md").read_text() == "# demo\n"
+    assert git(repo, "stash", "list", "--format=%gs").strip().endswith(STASH)
+    git(repo, "stash", "pop", "-q")  # kept for a person: everything the command left
+    assert (repo / secret).read_text() == "not for git\n"
+    assert (repo / "pepa" / "fix.py").exists() and (repo / "README.md").read_text() == "changed\n"
+
+
+def test_a_secret_the_command_committed_itself_is_refused_and_its_branch_kept(
+    tmp_path: Path, repo: Path, proposals: Path
+) -> None:
+    with pytest.raises(ProposeError, match=r"the command committed 'tests/id_rsa'") as info:
+        apply(tmp_path, repo, proposals, "commit-secret")
+    assert "\n" not in str(info.value) and f"git branch -D {BRANCH}" in str(info.value)
+    assert git(repo, "log", "-1", "--format=%s", BRANCH).strip() == "stand-in: adds a key"
+    assert_back_on_main_and_clean(repo)
+
+
+def test_a_secret_committed_beside_uncommitted_changes_leaves_main_clean_and_stashes_them(
+    tmp_path: Path, repo: Path, proposals: Path
+) -> None:
+    body = STANDINS["commit-secret"] + "pathlib.Path('notes.txt').write_text('draft\\n')\n"
+    with pytest.raises(ProposeError, match=r"the command committed 'tests/id_rsa'") as info:
+        apply_proposal(
+            proposal=find_approved(proposals, PROPOSAL_ID), repo=repo,
+            command=standin(tmp_path, "commit-secret-and-more", body), timeout=30.0,
+            say=lambda _: None,
+        )  # fmt: skip
+    assert "\n" not in str(info.value) and f"stashed as {STASH}" in str(info.value)
+    assert_back_on_main_and_clean(repo)
+    assert not (repo / "notes.txt").exists()
+
+
+def test_pepas_own_checkout_ignores_env_files() -> None:
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    names = [".env", ".env.local", "deploy/.env", ".env.example"]
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--verbose", "--non-matching", *names],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    ignored = {}  # "<source>:<line>:<pattern>\t<path>"; no source: no match; "!": re-included
+    for line in done.stdout.splitlines():
+        rule, path = line.split("\t")
+        ignored[path] = bool(rule.split(":")[0]) and not rule.split(":", 2)[2].startswith("!")
+    assert ignored == {".env": True, ".env.local": True, "deploy/.env": True, ".env.example": False}
+
+
+def test_secret_names_and_the_commit_plan() -> None:
+    for path in (
+        ".env", "config/.env.production", "deploy/prod.env", "id_rsa", "keys/id_ed25519",
+        "server.pem", "tls/server.key", "credentials.json", "pepa/Credentials", ".netrc",
+        "state/127.0.0.1_25565/knowledge.db", "certs/store.p12",
+    ):  # fmt: skip
+        assert secret_reason(path), path
+    for path in (
+        ".env.example", "id_rsa.pub", "pepa/llm/_isolation.py", "docs/security.md",
+        "tests/state_files.py", "pepa/daemon/statedir.py", "keyboard.py", "environment.md",
+    ):  # fmt: skip
+        assert not secret_reason(path), path
+    plan = plan_commit(
+        ["README.md", "pepa/cli.py"],
+        ["pepa/new.py", "skills/x.py", "tests/t.py", "docs/d.md", "notes.txt", "pepa.py"],
+    )
+    assert plan.paths == (
+        "README.md", "pepa/cli.py", "pepa/new.py", "skills/x.py", "tests/t.py", "docs/d.md",
+    )  # fmt: skip
+    assert (plan.left_out, plan.secrets) == (("notes.txt", "pepa.py"), ())
+    assert plan_commit(["config/prod.pem"], ["x/.env"]).secrets == ("config/prod.pem", "x/.env")
 
 
 # -- refusals ------------------------------------------------------------------------
@@ -345,6 +493,22 @@ def test_only_approved_proposals_can_be_applied(tmp_path: Path) -> None:
     assert path == store.folder / "approved" / "20260101-000000-a.md"
 
 
+def test_a_symlinked_approved_proposal_is_refused_and_never_read(
+    tmp_path: Path, repo: Path, proposals: Path
+) -> None:
+    # an approved proposal that points at a private file must never reach the LLM's prompt
+    private = tmp_path / "private.txt"
+    private.write_text("# secret\nMC_PASSWORD=hunter2\n")
+    link = proposals / "approved" / PROPOSAL_ID
+    link.unlink()
+    link.symlink_to(private)
+    with pytest.raises(ProposeError, match="symbolic link"):
+        apply(tmp_path, repo, proposals, "edit")
+    assert git(repo, "branch", "--list", BRANCH) == ""
+    assert not seen(tmp_path, "edit")
+    assert [info.id for info in list_proposals(proposals)] == []
+
+
 # -- the command line ----------------------------------------------------------------
 
 
@@ -395,6 +559,23 @@ def test_cli_refusal_is_one_line_and_records_nothing(
     assert err.count("\n") == 1
     assert err.startswith("pepa: error: the work tree of") and "(wip.py)" in err
     assert not (tmp_path / "state" / "127.0.0.1_25565" / "knowledge.db").exists()
+
+
+def test_cli_secret_refusal_is_one_line_and_records_nothing(
+    tmp_path: Path, repo: Path, proposals: Path, cli_env: None,
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    body = "pathlib.Path('.env').write_text('MC_PASSWORD=hunter2\\n')\n"
+    monkeypatch.setenv("PEPA_PROPOSE_COMMAND", shlex.join(standin(tmp_path, "env", body)))
+    state = str(tmp_path / "state")
+    assert main(["propose", "apply", PROPOSAL_ID, "--state-dir", state, "--repo", str(repo)]) == 1
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("pepa: error: refused to commit '.env', which looks like a secret")
+    assert err.rstrip().endswith(f"stashed as {STASH} (git stash list; git stash pop)")
+    assert not (tmp_path / "state" / "127.0.0.1_25565" / "knowledge.db").exists()
+    assert git(repo, "log", "--branches", "--format=%s").splitlines() == ["start"]
+    assert_back_on_main_and_clean(repo)
 
 
 def test_cli_list_shows_pending_and_approved_with_title_and_age(

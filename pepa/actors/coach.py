@@ -4,7 +4,11 @@ Three jobs, one back end (``pi``, ``openai`` or ``offline``; see docs/llm.md):
 
 - ``AskLlm`` (``cmd:ask-pi``) streams the answer as :class:`LlmChunkReceived`
   events and ends with :class:`LlmFinished`; one question at a time; the
-  ``offline`` back end answers that no model is configured.
+  ``offline`` back end answers that no model is configured. This is the one
+  call that runs the back end with its tools (``stream(..., tools=True)``):
+  ``AskLlm`` is published only by the IPC actor for a socket client, the
+  daemon's own user. Everything else, chat goals included, is a structured ask
+  through ``complete()``, which never has tools (docs/llm.md, "Isolation").
 - ``DeathAnalysisRequested`` (the knowledge actor, after its own offline
   post-mortem) asks the model why the bot died; a reply that passes
   :func:`pepa.llm.validate.validate_postmortem` becomes :class:`DeathAnalysed`.
@@ -45,7 +49,7 @@ from pepa.events import (
     TaskSuggested,
     WorldObserved,
 )
-from pepa.llm import LlmError, LlmSettings, Running, make_backend
+from pepa.llm import LlmError, LlmSettings, LlmUnavailable, Running, make_backend
 from pepa.llm.budget import load_budget, save_budget
 from pepa.llm.prompts import next_action_prompt, plan_prompt, postmortem_prompt
 from pepa.llm.validate import (
@@ -93,6 +97,8 @@ class _Replied:
     """The goal planned for (plan only)."""
     error: str = ""
     """Why there is no reply (timeout, HTTP error, non-zero exit …)."""
+    unavailable: bool = False
+    """The back end could not be asked at all (already warned about where it was found)."""
 
 
 class Coach(SupervisedActor):
@@ -175,6 +181,7 @@ class Coach(SupervisedActor):
                 ),
                 on_done=lambda code, ms: _tell(me, _Finished(code=code, duration_ms=ms)),
                 timeout=QUESTION_TIMEOUT,
+                tools=True,  # the operator at the socket: the only caller with tools
             )
         except LlmError as exc:
             self.publish(LlmChunkReceived(stream="stderr", text=f"{exc}\n"))
@@ -284,6 +291,8 @@ class Coach(SupervisedActor):
         }.get(done.kind, "next action")  # fmt: skip
         if excerpt:
             logger.warning("%s %s %s; reply began %r", done.backend, what, why, excerpt)
+        elif done.unavailable:  # said once where it was found; not again for every ask
+            logger.info("%s %s not asked: %s", done.backend, what, why)
         else:
             logger.warning("%s %s failed: %s", done.backend, what, why)
         self.publish(ErrorRaised(source="coach", text=f"{done.backend} {what}: {why}"))
@@ -296,6 +305,8 @@ def _complete(
     about = {"kind": kind, "backend": llm.name, "death_id": death_id, "goal": goal}
     try:
         reply = llm.complete(prompt, timeout=timeout)
+    except LlmUnavailable as exc:
+        done = _Replied(**about, error=str(exc), unavailable=True)
     except LlmError as exc:
         done = _Replied(**about, error=str(exc))
     except Exception as exc:  # a bug in a back end must still end the ask, not the thread silently

@@ -1,6 +1,8 @@
 """LLM back ends behind one interface: ``pi``, ``openai`` (OpenAI-compatible), ``offline``.
 
-See docs/llm.md. The public modules :mod:`pepa.llm.validate`,
+See docs/llm.md. Structured asks never run an agent with its tools, and every
+LLM command runs in a private directory with an allow-listed environment
+(:func:`child_env`). The public modules :mod:`pepa.llm.validate`,
 :mod:`pepa.llm.budget` and :mod:`pepa.llm.prompts` are pure; the back ends
 run processes and sockets.
 """
@@ -16,6 +18,7 @@ from pepa.llm._base import (
     LlmUnavailable,
     Running,
 )
+from pepa.llm._isolation import child_env
 from pepa.llm._openai import OpenAIBackend
 from pepa.llm._pi import PiBackend
 from pepa.llm._settings import (
@@ -41,6 +44,7 @@ __all__ = [
     "PiBackend",
     "Running",
     "StreamingCommand",
+    "child_env",
     "make_backend",
     "settings_from_config",
 ]

@@ -108,16 +108,23 @@ class Backend(Protocol):
     name: str
     """``pi``, ``openai`` or ``offline``."""
 
-    def stream(self, prompt: str, *, on_chunk: Chunk, on_done: Done, timeout: float) -> Running:
+    def stream(
+        self, prompt: str, *, on_chunk: Chunk, on_done: Done, timeout: float, tools: bool = False
+    ) -> Running:
         """Start answering ``prompt``; chunks and the end arrive on other threads.
 
-        Raises :class:`LlmError` if the request cannot even start.
+        ``tools`` lets an agent back end (``pi``) use its tools: run commands,
+        read and edit files. Only the operator's ``cmd:ask-pi`` from the
+        socket passes True (the coach's ``AskLlm`` handler); nothing that
+        carries chat text may. Raises :class:`LlmError` if the request cannot
+        even start.
         """
         ...
 
     def complete(self, prompt: str, *, timeout: float, cancel: CancelToken | None = None) -> str:
         """The whole reply to ``prompt``, blocking the calling thread at most ``timeout`` s.
 
-        Raises :class:`LlmError` (a subclass) when there is no usable reply.
+        Never with tools: a structured ask is a text function. Raises
+        :class:`LlmError` (a subclass) when there is no usable reply.
         """
         ...

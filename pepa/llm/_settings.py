@@ -26,7 +26,7 @@ class LlmSettings:
     """How to reach each back end (the coach gets these from the config)."""
 
     pi_command: str = "pi"
-    """The ``pi`` command, arguments allowed; ``-p PROMPT`` is appended."""
+    """The ``pi`` command, arguments allowed; ``[--no-tools …] -p -- PROMPT`` is appended."""
     openai_url: str = DEFAULT_OPENAI_URL
     """Base URL of an OpenAI-compatible API (``…/v1``)."""
     openai_model: str = ""
@@ -74,7 +74,9 @@ class OfflineBackend:
     def __init__(self, why: str = "no LLM is configured") -> None:
         self.why = why
 
-    def stream(self, prompt: str, *, on_chunk: Chunk, on_done: Done, timeout: float) -> Running:
+    def stream(
+        self, prompt: str, *, on_chunk: Chunk, on_done: Done, timeout: float, tools: bool = False
+    ) -> Running:
         raise LlmUnavailable(
             f"{self.why}; install `pi`, or set PEPA_OPENAI_URL and start with --llm openai"
         )

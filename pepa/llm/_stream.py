@@ -1,4 +1,4 @@
-"""Run a command-line LLM (``pi -p PROMPT``) and stream its output as it arrives."""
+"""Run a command-line LLM (``pi -p -- PROMPT``) and stream its output as it arrives."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 __all__ = ["StreamingCommand", "kill_group"]
 
@@ -22,7 +23,10 @@ class StreamingCommand:
     both streams end, ``on_done(code, duration_ms)`` is called once. Callbacks
     must only enqueue. The command runs in its own process group, so
     ``cancel()`` and the timeout end whatever it started too (a shell script's
-    ``sleep`` would otherwise hold the pipes open).
+    ``sleep`` would otherwise hold the pipes open). ``cwd`` and ``env`` are
+    where and with what it runs (the caller's private directory and
+    allow-listed environment, :mod:`pepa.llm._isolation`); ``cleanup`` runs
+    once the process and its readers are done, before ``on_done``.
     """
 
     def __init__(
@@ -32,8 +36,14 @@ class StreamingCommand:
         on_chunk: Callable[[str, str], None],
         on_done: Callable[[int, int], None],
         timeout: float = 600.0,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        cleanup: Callable[[], None] | None = None,
     ) -> None:
         self.argv = list(argv)
+        self._cwd = cwd
+        self._env = dict(env) if env is not None else None
+        self._cleanup = cleanup
         self._on_chunk = on_chunk
         self._on_done = on_done
         self._timeout = timeout
@@ -45,6 +55,8 @@ class StreamingCommand:
         started = time.monotonic()
         self._proc = subprocess.Popen(
             self.argv,
+            cwd=self._cwd,
+            env=self._env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -95,10 +107,12 @@ class StreamingCommand:
         kill_group(self._proc)  # anything it left behind would hold the pipes open
         for reader in readers:
             reader.join()
+        if self._cleanup is not None:
+            self._cleanup()
         self._on_done(code, int((time.monotonic() - started) * 1000))
 
 
-def kill_group(proc: subprocess.Popen[str]) -> None:
+def kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     """SIGKILL the process group ``proc`` leads (started with ``start_new_session``)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)

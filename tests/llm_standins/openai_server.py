@@ -2,8 +2,9 @@
 
 Tests set :attr:`OpenAIStandIn.reply` to choose what the next requests get:
 a good completion, a body that is not JSON, an HTTP error, a reply held back
-until released (slow), or a server-sent-event stream that can pause on a
-gate until the test has seen the first chunks. Every request is recorded.
+until released (slow), a server-sent-event stream that can pause on a
+gate until the test has seen the first chunks, or a flood that never ends
+(counting the bytes it managed to send). Every request is recorded.
 
 Run by hand to try a daemon against it::
 
@@ -41,6 +42,10 @@ class Reply:
     """Answer only once :meth:`OpenAIStandIn.release_all` is called (a slow model)."""
     gate_after: int | None = None
     """In a stream, wait for :attr:`OpenAIStandIn.gate` after this many chunks."""
+    flood: str = ""
+    """Send without end until the client hangs up: ``body`` (a body of spaces, no length),
+    ``length`` (the same, announced with a Content-Length of 1 GB), ``events`` (valid
+    stream events) or ``line`` (one stream line that never ends)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,6 +65,11 @@ class OpenAIStandIn:
         self.requests: list[Request] = []
         self.released = threading.Event()
         self.gate = threading.Event()
+        self.stopping = threading.Event()
+        self.flood_ended = threading.Event()
+        """Set when a flood stopped: the client hung up (or the stand-in closed)."""
+        self.sent = 0
+        """Bytes of flood the server managed to hand to its socket."""
         self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.standin = self
         self._thread = threading.Thread(
@@ -82,6 +92,7 @@ class OpenAIStandIn:
 
     def close(self) -> None:
         """Release everything, stop serving, join every handler thread."""
+        self.stopping.set()
         self.release_all()
         self._server.shutdown()
         self._server.server_close()
@@ -105,6 +116,7 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
+    timeout = 20  # a client that stops reading without hanging up cannot block a flood forever
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -123,7 +135,9 @@ class _Handler(BaseHTTPRequestHandler):
         reply = standin.reply
         if reply.hold:
             standin.released.wait(60)
-        if self.path != "/v1/chat/completions":
+        if reply.flood:
+            self._flood(reply.flood)
+        elif self.path != "/v1/chat/completions":
             self._send(404, b'{"error": {"message": "no such endpoint"}}')
         elif reply.status != 200 or reply.body is not None:
             self._send(reply.status, reply.body or b"")
@@ -139,6 +153,32 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _flood(self, mode: str) -> None:
+        standin = self.server.standin
+        self.send_response(200)
+        self.send_header(
+            "Content-Type",
+            "text/event-stream" if mode in ("events", "line") else "application/json",
+        )
+        if mode == "length":
+            self.send_header("Content-Length", str(10**9))
+        self.end_headers()
+        if mode == "events":
+            event = {"choices": [{"index": 0, "delta": {"content": "flood " * 50}}]}
+            piece = (b"data: " + orjson.dumps(event) + b"\n\n") * 64
+        else:
+            piece = (b"x" if mode == "line" else b" ") * 65536
+        try:
+            if mode == "line":
+                self.wfile.write(b"data: ")
+            while not standin.stopping.is_set():
+                self.wfile.write(piece)
+                standin.sent += len(piece)
+        except OSError:
+            pass  # the client hung up: what the test waits for
+        finally:
+            standin.flood_ended.set()
 
     def _stream(self, reply: Reply) -> None:
         half = len(reply.content) // 2

@@ -1,31 +1,116 @@
-"""A stand-in ``pi``: a small shell script written into a directory put first on PATH.
+"""A stand-in ``pi``: a small script written into a directory put first on PATH.
 
-Every run appends its prompt (``$2`` of ``pi -p PROMPT``) to ``calls.log`` in
-the same directory, then runs the body the test chose: print a reply, print
-garbage, wait for a gate file, fail with error text …
+``<pi> … --help`` prints a help text (by default pi's own options, ``--no-tools``
+included; :data:`OLD_HELP` lacks it) and counts the probe in ``help.log``. Any
+other run appends its prompt (the last argument) to ``calls.log`` in the same
+directory, then runs the body the test chose: print a reply, print garbage,
+wait for a gate file, fail with error text … The body sees the original
+arguments in ``$ARGS`` and, as before, ``$1`` = ``-p`` and ``$2`` = the prompt.
+
+:func:`install_recorder` writes a Python stand-in instead that records each
+run's argv, working directory (and what it holds) and environment as a JSON
+line in ``runs.jsonl``.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
+from typing import Any
 
-__all__ = ["calls", "install_pi", "printing"]
+__all__ = [
+    "HELP", "OLD_HELP", "calls", "install_pi", "install_recorder", "printing", "probes", "runs",
+]  # fmt: skip
 
 SEPARATOR = "\n--- end of prompt ---\n"
 
+HELP = """pi - AI coding assistant with read, bash, edit, write tools
 
-def install_pi(directory: Path, body: str, *, name: str = "pi") -> Path:
+Usage:
+  pi [options] [--] [@files...] [messages...]
+
+Options:
+  --print, -p                    Non-interactive mode: process prompt and exit
+  --no-session                   Don't save session (ephemeral)
+  --no-tools, -nt                Disable all tools by default (built-in and extension)
+  --tools, -t <tools>            Comma-separated allowlist of tool names to enable
+  --no-extensions, -ne           Disable extension discovery (explicit -e paths still work)
+  --no-skills, -ns               Disable skills discovery and loading
+  --no-prompt-templates, -np     Disable prompt template discovery and loading
+  --no-context-files, -nc        Disable AGENTS.md and CLAUDE.md discovery and loading
+  --                             End option parsing; treat remaining arguments as messages/files
+"""
+"""A current pi's help: every option pepa looks for."""
+OLD_HELP = """agent - does things with tools
+
+Options:
+  --print, -p                    Non-interactive mode
+  --tools <tools>                Comma-separated list of tools to enable (default: read,bash)
+  --no-extensions                Disable extension discovery
+"""
+"""A command that cannot turn its tools off."""
+
+
+def install_pi(directory: Path, body: str, *, name: str = "pi", help_text: str = HELP) -> Path:
     """Write an executable ``name`` script into ``directory``; returns its path."""
     directory.mkdir(parents=True, exist_ok=True)
     log = directory / "calls.log"
     script = directory / name
     script.write_text(
         "#!/bin/sh\n"
-        f"printf '%s{SEPARATOR.encode('unicode_escape').decode()}' \"$2\" >> '{log}'\n"
+        "for PROMPT; do :; done\n"  # the last argument
+        'if [ "$PROMPT" = "--help" ]; then\n'
+        f"  echo probe >> '{directory / 'help.log'}'\n"
+        f"  cat <<'PEPA_STANDIN_HELP'\n{help_text}\nPEPA_STANDIN_HELP\n"
+        "  exit 0\n"
+        "fi\n"
+        'ARGS="$*"\n'
+        f"printf '%s{SEPARATOR.encode('unicode_escape').decode()}' \"$PROMPT\" >> '{log}'\n"
+        'set -- -p "$PROMPT"\n'
         f"{body}\n"
     )
     script.chmod(0o755)
     return script
+
+
+RECORDER = """#!{python}
+import json, os, pathlib, sys
+here = pathlib.Path(os.getcwd())
+run = {{"argv": sys.argv, "cwd": str(here), "listing": sorted(os.listdir(here)),
+       "mode": here.stat().st_mode & 0o777, "env": dict(os.environ)}}
+with open({log!r}, "a") as log:
+    log.write(json.dumps(run) + "\\n")
+sys.stdout.write({help!r} if sys.argv[-1] == "--help" else {reply!r})
+"""
+
+
+def install_recorder(
+    directory: Path, reply: str, *, name: str = "pi", help_text: str = HELP
+) -> Path:
+    """A stand-in that records every run (``--help`` probes too) and answers ``reply``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / name
+    log = str(directory / "runs.jsonl")
+    script.write_text(
+        RECORDER.format(python=sys.executable, log=log, help=help_text, reply=reply + "\n")
+    )
+    script.chmod(0o755)
+    return script
+
+
+def runs(directory: Path) -> list[dict[str, Any]]:
+    """What the recorder saw, oldest first."""
+    log = directory / "runs.jsonl"
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def probes(directory: Path) -> int:
+    """How often the shell stand-in was asked for its ``--help``."""
+    log = directory / "help.log"
+    return len(log.read_text().splitlines()) if log.exists() else 0
 
 
 def printing(text: str) -> str:
