@@ -68,15 +68,12 @@ def test_plan_adjustments_are_appended_once_under_a_dated_heading() -> None:
     assert adjust_plan("", changes, AT).startswith("# Plan\n\n## Adjusted")
 
 
-@pytest.mark.integration
-def test_the_knowledge_actor_writes_the_reflection_lessons_plan_and_proposal(
-    runtime: Runtime, recorder: Recorder, tmp_path: Path
-) -> None:
-    (tmp_path / "plan.md").write_text("# Plan\n\n- [ ] wooden pickaxe\n")
+def reflect_after_three_deaths(runtime: Runtime, recorder: Recorder, server_dir: Path) -> Path:
+    """A knowledge actor that saw three deaths to zombies and a failing walk, asked to reflect."""
     spec = ChildSpec(
         id="knowledge",
         actor_class=Knowledge,
-        kwargs={"server_dir": tmp_path, "reflect_every": 0},
+        kwargs={"server_dir": server_dir, "reflect_every": 0},
     )
     start_tree(
         ChildSpec(id="root", actor_class=Supervisor, kwargs={"children": [spec]}),
@@ -93,9 +90,17 @@ def test_the_knowledge_actor_writes_the_reflection_lessons_plan_and_proposal(
     for ok in (False, False, False, True, False):
         bus.publish(SkillFinished(skill="nav.goto", ok=ok, seconds=1.0))
     recorder.wait_for(lambda e: isinstance(e, Died), count=3)
-    report = runtime.registry.handle("knowledge").call("reflect", timeout=10)
+    return Path(runtime.registry.handle("knowledge").call("reflect", timeout=10))
 
-    text = Path(report).read_text()
+
+@pytest.mark.integration
+def test_the_knowledge_actor_writes_the_reflection_lessons_plan_and_proposal(
+    runtime: Runtime, recorder: Recorder, tmp_path: Path
+) -> None:
+    (tmp_path / "plan.md").write_text("# Plan\n\n- [ ] wooden pickaxe\n")
+    report = reflect_after_three_deaths(runtime, recorder, tmp_path)
+
+    text = report.read_text()
     assert report.parent == tmp_path / "reflections"
     assert "Am I in a loop? **yes**" in text and "lost a fight to zombie" in text
     assert (tmp_path / "plan.md.bak").read_text() == "# Plan\n\n- [ ] wooden pickaxe\n"
@@ -107,3 +112,17 @@ def test_the_knowledge_actor_writes_the_reflection_lessons_plan_and_proposal(
     with closing(sqlite3.connect(tmp_path / "knowledge.db")) as raw:
         rows = raw.execute("select verdict, text from lessons where hostile = 'zombie'").fetchall()
     assert ("avoid", "3 deaths to zombie in a row: stop fighting it, get away") in rows
+
+
+@pytest.mark.integration
+def test_reflection_never_writes_a_plan_its_own_reader_would_move_aside(
+    runtime: Runtime, recorder: Recorder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # months of adjustments: one more block of lines would pass the plan's 1000-line cap
+    full = "# Plan\n\n" + "".join(f"- [ ] note {n}\n" for n in range(997))
+    (tmp_path / "plan.md").write_text(full)
+    report = reflect_after_three_deaths(runtime, recorder, tmp_path)
+    assert "Am I in a loop? **yes**" in report.read_text()
+    assert (tmp_path / "plan.md").read_text() == full
+    assert not (tmp_path / "plan.md.bak").exists()
+    assert any("reflection left plan.md as it is" in r.getMessage() for r in caplog.records)

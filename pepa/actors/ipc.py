@@ -5,13 +5,19 @@ IPC actor restart never drops a dashboard: connections and commands wait in
 the actor's stable mailbox while it restarts. This actor turns bus events into
 protocol events (``status``, ``log``, ``actor``, ``error``, ``ask-pi-*``),
 answers new connections with ``hello``, and routes commands to the actors.
+
+Every command but ``cmd:snapshot`` (answered here, to the asker) makes another
+actor work, so each client has a rate for them (:mod:`pepa.ipc.ratelimit`, 10
+a second, bursts of 30): past it a command is dropped, and the client gets at
+most one ``error`` a second saying how many were. The server bounds what a
+client can make this actor hold; the rate bounds what it can make the actors
+behind it hold.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +47,7 @@ from pepa.events import (
     WorldObserved,
 )
 from pepa.ipc import protocol
+from pepa.ipc.ratelimit import COMMAND_BURST, COMMAND_RATE, CommandRate
 from pepa.logs import RingBuffer
 from pepa.snapshot import build_snapshot
 from pepa.supervision import ActorStateChanged, InjectFault, SupervisedActor, SupervisionContext
@@ -75,13 +82,14 @@ class Ipc(SupervisedActor):
         server_label: str,
         username: str,
         request_stop: Callable[[], None],
-        reload_token: str | None = None,
+        reload_token: str = "",
+        command_rate: float = COMMAND_RATE,
+        command_burst: int = COMMAND_BURST,
     ) -> None:
         super().__init__(supervision=supervision)
-        # without a token (no --reload), every cmd:reload-failed is refused
-        self.reload_token = (
-            reload_token if reload_token is not None else os.environ.get(ENV_RELOAD_TOKEN, "")
-        )
+        # without a token (no --reload), every cmd:reload-failed is refused; the worker takes
+        # it out of its environment at start, so no child of the worker inherits it
+        self.reload_token = reload_token
         self.server = server
         self.ring = ring
         self.started_at = started_at
@@ -95,6 +103,7 @@ class Ipc(SupervisedActor):
         self.approved: tuple[str, ...] = ()
         self.plan: dict[str, Any] = {}
         self.last_status = 0.0
+        self.rate = CommandRate(command_rate, command_burst)
 
     def setup(self) -> None:
         bus = self.runtime.bus
@@ -188,6 +197,8 @@ class Ipc(SupervisedActor):
             case LlmFinished(code=code, duration_ms=duration_ms):
                 self.server.broadcast(protocol.ask_done(code, duration_ms))
             case _Heartbeat():
+                for client_id, dropped in self.rate.sweep(time.monotonic()):
+                    self._dropped(client_id, dropped)
                 if time.monotonic() - self.last_status >= STATUS_INTERVAL * 0.9:
                     self._broadcast_status()
             case ClientConnected(client_id=client_id):
@@ -197,7 +208,11 @@ class Ipc(SupervisedActor):
                 ]
                 self.server.send(client_id, protocol.hello(self.snapshot(), recent))
             case CommandReceived(client_id=client_id, command=command):
-                self._command(client_id, command)
+                try:
+                    if self._admitted(client_id, command):
+                        self._command(client_id, command)
+                finally:  # taken: the server may read that client's next command
+                    self.server.command_done(client_id)
             case _:
                 return super().on_message(message)
         return None
@@ -212,11 +227,11 @@ class Ipc(SupervisedActor):
                 logger.info("stop requested over the socket (client %d)", client_id)
                 self.request_stop()
             case protocol.Chat(text=text):
-                self.publish(SayInChat(text=text))
+                self.publish(SayInChat(text=text, raw=True))  # the daemon user's own words
             case protocol.AskPi(prompt=prompt):
                 self.publish(AskLlm(prompt=prompt))
-            case protocol.Snapshot():
-                self._broadcast_status()
+            case protocol.Snapshot():  # to the asker only: one client cannot flood the others
+                self.server.send(client_id, protocol.status(self.snapshot()))
             case protocol.ProposalDecision(id=proposal_id, decision=decision):
                 self.publish(DecideProposal(id=proposal_id, decision=decision))
             case protocol.Fault(actor=name, kind=kind):
@@ -227,6 +242,31 @@ class Ipc(SupervisedActor):
                 self._reload_failed(client_id, text, token)
             case _:
                 self.server.send(client_id, protocol.error("ipc", f"unhandled command {command!r}"))
+
+    def _admitted(self, client_id: int, command: Any) -> bool:
+        """Whether ``command`` is within its client's rate; a dropped one may be reported."""
+        if isinstance(command, protocol.Snapshot):  # answered here: costs no other actor
+            return True
+        now = time.monotonic()
+        if self.rate.admit(client_id, now):
+            return True
+        dropped = self.rate.report(client_id, now)
+        if dropped:
+            self._dropped(client_id, dropped)
+        return False
+
+    def _dropped(self, client_id: int, count: int) -> None:
+        """Tell the client (and the log) that ``count`` of its commands were dropped."""
+        rate, burst = self.rate.rate, self.rate.burst
+        logger.warning(
+            "socket client %d sends commands faster than %g a second: %d dropped",
+            client_id, rate, count,
+        )  # fmt: skip
+        text = (
+            f"{count} command(s) dropped: more than {rate:g} a second (bursts of {burst}) "
+            "from this connection; cmd:snapshot is not limited"
+        )
+        self.server.send(client_id, protocol.error("ipc", text))
 
     def _fault(self, client_id: int, name: str, kind: str) -> None:
         if not self.runtime.fault_injection:

@@ -5,7 +5,9 @@ with its context bundle (the last 30 s of snapshots, the last skill, the
 last hostile and its distance, hp and food) and a danger POI, every chat
 line in and out, and every skill run; it seeds recipes, blocks and mobs from
 minecraft-data for the version the server speaks. If the database cannot be
-opened it warns once and the bot plays on without it.
+opened it warns once and the bot plays on without it. At start and once a day
+it prunes what is older than the retention window (``pepa/retention.py``):
+chat lines, death bundles, danger points, reflections and old log files.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 import re
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,8 +48,10 @@ from pepa.knowledge.coach_offline import LessonDraft, analyse
 from pepa.knowledge.reflection import DeathFact, adjust_plan, reflect
 from pepa.knowledge.wiki import WikiClient
 from pepa.knowledge.wiki_actor import WikiFetched, WikiLookups
-from pepa.memory import write_atomic
+from pepa.memory import PLAN_FILE, append_line, read_text, write_atomic
 from pepa.proposals import ProposalError, ProposalStore
+from pepa.retention import PRUNE_EVERY, RetentionPolicy, prune_logs, prune_reflections
+from pepa.statefiles import SchemaError, load
 from pepa.supervision import SupervisedActor, SupervisionContext
 
 __all__ = ["Knowledge"]
@@ -71,6 +76,11 @@ class _Reflect:
     """Timer: reflect on the window since the last reflection."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Prune:
+    """Timer (and once at start): forget what is older than the retention window."""
+
+
 class Knowledge(SupervisedActor):
     """Publishes the pending proposals, applies decisions, keeps the knowledge base."""
 
@@ -84,9 +94,14 @@ class Knowledge(SupervisedActor):
         db_url: str | None = None,
         reflect_every: float = REFLECT_EVERY,
         wiki_url: str = "",
+        retention: RetentionPolicy | None = None,
+        prune_every: float = PRUNE_EVERY,
     ) -> None:
         super().__init__(supervision=supervision)
         self.server_dir = server_dir
+        self.retention = retention or RetentionPolicy()
+        """What is kept of chat, deaths, danger points, reflections and logs (pepa/retention.py)."""
+        self.prune_every = prune_every
         self.reflect_every = reflect_every
         self.window_start = utcnow()
         self.window_runs: dict[str, dict[str, float]] = {}
@@ -128,6 +143,8 @@ class Knowledge(SupervisedActor):
         self.every(self.rescan, _Rescan())
         if self.reflect_every > 0:
             self.every(self.reflect_every, _Reflect())
+        self.handle.tell(_Prune())  # the first message after setup: a start never waits on it
+        self.every(self.prune_every, _Prune())
 
     def cleanup(self) -> None:
         self.wiki_lookups.close()
@@ -182,6 +199,8 @@ class Knowledge(SupervisedActor):
                 self._refresh()
             case _Reflect():
                 self.reflect()
+            case _Prune():
+                self.prune()
             case WikiFetched():
                 self.wiki_lookups.finished(message)
             case TopicAsked(topic=topic):
@@ -270,26 +289,56 @@ class Knowledge(SupervisedActor):
         )  # fmt: skip
         return report
 
+    def prune(self) -> dict[str, int]:
+        """Apply the retention policy now; what went, by part (proxy-callable).
+
+        Each part (database, reflections, logs) is pruned on its own: one that
+        fails costs a warning, never the others, the timer or the actor.
+        """
+        policy, now = self.retention, utcnow()
+        pruned: dict[str, int] = {}
+        parts: tuple[tuple[str, Callable[[], dict[str, int]]], ...] = (
+            ("the knowledge base", lambda: self._prune_store(policy.cutoff(now))),
+            ("reflections", lambda: {"reflections": len(prune_reflections(
+                self.server_dir / "reflections", now=now, policy=policy))}),
+            ("logs", lambda: {"log_files": len(prune_logs(
+                self.server_dir / "logs", today=datetime.now().date(), policy=policy))}),
+        )  # fmt: skip
+        for what, action in parts:
+            try:
+                pruned.update(action())
+            except Exception as exc:  # any failure: the next part and the next day still run
+                logger.warning("pruning %s failed: %s", what, exc)
+        if any(pruned.values()):
+            done = ", ".join(f"{n} {part.replace('_', ' ')}" for part, n in pruned.items() if n)
+            logger.info("retention (%s): pruned %s", policy.describe(), done)
+        return pruned
+
+    def _prune_store(self, before: datetime) -> dict[str, int]:
+        if self.store is None:
+            return {}
+        return self.store.prune(before=before)
+
     def _diary(self, now: datetime) -> list[str]:
         path = self.server_dir / "diary" / f"{now:%Y-%m-%d}.md"
-        try:
-            return [line.strip() for line in path.read_text().splitlines() if line.strip()]
-        except OSError:
-            return []
+        return [line.strip() for line in read_text(path).splitlines() if line.strip()]
 
     def _adjust_plan(self, changes: tuple[str, ...], now: datetime) -> None:
         plan_path = self.server_dir / "plan.md"
-        old = plan_path.read_text() if plan_path.exists() else ""
+        old = load(plan_path, PLAN_FILE, "", log=logger, then="starting with no plan")
         new = adjust_plan(old, changes, now)
         if new == old:
+            return
+        try:  # never write a plan its own reader would move aside (months of adjustments)
+            PLAN_FILE.parse(new.encode())
+        except SchemaError as exc:
+            logger.warning("reflection left plan.md as it is: the adjusted plan %s", exc)
             return
         if old:
             write_atomic(plan_path.with_name("plan.md.bak"), old.encode())
         write_atomic(plan_path, new.encode())
         diary = self.server_dir / "diary" / f"{now:%Y-%m-%d}.md"
-        diary.parent.mkdir(parents=True, exist_ok=True)
-        with diary.open("a") as handle:
-            handle.write(f"- {now:%H:%M} reflection changed the plan: {'; '.join(changes)}\n")
+        append_line(diary, f"- {now:%H:%M} reflection changed the plan: {'; '.join(changes)}")
         logger.warning("reflection adjusted plan.md (backup in plan.md.bak)")
 
     def _propose(self, hint: str, now: datetime) -> None:

@@ -33,6 +33,7 @@ from pepa.actors.reflex import Reflex
 from pepa.actors.watchdog import Watchdog
 from pepa.llm import LlmSettings
 from pepa.logs import RingBuffer
+from pepa.retention import RetentionPolicy
 from pepa.supervision import ChildSpec, Supervisor
 
 __all__ = ["build_tree"]
@@ -60,6 +61,8 @@ def build_tree(
     curriculum: bool = True,
     wiki_url: str = "",
     learning: bool = True,
+    retention: RetentionPolicy | None = None,
+    reload_token: str = "",
 ) -> ChildSpec:
     """The root child spec, ready for :func:`pepa.supervision.start_tree`."""
     timing = {"heartbeat_interval": heartbeat_interval, "heartbeat_timeout": heartbeat_timeout}
@@ -111,6 +114,7 @@ def build_tree(
                         "operators": operators,
                         "request_stop": request_stop,
                         "voice_path": server_dir / "persona.json",
+                        "operators_path": server_dir / "operators.json",
                     },
                 ),
             ],
@@ -133,6 +137,7 @@ def build_tree(
                         "db_url": db_url,
                         "reflect_every": reflect_every,
                         "wiki_url": wiki_url,
+                        "retention": retention,
                     },
                 ),
                 ChildSpec(
@@ -145,6 +150,7 @@ def build_tree(
                         "server_label": server_label,
                         "username": username,
                         "request_stop": request_stop,
+                        "reload_token": reload_token,
                     },
                 ),
                 brain,

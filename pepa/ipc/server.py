@@ -10,6 +10,15 @@ once its buffer passes a limit, so it never slows the bot or the other clients.
 has been queued: the daemon answers ``on_connect`` with ``send(id, hello(...))``
 and from then on the client receives the event stream. Broadcasts queued before
 that ``send`` are not delivered to it, so ``hello`` and the stream never overlap.
+
+**Bounds.** At most ``max_clients`` connections (the next one gets one
+``error`` event and is closed); a line may be ``max_line_bytes`` long and must
+end within ``line_timeout`` seconds of its first byte (a client that sends
+nothing, such as a dashboard that only reads, may stay forever); a client has
+at most ``max_in_flight`` commands handed to ``on_command`` and not yet taken
+(``command_done``): past that the server stops reading its socket, so a flood
+waits in the client's own kernel buffer, never in the daemon's memory. What
+the server holds per client is bounded by one socket read (256 KiB) of lines.
 """
 
 from __future__ import annotations
@@ -18,33 +27,42 @@ import asyncio
 import collections
 import itertools
 import logging
-import os
 import select
 import socket
-import stat
-import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from pepa.errors import LineTooLong, PepaError, ProtocolError
-from pepa.ipc.client import daemon_listening
+from pepa.errors import LineTooLong, ProtocolError
+from pepa.ipc._socketfile import AF_UNIX_PATH_MAX, IpcServerError, bind, unlink_if_ours
 from pepa.ipc.protocol import MAX_LINE_BYTES, Command, LineSplitter, decode_command, encode, error
+
+__all__ = [
+    "ACK_TIMEOUT",
+    "AF_UNIX_PATH_MAX",
+    "LINE_TIMEOUT",
+    "MAX_CLIENTS",
+    "MAX_IN_FLIGHT",
+    "IpcServer",
+    "IpcServerError",
+    "IpcStats",
+]
 
 logger = logging.getLogger(__name__)
 
-AF_UNIX_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
-"""The longest socket path (in bytes) the kernel accepts."""
+MAX_CLIENTS = 32
+"""Connections served at once; one more gets an ``error`` event and is closed."""
+LINE_TIMEOUT = 30.0
+"""Seconds an unfinished line may wait for its ``\\n`` before the connection is closed."""
+MAX_IN_FLIGHT = 64
+"""Commands of one client handed on and not yet taken before its socket is no longer read."""
+ACK_TIMEOUT = 30.0
+"""Seconds without any ``command_done`` for a paused client before its commands count as lost."""
 
 _START_TIMEOUT = 5.0  # seconds start() waits for the loop to be listening
 _CLOSE_GRACE = 1.0  # seconds a closing connection may take to flush before it is aborted
-_PROBE_TIMEOUT = 1.0  # seconds to decide whether an existing socket is alive
-
-
-class IpcServerError(PepaError):
-    """The IPC socket cannot be served (path too long, in use, or not bindable)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,6 +77,16 @@ class IpcStats:
     """Calls to ``send``."""
     clients_dropped: int
     """Connections aborted because the client stopped reading."""
+    clients_refused: int = 0
+    """Connections closed at once because ``max_clients`` were open."""
+    clients_timed_out: int = 0
+    """Connections closed because a line did not end within ``line_timeout``."""
+    reads_paused: int = 0
+    """Times a client's socket stopped being read because of its commands in flight."""
+    peak_in_flight: int = 0
+    """The most commands one client ever had in flight (never above ``max_in_flight``)."""
+    peak_held: int = 0
+    """The most complete lines one client ever had waiting in the server."""
 
 
 class IpcServer:
@@ -68,6 +96,12 @@ class IpcServer:
     ``on_disconnect(client_id)`` run on the server thread and must return
     quickly (``tell`` an actor and return); an exception they raise is logged
     and otherwise ignored. A server is started once and stopped once.
+
+    With ``ack_commands`` the consumer calls :meth:`command_done` once for
+    every command it has taken (handled, from any thread), and a command is in
+    flight until then; without it a command is taken when ``on_command``
+    returns. If a paused client sees no ``command_done`` for ``ack_timeout``
+    seconds its commands are taken as lost (a warning) and it is read again.
     """
 
     def __init__(
@@ -80,27 +114,47 @@ class IpcServer:
         fault_injection: bool = False,
         max_line_bytes: int = MAX_LINE_BYTES,
         max_client_buffer: int = 8 * 1024 * 1024,
+        max_clients: int = MAX_CLIENTS,
+        line_timeout: float = LINE_TIMEOUT,
+        max_in_flight: int = MAX_IN_FLIGHT,
+        ack_commands: bool = False,
+        ack_timeout: float = ACK_TIMEOUT,
     ) -> None:
+        if max_clients < 1 or max_in_flight < 1 or line_timeout <= 0 or ack_timeout <= 0:
+            raise ValueError("IpcServer limits must be positive")
         self.path = Path(path)
         self.fault_injection = fault_injection
         self.max_line_bytes = max_line_bytes
         self.max_client_buffer = max_client_buffer
+        self.max_clients = max_clients
+        self.line_timeout = line_timeout
+        self.max_in_flight = max_in_flight
+        self.ack_commands = ack_commands
+        self.ack_timeout = ack_timeout
         self._on_command = on_command
         self._on_connect = on_connect
         self._on_disconnect = on_disconnect
         self._ids = itertools.count(1)
         # Server thread only:
         self._clients: dict[int, _Connection] = {}
+        self._open: set[_Connection] = set()  # every transport not yet lost, refused ones too
         self._live: dict[int, _Connection] = {}  # clients past their first send
         self._stop_future: asyncio.Future[None] | None = None
         # Any thread, under _lock:
         self._lock = threading.Lock()
         self._pending: collections.deque[tuple[int | None, bytes]] = collections.deque()
+        self._acks: dict[int, int] = {}  # command_done calls not yet applied, by client
         self._flush_scheduled = False
         self._opened: set[int] = set()  # clients with a send queued
         self._running = False
         self._stopped = False
-        self._counts = {"events_broadcast": 0, "events_sent": 0, "clients_dropped": 0}
+        self._counts = dict.fromkeys(
+            (
+                "events_broadcast", "events_sent", "clients_dropped", "clients_refused",
+                "clients_timed_out", "reads_paused", "peak_in_flight", "peak_held",
+            ),
+            0,
+        )  # fmt: skip
         # Set by start():
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -118,7 +172,7 @@ class IpcServer:
         """
         if self._thread is not None or self._stopped:
             raise IpcServerError("an IpcServer can only be started once")
-        sock, self._inode = _bind(self.path)
+        sock, self._inode = bind(self.path)
         self._loop = asyncio.new_event_loop()
         ready = threading.Event()
         self._thread = threading.Thread(
@@ -152,7 +206,7 @@ class IpcServer:
                 thread.join(timeout)
                 if thread.is_alive():
                     logger.warning("IPC server thread did not stop within %.1f s", timeout)
-        _unlink_if_ours(self.path, self._inode)
+        unlink_if_ours(self.path, self._inode)
         self._inode = None
 
     def send(self, client_id: int, event: Mapping[str, Any]) -> None:
@@ -173,6 +227,19 @@ class IpcServer:
             return
         self._enqueue(None, encode(event))
 
+    def command_done(self, client_id: int) -> None:
+        """One command of ``client_id`` has been taken (``ack_commands``); thread-safe.
+
+        Unknown or gone clients are ignored.
+        """
+        with self._lock:
+            if not self._running:
+                return
+            self._acks[client_id] = self._acks.get(client_id, 0) + 1
+            loop = self._schedule_flush_locked()
+        if loop is not None:
+            self._wake(loop)
+
     def client_count(self) -> int:
         """Connections open now."""
         return len(self._clients)
@@ -190,10 +257,18 @@ class IpcServer:
             if target is not None:
                 self._opened.add(target)
             self._pending.append((target, data))
-            if self._flush_scheduled:
-                return  # one flush per loop iteration drains everything queued
-            self._flush_scheduled = True
-            loop = cast(asyncio.AbstractEventLoop, self._loop)
+            loop = self._schedule_flush_locked()
+        if loop is not None:
+            self._wake(loop)
+
+    def _schedule_flush_locked(self) -> asyncio.AbstractEventLoop | None:
+        """Under ``_lock``: the loop to wake, or None when a flush is already due."""
+        if self._flush_scheduled:
+            return None  # one flush per loop iteration drains everything queued
+        self._flush_scheduled = True
+        return cast(asyncio.AbstractEventLoop, self._loop)
+
+    def _wake(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
             loop.call_soon_threadsafe(self._flush)
         except RuntimeError:  # the loop closed under us: the server is stopping
@@ -237,13 +312,13 @@ class IpcServer:
             await asyncio.sleep(0)
             await asyncio.sleep(0)
             server.close()
-            for conn in list(self._clients.values()):
+            for conn in list(self._open):
                 conn.closing = True
                 conn.transport.close()  # flushes what is queued, then closes
             deadline = loop.time() + _CLOSE_GRACE
-            while self._clients and loop.time() < deadline:
+            while self._open and loop.time() < deadline:
                 await asyncio.sleep(0.01)
-            for conn in list(self._clients.values()):
+            for conn in list(self._open):
                 conn.transport.abort()
             await asyncio.sleep(0)  # abort() reports connection_lost on the next pass
 
@@ -252,6 +327,17 @@ class IpcServer:
             self._stop_future.set_result(None)
 
     def _attach(self, conn: _Connection) -> None:
+        if len(self._clients) >= self.max_clients:
+            logger.warning(
+                "IPC client %d refused: %d clients already connected",
+                conn.client_id,
+                len(self._clients),
+            )
+            self._count("clients_refused")
+            self._close_with_error(
+                conn, f"too many clients ({self.max_clients}); closing this connection"
+            )
+            return
         self._clients[conn.client_id] = conn
         logger.debug("IPC client %d connected", conn.client_id)
         if self._on_connect is not None:
@@ -276,24 +362,125 @@ class IpcServer:
         except LineTooLong as exc:
             self._reject(conn, exc)
             return
-        for line in lines:
-            if conn.closing:
-                return
+        if data is None:
+            conn.eof = True
+            conn.cancel_line_timer()
+        else:
+            self._watch_line(conn, ended=b"\n" in data)
+        if lines:
+            conn.held.extend(lines)
+            self._peak("peak_held", len(conn.held))
+        self._dispatch(conn)
+
+    def _dispatch(self, conn: _Connection) -> None:
+        """Hand held lines on while the client has room in flight; pause its reads if not."""
+        held = conn.held
+        while held and not conn.closing:
+            if self.ack_commands and conn.in_flight >= self.max_in_flight:
+                break
+            line = held.popleft()
             try:
                 cmd = decode_command(line, fault_injection=self.fault_injection)
             except ProtocolError as exc:
                 logger.debug("IPC client %d sent a bad line: %s", conn.client_id, exc)
                 self._write(conn, encode(error("ipc", str(exc))))
                 continue
+            if self.ack_commands:
+                conn.in_flight += 1
+                self._peak("peak_in_flight", conn.in_flight)
             self._call(self._on_command, conn.client_id, cmd)
+        if not conn.closing:
+            self._pause(conn, bool(held))
+
+    def _pause(self, conn: _Connection, paused: bool) -> None:
+        """Stop or restart reading the client's socket (nothing to do after its EOF)."""
+        if paused:
+            if not conn.paused:
+                conn.paused = True
+                self._count("reads_paused")
+                conn.cancel_line_timer()  # not the client's fault while we do not read
+                if not conn.eof:
+                    conn.transport.pause_reading()
+            if conn.stall_timer is None:
+                conn.stall_timer = asyncio.get_running_loop().call_later(
+                    self.ack_timeout, self._stalled, conn, conn.acks_seen
+                )
+            return
+        if not conn.paused:
+            return
+        conn.paused = False
+        if conn.stall_timer is not None:
+            conn.stall_timer.cancel()
+            conn.stall_timer = None
+        if not conn.eof:
+            conn.transport.resume_reading()
+            self._watch_line(conn, ended=False)
+
+    def _stalled(self, conn: _Connection, acks_seen: int) -> None:
+        """A paused client's timer: without any ack since, its commands count as lost."""
+        conn.stall_timer = None
+        if conn.closing or not conn.paused:
+            return
+        loop = asyncio.get_running_loop()
+        if conn.acks_seen != acks_seen:  # slow, not stuck: wait another period
+            conn.stall_timer = loop.call_later(
+                self.ack_timeout, self._stalled, conn, conn.acks_seen
+            )
+            return
+        logger.warning(
+            "IPC client %d: %d command(s) not taken within %g s; taking them as lost",
+            conn.client_id, conn.in_flight, self.ack_timeout,
+        )  # fmt: skip
+        conn.in_flight = 0
+        self._dispatch(conn)
+
+    def _watch_line(self, conn: _Connection, *, ended: bool) -> None:
+        """(Re)arm the unfinished-line timer: it runs from a line's first byte to its end."""
+        if ended:
+            conn.cancel_line_timer()
+        if conn.splitter.pending and conn.line_timer is None and not conn.paused:
+            conn.line_timer = asyncio.get_running_loop().call_later(
+                self.line_timeout, self._line_timed_out, conn
+            )
+
+    def _line_timed_out(self, conn: _Connection) -> None:
+        conn.line_timer = None
+        if conn.closing or conn.paused or not conn.splitter.pending:
+            return
+        logger.info(
+            "IPC client %d left a line unfinished for %g s; closing it",
+            conn.client_id,
+            self.line_timeout,
+        )
+        self._count("clients_timed_out")
+        self._close_with_error(
+            conn,
+            f"no end of line within {self.line_timeout:g} s "
+            f"({conn.splitter.pending} bytes waiting); closing this connection",
+        )
 
     def _reject(self, conn: _Connection, exc: LineTooLong) -> None:
         logger.info("IPC client %d sent an over-long line; closing it", conn.client_id)
-        self._write(conn, encode(error("ipc", str(exc))))
+        self._close_with_error(conn, str(exc))
+
+    def _close_with_error(self, conn: _Connection, text: str) -> None:
+        """One ``error`` event, then close (flushing it first; aborted if that hangs)."""
+        self._write(conn, encode(error("ipc", text)))
         conn.closing = True
+        conn.cancel_timers()
+        self._live.pop(conn.client_id, None)
         if not conn.transport.is_closing():
             conn.transport.close()  # flushes the error first; abort if it cannot
             asyncio.get_running_loop().call_later(_CLOSE_GRACE, conn.transport.abort)
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self._counts[name] += 1
+
+    def _peak(self, name: str, value: int) -> None:
+        if value > self._counts[name]:  # only the server thread writes peaks
+            with self._lock:
+                self._counts[name] = max(self._counts[name], value)
 
     def _call(self, callback: Callable[..., None], *args: Any) -> None:
         try:
@@ -305,6 +492,13 @@ class IpcServer:
         with self._lock:
             self._flush_scheduled = False
             items, self._pending = self._pending, collections.deque()
+            acks, self._acks = self._acks, {}
+        for client_id, count in acks.items():
+            acked = self._clients.get(client_id)
+            if acked is not None and not acked.closing:
+                acked.in_flight = max(0, acked.in_flight - count)
+                acked.acks_seen += count
+                self._dispatch(acked)
         out: dict[int, list[bytes]] = {}
         run: list[bytes] = []  # consecutive broadcasts, joined once for every client
 
@@ -347,29 +541,51 @@ class IpcServer:
                 queued,
             )
             conn.closing = True
+            conn.cancel_timers()
             self._live.pop(conn.client_id, None)
-            with self._lock:
-                self._counts["clients_dropped"] += 1
+            self._count("clients_dropped")
             transport.abort()
 
 
 class _Connection(asyncio.Protocol):
     """One client connection. Every method runs on the server thread."""
 
-    transport: asyncio.WriteTransport
+    transport: asyncio.Transport
 
     def __init__(self, server: IpcServer, client_id: int) -> None:
         self.server = server
         self.client_id = client_id
         self.splitter = LineSplitter(server.max_line_bytes)
         self.closing = False  # no more reads or writes once set
+        self.held: collections.deque[bytes] = collections.deque()  # lines not yet handed on
+        self.in_flight = 0  # handed to on_command, not yet command_done
+        self.acks_seen = 0
+        self.paused = False  # its socket is not read while lines are held
+        self.eof = False
+        self.line_timer: asyncio.TimerHandle | None = None
+        self.stall_timer: asyncio.TimerHandle | None = None
+
+    def cancel_line_timer(self) -> None:
+        if self.line_timer is not None:
+            self.line_timer.cancel()
+            self.line_timer = None
+
+    def cancel_timers(self) -> None:
+        self.cancel_line_timer()
+        if self.stall_timer is not None:
+            self.stall_timer.cancel()
+            self.stall_timer = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.WriteTransport, transport)
+        self.transport = cast(asyncio.Transport, transport)
+        self.server._open.add(self)
         self.server._attach(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        self.cancel_timers()
+        self.held.clear()
+        self.server._open.discard(self)
         self.server._detach(self)
 
     def data_received(self, data: bytes) -> None:
@@ -384,70 +600,3 @@ class _Connection(asyncio.Protocol):
         poller = select.poll()
         poller.register(sock.fileno(), select.POLLOUT)
         return not any(mask & select.POLLHUP for _, mask in poller.poll(0))
-
-
-# ---------------------------------------------------------------------- the socket file
-
-
-def _bind(path: Path) -> tuple[socket.socket, tuple[int, int]]:
-    """Bind and listen on ``path`` with mode 0600; return the socket and file identity."""
-    size = len(os.fsencode(path))
-    if size > AF_UNIX_PATH_MAX:
-        raise IpcServerError(
-            f"socket path is {size} bytes, over the {AF_UNIX_PATH_MAX}-byte limit of "
-            f"Unix sockets: {path} (use a shorter state directory)"
-        )
-    _clear_stale(path)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    inode = None
-    try:
-        # umask is process-wide; it is narrowed just for bind() so the socket file
-        # is never group- or world-accessible, not even briefly.
-        old_umask = os.umask(0o177)
-        try:
-            sock.bind(os.fspath(path))
-        finally:
-            os.umask(old_umask)
-        st = os.lstat(path)
-        inode = (st.st_dev, st.st_ino)
-        os.chmod(path, 0o600)
-        sock.listen(128)
-        sock.setblocking(False)
-    except OSError as exc:
-        sock.close()
-        _unlink_if_ours(path, inode)
-        raise IpcServerError(f"cannot listen on {path}: {exc.strerror or exc}") from exc
-    return sock, inode
-
-
-def _clear_stale(path: Path) -> None:
-    """Remove a socket file nobody accepts on; refuse a live one or a non-socket."""
-    try:
-        if not stat.S_ISSOCK(os.lstat(path).st_mode):
-            raise IpcServerError(f"{path} exists and is not a socket; remove it first")
-        live = daemon_listening(path, _PROBE_TIMEOUT)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise IpcServerError(f"cannot check the existing socket {path}: {exc}") from exc
-    if live:
-        raise IpcServerError(f"another daemon is listening on {path}")
-    logger.info("replacing stale socket %s", path)
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _unlink_if_ours(path: Path, inode: tuple[int, int] | None) -> None:
-    """Remove ``path`` if it is still the file identified by ``inode``."""
-    if inode is None:
-        return
-    try:
-        st = os.lstat(path)
-        if (st.st_dev, st.st_ino) == inode:
-            os.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        logger.warning("could not remove socket %s: %s", path, exc)

@@ -430,6 +430,28 @@ class KnowledgeStore:
         else:
             row.set(etag=etag or "", body=body, fetched_at=fetched_at)
 
+    # -- retention (pepa/retention.py) ---------------------------------------------------
+
+    @orm.db_session
+    def prune(self, *, before: datetime) -> dict[str, int]:
+        """Forget what is older than ``before`` (UTC); how many rows each part lost.
+
+        Chat lines and danger points go; a death keeps its row and post-mortems
+        (the counts and lessons built on them) but its context bundle, the bulk
+        of the row, is emptied. Lessons, recipes, intel and wiki pages stay.
+        """
+        e = self.e
+        chat = orm.select(c for c in e["ChatLine"] if c.at < before).delete(bulk=True)
+        danger = orm.select(
+            p for p in e["Poi"] if p.kind == "danger" and p.created < before
+        ).delete(bulk=True)
+        bundles = 0
+        for death in orm.select(d for d in e["Death"] if d.at < before):
+            if death.bundle:
+                death.bundle = {}
+                bundles += 1
+        return {"chat_lines": int(chat), "death_bundles": bundles, "danger_points": int(danger)}
+
     # -- code changes (`pepa propose apply`, a separate process) -------------------------
 
     @orm.db_session
