@@ -1,7 +1,9 @@
 """The ``pepa`` command: start, status, tui, world, propose.
 
-Bad configuration ends with one line on stderr and exit code 2, never a
-traceback; a missing daemon for ``status`` with one line and exit code 1.
+Bad configuration, and a state directory that is not safely this user's
+(:mod:`pepa.statedir`), end with one line on stderr and exit code 2,
+never a traceback; a missing daemon for ``status`` with one line and exit
+code 1.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import orjson
 from pepa import __version__
 from pepa.config import LLM_CHOICES, Config, read_dotenv, resolve
 from pepa.errors import ConfigError, LockError, PepaError
+from pepa.statedir import StateDirError, secure_state
 
 if TYPE_CHECKING:
     from pepa.propose import ApplyResult
@@ -157,6 +160,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _propose(config, args)
         print(f"pepa: `pepa {args.command}` is not available in this version yet", file=sys.stderr)
         return 1
+    except StateDirError as exc:
+        print(f"pepa: error: {exc}", file=sys.stderr)
+        return 2
     except LockError as exc:
         print(f"pepa: {exc}", file=sys.stderr)
         return 1
@@ -215,6 +221,8 @@ def _world(config: Config, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    for note in secure_state(config.state_dir, config.server_dir):
+        print(f"pepa: {note}", flush=True)
     with StateLock(config.server_dir / "daemon.lock"):
         world = _embedded_world(config, args.seed)
         # The handler only flips a flag: Event.set() inside a signal handler can
@@ -271,9 +279,12 @@ def _status(config: Config, args: argparse.Namespace) -> int:
     path = find_socket(config, args.socket)
     try:
         with IpcClient.connect(path, timeout=5.0) as client:
-            hello = client.wait_for("hello", timeout=5.0)
+            hello = client.wait_for(lambda e: e.get("type") in ("hello", "error"), timeout=5.0)
     except (IpcClientError, TimeoutError) as exc:
         print(f"pepa: no daemon is running ({exc})", file=sys.stderr)
+        return 1
+    if hello.get("type") == "error":  # e.g. too many clients: the daemon runs but said no
+        print(f"pepa: the daemon refused this connection: {hello.get('text')}", file=sys.stderr)
         return 1
     snapshot = hello.get("snapshot", {})
     if args.json:

@@ -9,11 +9,17 @@ The loop is the only impure part of the dashboard besides the reader thread::
 
 Terminal modes are stacked context managers (fullscreen, cbreak, hidden
 cursor, in-band resize notification), so the terminal is restored on every
-exit: ``q``, Ctrl-C, SIGTERM (turned into the Ctrl-C path), or a crash.
+exit: ``q``, Ctrl-C, SIGTERM, or a crash. Signal handlers only record
+(SIGINT and SIGTERM in a :class:`~pepa.signals.SignalInbox`, SIGWINCH in a
+:class:`_ResizeFlag`); the loop looks at them on every tick. The SIGINT/SIGTERM
+inbox is the outermost context: installed before the first terminal mode and
+removed after the last is restored, so a signal never raises in the middle of
+a terminal restore.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import queue
@@ -29,6 +35,7 @@ from blessed import Terminal
 from blessed.keyboard import Keystroke
 
 from pepa.errors import PepaError
+from pepa.signals import SignalInbox
 from tui.connection import Connection
 from tui.reducer import reduce
 from tui.render import render
@@ -61,16 +68,16 @@ def run(resolve: Callable[[], Path], *, term: Terminal | None = None, tick: floa
     with _log_to_panel(inbox.put), Connection(resolve, inbox.put) as connection:
         try:
             with (
+                _stop_signals() as stop,  # first in, last out: a signal in a restore is recorded
                 term.fullscreen(),
                 term.cbreak(),
                 term.hidden_cursor(),
-                _sigterm_as_interrupt(),
                 _ResizeFlag() as resized,
                 term.notify_on_resize(timeout=_QUERY_TIMEOUT),
             ):
-                _loop(term, inbox, connection, resized, tick)
+                _loop(term, inbox, connection, resized, tick, stop)
         except KeyboardInterrupt:
-            pass
+            pass  # a Ctrl-C before the handlers were installed
     return 0
 
 
@@ -80,10 +87,13 @@ def _loop(
     connection: Connection,
     resized: _ResizeFlag,
     tick: float,
+    stop: SignalInbox | None = None,
 ) -> None:
     state = State()
     screen = Screen(term)
     while not state.quit:
+        if stop is not None and stop.take():
+            return  # SIGINT or SIGTERM: unwind the terminal modes in order
         key = term.inkey(timeout=tick)
         changed = False
         while True:
@@ -146,10 +156,13 @@ class Screen:
 
 
 class _ResizeFlag:
-    """A flag set by SIGWINCH (or by an in-band resize event); the loop consumes it."""
+    """A flag set by SIGWINCH (or by an in-band resize event); the loop consumes it.
+
+    A deque, not an Event: the handler must take no lock (``Event.set`` does).
+    """
 
     def __init__(self) -> None:
-        self._event = threading.Event()
+        self._hits: collections.deque[bool] = collections.deque()
         self._previous: Any = None
         self._installed = False
 
@@ -171,35 +184,31 @@ class _ResizeFlag:
             self._installed = False
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        self._event.set()  # only a flag: the loop repaints on its next tick
+        self._hits.append(True)  # only a flag: the loop repaints on its next tick
 
     def set(self) -> None:
         """Mark the screen as resized."""
-        self._event.set()
+        self._hits.append(True)
 
     def consume(self) -> bool:
         """Whether the screen was resized since the last call."""
-        if not self._event.is_set():
-            return False
-        self._event.clear()
-        return True
+        hit = False
+        while True:
+            try:
+                self._hits.popleft()
+            except IndexError:
+                return hit
+            hit = True
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM quits like Ctrl-C, so the terminal modes unwind (main thread only)."""
+def _stop_signals() -> Iterator[SignalInbox | None]:
+    """SIGINT and SIGTERM only recorded, for the loop to quit (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield None
         return
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    with SignalInbox((signal.SIGINT, signal.SIGTERM)) as stop:
+        yield stop
 
 
 class _PanelHandler(logging.Handler):

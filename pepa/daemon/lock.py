@@ -20,7 +20,7 @@ class StateLock:
 
     def acquire(self) -> StateLock:
         """Take the lock or raise :class:`LockError` naming the holder's pid."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -5,7 +5,13 @@ a crash, a dead JS bridge, kill -9 — the supervisor starts a new one after a
 backoff (immediate the first time, then exponential with jitter, reset after a
 stable minute). More than ``max_restarts`` restarts within ``period`` seconds
 and it gives up: one line saying why, exit code 3. SIGINT and SIGTERM stop the
-worker (SIGTERM, then SIGKILL after ``stop_timeout``) and exit 0.
+worker (SIGTERM, then SIGKILL after ``stop_timeout``) and exit 0; the handlers
+only record the signal (:class:`~pepa.signals.SignalInbox`), the loop acts.
+
+Before it takes the lock it makes the state directories private
+(:mod:`pepa.statedir`). The worker gets an environment without
+secrets (:mod:`pepa.childenv`) and its configuration through a pipe
+(:mod:`pepa.daemon.handover`).
 
 With ``reload`` (``pepa start --reload``) it also watches the Python sources
 and, once changed code passes an import check, stops the worker the same way
@@ -24,17 +30,21 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 from typing import TextIO
 
 import orjson
 
 from pepa.actors.ipc import ENV_RELOAD_TOKEN
+from pepa.childenv import scrubbed
 from pepa.config import Config
+from pepa.daemon import handover
 from pepa.daemon.lock import StateLock
 from pepa.daemon.reload import Reloader, describe, source_roots
-from pepa.daemon.worker import ENV_CONFIG, ENV_PARENT, EXIT_FILE
+from pepa.daemon.worker import ENV_PARENT, EXIT_FILE
 from pepa.errors import PepaError
+from pepa.signals import SignalInbox
+from pepa.statedir import secure_state
+from pepa.statefiles import WORKER_EXIT, load
 from pepa.supervision import Backoff, RestartIntensity
 from pepa.world.embedded import EmbeddedWorld
 
@@ -70,6 +80,7 @@ class ProcessSupervisor:
         self.out = out or sys.stdout
         self.world = world
         self._stopping = threading.Event()
+        self._signals = SignalInbox((signal.SIGINT, signal.SIGTERM))
         self._proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
         self.reloader = (
@@ -85,10 +96,14 @@ class ProcessSupervisor:
         print(f"pepa: {text}", file=self.out, flush=True)
 
     def stop(self, reason: str = "stop requested") -> None:
-        """Stop the worker and the loop (safe from a signal handler)."""
+        """Stop the worker and the loop (any thread, never a signal handler: those only record).
+
+        Wakes the loop at once, even in a backoff sleep.
+        """
         if not self._stopping.is_set():
             self._stopping.set()
             logger.info("stopping: %s", reason)
+        self._signals.wake()
         proc = self._proc
         if proc is not None and proc.poll() is None:
             try:
@@ -97,13 +112,17 @@ class ProcessSupervisor:
                 pass
 
     def run(self) -> int:
-        """Supervise until stopped or given up; return the exit code."""
+        """Supervise until stopped or given up; return the exit code.
+
+        Raises :class:`~pepa.statedir.StateDirError` (exit code 2) when a
+        state directory is not safely this user's.
+        """
         config = self.config
+        for note in secure_state(config.state_dir, config.server_dir):
+            self.say(note)
         lock = StateLock(config.server_dir / "daemon.lock").acquire()
-        previous = {
-            sig: signal.signal(sig, self._on_signal) for sig in (signal.SIGINT, signal.SIGTERM)
-        }
         try:
+            self._signals.install()
             if self.world is not None:
                 self.world.start()
                 self.say(
@@ -118,16 +137,27 @@ class ProcessSupervisor:
         finally:
             if self.world is not None:
                 self.world.stop()
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            self._signals.close()  # the handlers restored, the pipe closed
             lock.release()
 
-    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
-        self.stop(signal.Signals(signum).name)
+    def _check_signals(self, timeout: float = 0.0) -> bool:
+        """Act on signals received (waiting up to ``timeout`` for one); True once stopping."""
+        signums = self._signals.wait(timeout) if timeout > 0 else self._signals.take()
+        for signum in signums:
+            self.stop(signal.Signals(signum).name)
+        return self._stopping.is_set()
+
+    def _sleep(self, seconds: float) -> bool:
+        """Sleep ``seconds`` unless a signal stops us first; True if stopping."""
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            if self._check_signals(remaining):
+                return True
+        return self._check_signals()
 
     def _loop(self) -> int:
         failures = 0
-        while not self._stopping.is_set():
+        while not self._check_signals():
             started = time.monotonic()
             code = self._run_worker()
             if self._stopping.is_set():
@@ -154,42 +184,52 @@ class ProcessSupervisor:
             delay = self.backoff.delay(failures)
             self.restarts += 1
             self.say(f"worker died ({reason}); restart {self.restarts} in {delay:.1f}s")
-            if self._stopping.wait(delay):
+            if self._sleep(delay):
                 return 0
         return 0
 
     def _run_worker(self) -> int:
         exit_file = self.config.server_dir / EXIT_FILE
         exit_file.unlink(missing_ok=True)
-        env = dict(os.environ)
-        env[ENV_CONFIG] = orjson.dumps(self.config.to_json()).decode()
-        env[ENV_PARENT] = str(os.getpid())
+        # the configuration (password, keys, database URL) goes through a pipe; the
+        # environment, which every process under the worker inherits, holds no secret
+        config_fd = handover.send(orjson.dumps(self.config.to_json()))
+        env = scrubbed(os.environ, **{ENV_PARENT: str(os.getpid())})
+        env[handover.ENV_CONFIG_FD] = str(config_fd)
         if self.reloader is not None:
             env[ENV_RELOAD_TOKEN] = self.reloader.token
-        # its own session: a Ctrl-C in the terminal reaches only this process, which
-        # then stops the worker in order (the JS bridge under it must not die first)
-        self._proc = subprocess.Popen(self.worker_argv, env=env, start_new_session=True)
-        if self._stopping.is_set():  # a signal arrived while spawning
+        try:
+            # its own session: a Ctrl-C in the terminal reaches only this process, which
+            # then stops the worker in order (the JS bridge under it must not die first)
+            self._proc = subprocess.Popen(
+                self.worker_argv, env=env, pass_fds=(config_fd,), start_new_session=True
+            )
+        finally:
+            os.close(config_fd)
+        proc = self._proc
+        if self._check_signals():  # a signal arrived while spawning
             self.stop()
         deadline: float | None = None
-        while True:
-            try:
-                return self._proc.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                if not self._stopping.is_set() and not self._reloading:
-                    self._keep_world_alive()
-                    self._reload_if_changed()
-                    continue
-                deadline = deadline or time.monotonic() + self.stop_timeout
-                if time.monotonic() > deadline:
-                    self.say(f"worker did not stop within {self.stop_timeout:g}s; killing it")
-                    self._proc.kill()
+        while (code := proc.poll()) is None:
+            stopping = self._check_signals(0.1 if deadline else 0.5)
+            if proc.poll() is not None:
+                continue
+            if not stopping and not self._reloading:
+                self._keep_world_alive()
+                self._reload_if_changed()
+                continue
+            deadline = deadline or time.monotonic() + self.stop_timeout
+            if time.monotonic() > deadline:
+                self.say(f"worker did not stop within {self.stop_timeout:g}s; killing it")
+                proc.kill()
+                deadline = time.monotonic() + self.stop_timeout  # say it once per period
+        return code
 
     def _reload_if_changed(self) -> None:
         """Stop the worker (SIGTERM) if changed sources passed the import check."""
         if self.reloader is None or self._proc is None:
             return
-        changed = self.reloader.poll(time.monotonic(), cancelled=self._stopping.is_set)
+        changed = self.reloader.poll(time.monotonic(), cancelled=self._check_signals)
         if not changed or self._stopping.is_set() or self._proc.poll() is not None:
             return
         self.say(f"reloading after change in {describe(changed, self.reloader.roots)}")
@@ -214,8 +254,6 @@ class ProcessSupervisor:
         if code < 0:
             return f"killed by {signal.Signals(-code).name}"
         path: Path = self.config.server_dir / EXIT_FILE
-        try:
-            reason = orjson.loads(path.read_bytes()).get("reason", "")
-        except (OSError, ValueError):
-            reason = ""
+        said = load(path, WORKER_EXIT, {}, log=logger, then="the exit reason is unknown")
+        reason = said.get("reason", "")
         return f"exit code {code}" + (f": {reason}" if reason else "")

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import orjson
 
+from pepa.childenv import scrubbed
 from pepa.errors import PepaError
 from pepa.ipc.client import IpcClient
 from pepa.ipc.protocol import ReloadFailed
@@ -263,8 +264,9 @@ def check_imports(
 ) -> CheckResult:
     """Compile ``changed`` and import ``modules`` plus the changed modules, in a subprocess.
 
-    The subprocess is this interpreter with this environment and working
-    directory, as the next worker will be. It runs in its own session (a
+    The subprocess is this interpreter with this environment less its
+    secrets (:func:`pepa.childenv.scrubbed`) and this working directory, as
+    the next worker will be. It runs in its own session (a
     Ctrl-C reaches only ``pepa start``) and is killed after ``timeout`` or as
     soon as ``cancelled()`` is true.
     """
@@ -287,6 +289,7 @@ def check_imports(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        env=scrubbed(),
         start_new_session=True,
     )
     deadline = time.monotonic() + timeout

@@ -1,13 +1,23 @@
 """The worker process: logging, the socket server and the actor tree.
 
-Run by the process supervisor as ``python -m pepa.daemon`` with the
-resolved configuration in ``PEPA_WORKER_CONFIG``. Exit codes: 0 a requested
-stop, 2 bad configuration, 3 the actor tree gave up, 1 anything unexpected.
-The reason of a non-zero exit is left in ``worker-exit.json`` for the parent.
+Run by the process supervisor as ``python -m pepa.daemon``; the resolved
+configuration arrives through a pipe (``PEPA_CONFIG_FD``, see
+:mod:`pepa.daemon.handover`), never in the environment, and the worker drops
+every secret from its own environment before it starts a child. Exit codes: 0
+a requested stop, 2 bad configuration or an unsafe state directory, 3 the actor
+tree gave up, 1 anything unexpected. The reason of a non-zero exit is left in
+``worker-exit.json`` for the parent.
+
+Signals only record (:class:`~pepa.signals.SignalInbox`): SIGTERM and SIGINT
+stop the worker, SIGUSR1 logs every thread's traceback. A thread of its own
+(``signals``) acts on them from the start of :meth:`Worker.run` to its end, so
+a main thread stuck in the start or the teardown (an actor that does not
+answer or does not stop, a bridge that does not close) still dumps on SIGUSR1.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -15,37 +25,45 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 import orjson
 import pykka.debug
 
 from pepa import logs
+from pepa.actors.ipc import ENV_RELOAD_TOKEN
 from pepa.actors.perception import WorldEvent
 from pepa.actors.tree import build_tree
 from pepa.bus import Bus
+from pepa.childenv import scrub_environ
 from pepa.config import EMBEDDED_HOST, Config, config_from_json
+from pepa.daemon import handover
 from pepa.errors import PepaError, SupervisionError
 from pepa.events import ClientConnected, CommandReceived
 from pepa.ipc.server import IpcServer
 from pepa.llm import settings_from_config
+from pepa.memory import write_atomic
+from pepa.retention import MIB, RetentionPolicy
+from pepa.signals import SignalInbox
+from pepa.statedir import StateDirError, secure_state
 from pepa.supervision import Ping, Registry, Runtime, Scheduler, start_tree, stop_tree
 from pepa.world.embedded import DEFAULT_VERSION
 from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
 from pepa.world.node import WorldError, node_modules
 
-__all__ = ["ENV_CONFIG", "EXIT_FILE", "Worker", "main"]
+__all__ = ["ENV_PARENT", "EXIT_FILE", "Worker", "main"]
 
 logger = logging.getLogger(__name__)
 
-ENV_CONFIG = "PEPA_WORKER_CONFIG"
 ENV_PARENT = "PEPA_PARENT_PID"
 ENV_FAIL_START = "PEPA_FAULT_START"
 ENV_REFLEX_POLL = "PEPA_REFLEX_POLL"
 EXIT_FILE = "worker-exit.json"
 START_TIMEOUT = 60.0
 """Seconds the whole actor tree may take to start."""
+SIGNAL_THREAD_JOIN = 5.0
+"""Seconds the end of :meth:`Worker.run` waits for a dump in progress."""
 SWITCH_INTERVAL = 0.00025
 """GIL switch interval: 0.25 ms keeps the ask p99 near 1 ms beside a CPU-bound actor.
 
@@ -62,19 +80,73 @@ class Worker:
         *,
         heartbeat_interval: float = 1.0,
         heartbeat_timeout: float = 5.0,
+        signals: SignalInbox | None = None,
+        reload_token: str = "",
     ) -> None:
         self.config = config
         self.heartbeat_interval = heartbeat_interval
         self.heartbeat_timeout = heartbeat_timeout
+        self.signals = signals or SignalInbox()
+        """Where SIGTERM/SIGINT/SIGUSR1 land (installed by :func:`main`); closed by :meth:`run`."""
+        self.reload_token = reload_token
         self.stop_event = threading.Event()
+        self._stop_lock = threading.Lock()
         self.exit_code = 0
         self.exit_reason = ""
 
     def request_stop(self, code: int = 0, reason: str = "") -> None:
-        """Ask the worker to stop (thread-safe; the first reason wins)."""
-        if not self.stop_event.is_set():
+        """Ask the worker to stop (thread-safe, never from a signal handler; first reason wins)."""
+        with self._stop_lock:
+            if self.stop_event.is_set():
+                return
             self.exit_code, self.exit_reason = code, reason
             self.stop_event.set()
+
+    def handle_signals(self, signums: list[int]) -> None:
+        """Act on signals the inbox recorded: stop, or dump every thread (never in a handler)."""
+        for signum in signums:
+            name = signal.Signals(signum).name
+            if signum == signal.SIGUSR1:
+                logger.warning("%s: the traceback of every thread follows", name)
+                pykka.debug.log_thread_tracebacks()
+            else:
+                self.request_stop(0, name)
+
+    def wait_for_stop(self) -> None:
+        """Sleep until a stop is requested (the ``signals`` thread requests one on SIGTERM)."""
+        self.stop_event.wait()
+
+    @contextlib.contextmanager
+    def acting_on_signals(self) -> Iterator[None]:
+        """A ``signals`` thread acts on the inbox while the body runs; then its pipe is closed.
+
+        Not the main thread: the main thread may be stuck for a long time in
+        the start or the teardown, and SIGUSR1 exists for exactly then. The
+        handlers stay installed after the pipe is closed, so a SIGTERM that
+        comes while the process exits is recorded, not fatal.
+        """
+        done = threading.Event()
+        thread = threading.Thread(
+            target=self._act_on_signals, args=(done,), name="signals", daemon=True
+        )
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            self.signals.wake()
+            thread.join(SIGNAL_THREAD_JOIN)
+            self.signals.close(restore=False)
+
+    def _act_on_signals(self, done: threading.Event) -> None:
+        while True:
+            finished = done.is_set()
+            try:
+                self.handle_signals(self.signals.take() if finished else self.signals.wait(None))
+            except Exception:  # a dead signals thread would make the worker deaf
+                logger.exception("acting on a signal failed")
+            if finished:
+                return
 
     def _tree_started(self, runtime: Runtime, root: str) -> bool:
         """Wait until every actor has run its ``setup`` (the root answers only then)."""
@@ -84,15 +156,21 @@ class Worker:
             if not self.stop_event.is_set():
                 self.request_stop(1, f"the actor tree did not start: {exc}")
             return False
-        return not self.stop_event.is_set()
+        return not self.stop_event.is_set()  # a SIGTERM during the start: no connecting
 
     def run(self) -> int:
-        """Run until stopped; return the exit code."""
+        """Run until stopped; return the exit code. Closes :attr:`signals`' pipe at the end."""
+        with self.acting_on_signals():
+            return self._run()
+
+    def _run(self) -> int:
         config = self.config
         server_dir = config.server_dir
-        server_dir.mkdir(parents=True, exist_ok=True)
+        notes = secure_state(config.state_dir, server_dir)  # StateDirError: exit code 2
         (server_dir / EXIT_FILE).unlink(missing_ok=True)
-        ring = logs.configure(logs_dir=server_dir / "logs")
+        ring = logs.configure(logs_dir=server_dir / "logs", max_file_bytes=config.log_max_mb * MIB)
+        for note in notes:
+            logger.warning("state directory: %s", note)
         sys.setswitchinterval(SWITCH_INTERVAL)
         runtime = Runtime(
             registry=Registry(),
@@ -124,6 +202,7 @@ class Worker:
             ),
             on_connect=lambda client: ipc.tell(ClientConnected(client_id=client)),
             fault_injection=config.fault_injection,
+            ack_commands=True,  # the ipc actor calls command_done: a flood waits in its socket
         )
         spec = build_tree(
             server_dir=server_dir,
@@ -146,6 +225,10 @@ class Worker:
             curriculum=config.curriculum,
             wiki_url=config.wiki_url or "",
             learning=config.learning,
+            reload_token=self.reload_token,
+            retention=RetentionPolicy(
+                days=config.retention_days, log_max_bytes=config.log_max_mb * MIB
+            ),
         )
         logger.info("worker %d starting: %s", os.getpid(), config.redacted())
         root = None
@@ -155,7 +238,7 @@ class Worker:
                 server.start()
                 logger.info("listening on %s", config.socket_path)
                 link.start()
-            self.stop_event.wait()
+            self.wait_for_stop()
         except WorldError as exc:
             logger.error("worker cannot run: %s", exc)
             self.request_stop(2, str(exc))
@@ -211,7 +294,8 @@ def _fail_start(config: Config) -> frozenset[str]:
 
 def _write_exit(server_dir: Path, code: int, reason: str) -> None:
     try:
-        (server_dir / EXIT_FILE).write_bytes(orjson.dumps({"code": code, "reason": reason}))
+        # atomic, and never through a link planted at the name
+        write_atomic(server_dir / EXIT_FILE, orjson.dumps({"code": code, "reason": reason[:2000]}))
     except OSError as exc:
         logger.warning("cannot record the exit reason: %s", exc)
 
@@ -228,24 +312,34 @@ def _die_with_parent() -> None:
         sys.exit(1)  # the parent died before we could ask
 
 
+def _read_config() -> Config:
+    """The configuration the parent wrote into the pipe named by ``PEPA_CONFIG_FD``."""
+    fd = int(os.environ.pop(handover.ENV_CONFIG_FD))
+    return config_from_json(orjson.loads(handover.receive(fd)))
+
+
 def main() -> int:
     """Entry point of the worker process."""
+    # first: from here on a signal is only recorded, whatever the main thread is doing
+    signals = SignalInbox((signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)).install()
+    scrub_environ()  # before any child: the JS bridge, pi and git inherit what is left
+    reload_token = os.environ.pop(ENV_RELOAD_TOKEN, "")
     try:
-        config = config_from_json(orjson.loads(os.environ[ENV_CONFIG]))
-    except (KeyError, ValueError, TypeError) as exc:
-        print(f"pepa worker: bad {ENV_CONFIG}: {exc}", file=sys.stderr)
+        config = _read_config()
+    except (PepaError, KeyError, ValueError, TypeError) as exc:
+        print(
+            f"pepa worker: no usable configuration from pepa start "
+            f"({handover.ENV_CONFIG_FD}): {exc}",
+            file=sys.stderr,
+        )
         return 2
     _die_with_parent()
-    worker = Worker(config)
-
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        worker.request_stop(0, signal.Signals(signum).name)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGUSR1, pykka.debug.log_thread_tracebacks)
+    worker = Worker(config, signals=signals, reload_token=reload_token)
     try:
         return worker.run()
+    except StateDirError as exc:
+        print(f"pepa worker: error: {exc}", file=sys.stderr)  # not ours: write nothing in it
+        return 2
     except Exception as exc:
         logger.exception("worker failed")
         _write_exit(config.server_dir, 1, f"{type(exc).__name__}: {exc}")

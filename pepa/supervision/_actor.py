@@ -144,6 +144,9 @@ class SupervisedActor(pykka.ThreadingActor):
                 ref.tell(direct)
             except pykka.ActorDeadError:
                 timer.cancel()
+            except BaseException:
+                pending[0] = False  # not queued after all: the next tick must send again
+                raise  # the scheduler logs it and keeps the timer
 
         timer = self.runtime.scheduler.call_every(interval, tick)
         self._timers.append(timer)

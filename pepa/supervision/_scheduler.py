@@ -3,6 +3,11 @@
 Actors have no clock of their own; they ask the scheduler to ``tell`` them a
 message later. Callbacks run on the scheduler thread and must only enqueue
 (``tell``) — never block.
+
+A callback that raises is logged (with its name and, for a periodic one, its
+interval and how many times in a row it failed) and never stops the thread; a
+periodic callback is rescheduled whether it raised or not, so a heartbeat can
+never stop silently. Only cancelling its handle ends it.
 """
 
 from __future__ import annotations
@@ -60,13 +65,27 @@ class Scheduler:
         return handle
 
     def call_every(self, interval: float, callback: Callable[[], None]) -> TimerHandle:
-        """Run ``callback`` every ``interval`` seconds until the handle is cancelled."""
+        """Run ``callback`` every ``interval`` seconds until the handle is cancelled.
+
+        A run that raises is logged and the next one still comes.
+        """
         handle = TimerHandle(time.monotonic() + interval)
+        failures = [0]
 
         def tick() -> None:
             if handle.cancelled:
                 return
-            callback()
+            try:
+                callback()
+                failures[0] = 0
+            except BaseException:  # SystemExit too: nothing may end a periodic timer
+                failures[0] += 1
+                logger.exception(
+                    "periodic callback %s (every %gs) failed (%d in a row); it runs again",
+                    _name(callback),
+                    interval,
+                    failures[0],
+                )
             inner = self.call_later(interval, tick)
             handle.due = inner.due
 
@@ -100,5 +119,11 @@ class Scheduler:
                 continue
             try:
                 callback()
-            except Exception:
-                logger.exception("scheduled callback %r failed", callback)
+            except BaseException:  # SystemExit too: this thread serves every timer
+                logger.exception("scheduled callback %s failed", _name(callback))
+
+
+def _name(callback: Callable[[], None]) -> str:
+    """``module.qualname`` of a callback, for the log."""
+    module = getattr(callback, "__module__", None) or "?"
+    return f"{module}.{getattr(callback, '__qualname__', repr(callback))}"

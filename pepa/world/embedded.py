@@ -4,14 +4,21 @@ flying-squid reads stdin as its console, so it never runs inside the JS
 bridge's Node; it gets its own process with stdin closed. With a control
 port (tests only) the project's plugin accepts scenario operations over a
 line-based JSON TCP channel on 127.0.0.1.
+
+The world's output goes to ``world.log``, never through a symbolic link
+(:func:`open_world_log`), and bounded: over :data:`WORLD_LOG_CAP` at start it
+is rotated to ``world.log.1``; during a run its standard output stops being
+kept at the cap.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
 import socket
+import stat
 import subprocess
 import threading
 from pathlib import Path
@@ -19,15 +26,46 @@ from typing import Any
 
 import orjson
 
+from pepa.childenv import scrubbed
+from pepa.memory import open_append
 from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
 
-__all__ = ["DEFAULT_VERSION", "EmbeddedWorld", "free_port"]
+__all__ = ["DEFAULT_VERSION", "WORLD_LOG_CAP", "EmbeddedWorld", "free_port", "open_world_log"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_VERSION = "1.16.5"
 """flying-squid's mobs spawn, take hits and kill on 1.16.5; spawning breaks on 1.20.4."""
 READY = "PEPA_WORLD_READY "
+WORLD_LOG_CAP = 50 * 1024 * 1024
+"""Bytes of ``world.log``: rotated to ``world.log.1`` at start past it; output past it dropped."""
+
+
+def open_world_log(path: Path, cap: int = WORLD_LOG_CAP) -> int | None:
+    """A descriptor appending to ``world.log``; None (one warning) when it is refused.
+
+    Over ``cap`` bytes it is first renamed to ``<name>.1`` (replacing an older
+    one). Opened with :func:`pepa.memory.open_append`: never through a symbolic
+    link, a regular file only, 0600.
+    """
+    try:
+        info: os.stat_result | None = os.lstat(path)
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > cap:
+        older = path.with_name(f"{path.name}.1")
+        try:
+            os.replace(path, older)
+        except OSError as exc:
+            logger.warning("cannot rotate %s: %s", path, exc.strerror or exc)
+        else:
+            logger.info("%s passed %d MiB: rotated to %s", path.name, cap >> 20, older.name)
+    try:
+        return open_append(path)
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        logger.warning("not writing %s (%s): the world's output is not kept", path, why)
+        return None
 
 
 def free_port() -> int:
@@ -84,37 +122,46 @@ class EmbeddedWorld:
             "--control-port", "0" if self.control else "none", "--parent-pid", str(os.getpid()),
             "--sandbox", "1" if self.sandbox else "0",
         ]  # fmt: skip
-        env = dict(os.environ, NODE_PATH=str(modules), PEPA_NODE_MODULES=str(modules))
-        log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes to it for its whole life
+        # no pepa secret (AuthMe password, OpenAI key, database URL) in the world's Node
+        env = scrubbed(NODE_PATH=str(modules), PEPA_NODE_MODULES=str(modules))
+        log = open_world_log(self.log_path)  # the child's stderr, then the stdout pump's
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL if log is None else log,
                 cwd=self.world_dir, env=env, start_new_session=True,
             )  # fmt: skip
-        finally:
-            log.close()
-        info = self._wait_ready(timeout)
+        except BaseException:
+            if log is not None:
+                os.close(log)
+            raise
+        info = self._wait_ready(timeout, log)
         self.control_port = info.get("controlPort")
         if self.control and self.control_port:
             self._sock = socket.create_connection(("127.0.0.1", self.control_port), timeout=30)
         logger.info("embedded world on %s (%s, %s)", self.address, self.version, self.world_dir)
         return self
 
-    def _wait_ready(self, timeout: float) -> dict[str, Any]:
+    def _wait_ready(self, timeout: float, log: int | None) -> dict[str, Any]:
+        """Pump the world's stdout into ``log`` (which the pump closes) until READY, or fail."""
         assert self.proc is not None and self.proc.stdout is not None
         found: dict[str, Any] = {}
         done = threading.Event()
         stdout = self.proc.stdout
 
         def pump() -> None:
-            with open(self.log_path, "ab") as log:
+            keep = log
+            try:
                 for line in stdout:
                     if not done.is_set() and line.startswith(READY.encode()):
                         found.update(orjson.loads(line[len(READY) :]))
                         done.set()
-                    log.write(line)
-                    log.flush()
-            done.set()
+                    if keep is not None:
+                        keep = _keep_line(keep, line, self.log_path)
+            finally:
+                if keep is not None:
+                    os.close(keep)
+                done.set()
 
         threading.Thread(target=pump, name="pepa-world-log", daemon=True).start()
         if not done.wait(timeout) or not found:
@@ -123,7 +170,8 @@ class EmbeddedWorld:
             reason = (
                 f"exited with code {code}" if code is not None else f"not ready in {timeout:g}s"
             )
-            raise WorldError(f"the embedded world {reason}; see {self.log_path}")
+            where = f"; see {self.log_path}" if log is not None else ""
+            raise WorldError(f"the embedded world {reason}{where}")
         return found
 
     def op(self, operation: str, /, **args: Any) -> Any:
@@ -178,6 +226,19 @@ class EmbeddedWorld:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _keep_line(log: int, line: bytes, path: Path, cap: int = WORLD_LOG_CAP) -> int | None:
+    """Append ``line`` to the log; past ``cap`` one last line, the log closed: None."""
+    try:
+        if os.fstat(log).st_size < cap:
+            os.write(log, line)
+            return log
+        os.write(log, f"pepa: {path.name} reached {cap >> 20} MiB; no more output kept\n".encode())
+    except OSError as exc:
+        logger.warning("cannot write %s: %s; the world's output is not kept", path, exc)
+    os.close(log)
+    return None
 
 
 def _port_busy(port: int) -> bool:

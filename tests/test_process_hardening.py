@@ -1,0 +1,640 @@
+"""Process hardening (issue #12): secrets, signals, state directories.
+
+- no secret in any child's environment or in a log: the worker gets its
+  configuration through a pipe, every child an environment without secrets;
+- signal handlers only record; the main loops act (no lock, no log, no raise
+  inside a handler), so signal storms end every process cleanly;
+- the state directories are 0700 and this user's; anything else is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import select
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import termios
+import threading
+import time
+import types
+from collections.abc import Iterator
+from dataclasses import fields
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pepa import config as config_module
+from pepa.childenv import SECRET_ENV, is_secret, scrub_environ, scrubbed
+from pepa.config import Config
+from pepa.daemon import handover
+from pepa.ipc import protocol
+from pepa.signals import SignalInbox
+from pepa.statedir import PRIVATE, StateDirError, judge, secure_dir, secure_state
+from pepa.world.embedded import free_port
+from tests.daemon_harness import Daemon
+from tests.pg_server import PostgresServer
+
+NOBODY = 65534
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
+    env.update(extra)
+    return env
+
+
+def pepa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pepa", *args],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+# --------------------------------------------------------------------------- secrets: pure
+
+
+def test_every_secret_setting_of_the_config_is_a_secret_variable() -> None:
+    hidden = {f.name for f in fields(Config) if not f.repr}  # repr=False marks a secret
+    assert hidden == {"password", "openai_key", "db_url"}
+    assert {config_module._ENV[name] for name in hidden} <= SECRET_ENV
+
+
+def test_scrubbed_drops_secrets_and_urls_with_credentials_and_keeps_the_rest() -> None:
+    env = {
+        "PATH": "/usr/bin",
+        "HOME": "/home/me",
+        "MC_PASSWORD": "hunter2",
+        "OPENAI_API_KEY": "sk-1",
+        "PEPA_DB_URL": "postgresql://u:p@h/db",
+        "PEPA_WORKER_CONFIG": "{}",
+        "PEPA_OPENAI_URL": "https://user:pw@llm.example/v1",
+        "PEPA_WIKI_URL": "https://minecraft.wiki",
+        "MC_HOST": "example.org",
+    }
+    assert scrubbed(env, EXTRA="1") == {
+        "PATH": "/usr/bin",
+        "HOME": "/home/me",
+        "PEPA_WIKI_URL": "https://minecraft.wiki",
+        "MC_HOST": "example.org",
+        "EXTRA": "1",
+    }
+    assert is_secret("PEPA_OPENAI_URL", "https://token@llm.example/v1")
+    assert not is_secret("PEPA_OPENAI_URL", "http://127.0.0.1:11434/v1")
+
+
+def test_scrub_environ_removes_the_secrets_from_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MC_PASSWORD", "hunter2")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-1")
+    assert scrub_environ() == ["MC_PASSWORD", "OPENAI_API_KEY"]
+    assert "MC_PASSWORD" not in os.environ and "OPENAI_API_KEY" not in os.environ
+
+
+@pytest.mark.parametrize("size", [0, 1500, 200_000])
+def test_handover_carries_the_whole_payload_through_a_pipe(size: int) -> None:
+    payload = secrets.token_bytes(size)
+    fd = handover.send(payload)
+    assert handover.receive(fd) == payload
+    with pytest.raises(OSError):
+        os.fstat(fd)  # closed by receive
+
+
+def test_handover_refuses_an_oversized_payload() -> None:
+    with pytest.raises(handover.HandoverError, match="at most"):
+        handover.send(b"x" * (handover.MAX_PAYLOAD + 1))
+
+
+# --------------------------------------------------------------------------- signals: pure
+
+
+def test_a_signal_is_only_recorded_and_taken_by_the_loop() -> None:
+    with SignalInbox((signal.SIGUSR2,)) as inbox:
+        os.kill(os.getpid(), signal.SIGUSR2)
+        os.kill(os.getpid(), signal.SIGUSR2)
+        assert inbox.pending()
+        assert set(inbox.take()) == {signal.SIGUSR2}
+        assert inbox.take() == []
+        started = time.monotonic()
+        assert inbox.wait(0.05) == []  # nothing: the timeout
+        assert time.monotonic() - started >= 0.04
+    assert signal.getsignal(signal.SIGUSR2) == signal.SIG_DFL
+
+
+def test_the_handler_calls_nothing_but_a_deque_append_and_a_pipe_write() -> None:
+    """What the handler runs, traced call by call: no lock, no log, no Event, no raise.
+
+    A handler that took a lock (``Event.set``, a log line, ``Popen.send_signal``)
+    would show up here as a call to ``acquire``, ``set``, ``info``…
+    """
+    handler = SignalInbox._on_signal.__code__
+    inside: list[bool] = []
+    ran: list[str] = []
+
+    def profile(frame: types.FrameType, event: str, arg: object) -> None:
+        if frame.f_code is handler and event in ("call", "return"):
+            inside.append(event == "call")
+            return
+        if inside and inside[-1] and event in ("call", "c_call"):
+            name = frame.f_code.co_name if event == "call" else getattr(arg, "__name__", "?")
+            ran.append(name)
+
+    with SignalInbox((signal.SIGUSR2,)) as inbox:
+        sys.setprofile(profile)
+        try:
+            os.kill(os.getpid(), signal.SIGUSR2)  # the handler runs before kill returns
+        finally:
+            sys.setprofile(None)
+        assert inbox.take() == [signal.SIGUSR2]
+    assert inside == [True, False]  # it ran once, and returned (did not raise)
+    assert ran == ["append", "_poke", "write"]
+
+
+def test_wait_returns_at_once_when_a_signal_is_already_pending() -> None:
+    with SignalInbox((signal.SIGUSR2,)) as inbox:
+        os.kill(os.getpid(), signal.SIGUSR2)
+        started = time.monotonic()
+        assert inbox.wait(30) == [signal.SIGUSR2]
+        assert time.monotonic() - started < 5
+
+
+def test_the_dashboard_turns_sigterm_into_a_flag_not_an_exception() -> None:
+    from tui import app
+
+    with app._stop_signals() as stop:
+        assert stop is not None
+        os.kill(os.getpid(), signal.SIGTERM)  # used to raise KeyboardInterrupt right here
+        os.kill(os.getpid(), signal.SIGINT)
+        assert sorted(stop.take()) == [signal.SIGINT, signal.SIGTERM]
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+# --------------------------------------------------------------------------- state dirs
+
+
+@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from([stat.S_IFDIR, stat.S_IFLNK, stat.S_IFREG]),
+    perm=st.integers(0, 0o7777),
+    uid=st.sampled_from([0, 1000, NOBODY]),
+    euid=st.sampled_from([0, 1000]),
+)
+def test_judge_refuses_links_files_and_strangers_and_tightens_the_rest(
+    kind: int, perm: int, uid: int, euid: int
+) -> None:
+    verdict = judge(kind | perm, uid, euid)
+    if kind == stat.S_IFLNK:
+        assert "symbolic link" in verdict.refuse
+    elif kind == stat.S_IFREG:
+        assert "not a directory" in verdict.refuse
+    elif uid != euid:
+        assert f"owned by uid {uid}" in verdict.refuse
+    else:
+        assert verdict.refuse == ""
+        assert verdict.tighten == (perm != 0o700)
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o277])
+def test_new_state_directories_are_0700_whatever_the_umask(tmp_path: Path, umask: int) -> None:
+    old = os.umask(umask)
+    try:
+        notes = secure_state(tmp_path / "state", tmp_path / "state" / "127.0.0.1_25565")
+    finally:
+        os.umask(old)
+    assert notes == []
+    assert mode(tmp_path / "state") == PRIVATE
+    assert mode(tmp_path / "state" / "127.0.0.1_25565") == PRIVATE
+
+
+def test_an_existing_open_directory_of_ours_is_tightened_and_said_once(tmp_path: Path) -> None:
+    root, server = tmp_path / "state", tmp_path / "state" / "h_1"
+    server.mkdir(parents=True)
+    root.chmod(0o755)
+    server.chmod(0o777)
+    notes = secure_state(root, server)
+    assert notes == [
+        f"{root} was mode 0755; it is 0700 now (private to you)",
+        f"{server} was mode 0777; it is 0700 now (private to you)",
+    ]
+    assert mode(root) == mode(server) == PRIVATE
+    assert secure_state(root, server) == []  # once
+
+
+def test_a_state_root_that_is_a_symlink_to_a_directory_of_ours_is_used(tmp_path: Path) -> None:
+    real = tmp_path / "usb" / "pepa-state"  # state -> /mnt/usb/pepa-state on a Raspberry Pi
+    real.mkdir(parents=True, mode=0o755)
+    real.chmod(0o755)
+    (tmp_path / "state").symlink_to(real)
+    notes = secure_state(tmp_path / "state", tmp_path / "state" / "h_1")
+    assert notes == [f"{tmp_path / 'state'} was mode 0755; it is 0700 now (private to you)"]
+    assert mode(real) == mode(real / "h_1") == PRIVATE  # the target, not the link
+    assert (tmp_path / "state").is_symlink()
+    assert secure_state(tmp_path / "state", tmp_path / "state" / "h_1") == []
+
+
+def test_a_symlinked_server_directory_inside_the_root_is_refused(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere"
+    real.mkdir(mode=0o755)
+    real.chmod(0o755)
+    (tmp_path / "state").mkdir(mode=0o700)
+    (tmp_path / "state" / "h_1").symlink_to(real)
+    with pytest.raises(StateDirError, match="symbolic link; pepa follows none inside"):
+        secure_state(tmp_path / "state", tmp_path / "state" / "h_1")
+    assert mode(real) == 0o755  # untouched
+
+
+def test_a_state_root_linked_to_nothing_is_refused_and_nothing_is_created(tmp_path: Path) -> None:
+    (tmp_path / "mnt").mkdir()
+    (tmp_path / "state").symlink_to(tmp_path / "mnt" / "usb")  # the stick is not mounted
+    with pytest.raises(StateDirError, match="which does not exist"):
+        secure_state(tmp_path / "state", tmp_path / "state" / "h_1")
+    assert list((tmp_path / "mnt").iterdir()) == []
+
+
+@as_root
+def test_a_state_root_linked_to_a_directory_of_another_user_is_refused(tmp_path: Path) -> None:
+    real = tmp_path / "theirs"
+    real.mkdir(mode=0o755)
+    real.chmod(0o755)
+    os.chown(real, NOBODY, NOBODY)
+    (tmp_path / "state").symlink_to(real)
+    with pytest.raises(StateDirError, match=f"owned by uid {NOBODY}, not by this user"):
+        secure_state(tmp_path / "state", tmp_path / "state" / "h_1")
+    assert mode(real) == 0o755
+    assert not (real / "h_1").exists()
+
+
+def test_a_file_in_place_of_the_state_directory_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "state").write_text("")
+    with pytest.raises(StateDirError, match="not a directory"):
+        secure_dir(tmp_path / "state")
+
+
+@as_root
+def test_a_state_directory_owned_by_another_user_is_refused_untouched(tmp_path: Path) -> None:
+    root = tmp_path / "state"
+    root.mkdir(mode=0o755)
+    os.chown(root, NOBODY, NOBODY)
+    with pytest.raises(StateDirError, match=f"owned by uid {NOBODY}, not by this user"):
+        secure_state(root, root / "h_1")
+    assert mode(root) == 0o755
+    assert not (root / "h_1").exists()
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process under ``pid`` (from /proc/*/stat ppid fields)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(text.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def proc_bytes(pid: int, name: str) -> bytes:
+    try:
+        return (Path("/proc") / str(pid) / name).read_bytes()
+    except OSError:
+        return b""
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(180)
+def test_no_secret_reaches_a_child_environment_or_a_log(
+    short_tmp: Path, postgres: PostgresServer
+) -> None:
+    password = f"authme-{secrets.token_hex(8)}"
+    key = f"sk-test-{secrets.token_hex(8)}"
+    db_password = f"dbpw{secrets.token_hex(8)}"
+    url = postgres.create_database(f"hard_{secrets.token_hex(4)}")
+    db_url = url.replace("postgresql://pepa@", f"postgresql://pepa:{db_password}@")
+    (short_tmp / ".env").write_text(f"MC_PASSWORD={password}\n")  # only in the config
+    values = [password.encode(), key.encode(), db_password.encode()]
+    d = Daemon(short_tmp, env={"OPENAI_API_KEY": key, "PEPA_DB_URL": db_url})
+    try:
+        d.in_world(timeout=90)
+        worker = d.worker_pid()
+        under_worker = descendants(worker)
+        under_parent = descendants(d.proc.pid)
+        assert worker in under_parent
+        commands = {pid: proc_bytes(pid, "cmdline") for pid in under_parent}
+        assert any(b"node" in commands[pid] for pid in under_worker), commands  # the bridge
+        assert any(b"server.js" in cmd for cmd in commands.values()), commands  # the world
+        for pid in under_parent:
+            environ, cmdline = proc_bytes(pid, "environ"), commands[pid]
+            for value in values:
+                assert value not in environ, f"a secret in the environment of {cmdline!r}"
+                assert value not in cmdline, f"a secret on the command line of {cmdline!r}"
+            assert b"PEPA_WORKER_CONFIG" not in environ
+        with d.client() as client:
+            client.send(protocol.Snapshot())
+            client.wait_for("status", timeout=15)
+    finally:
+        d.close()
+    assert any("postgresql://pepa:***@" in line for line in d.lines)  # redacted, not absent
+    for value in values:
+        assert not any(value.decode() in line for line in d.lines)
+        for path in d.state.rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                assert value not in path.read_bytes(), f"a secret in {path}"
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+def test_a_signal_storm_on_pepa_start_stops_everything_once_and_cleanly(
+    short_tmp: Path,
+) -> None:
+    d = Daemon(short_tmp)
+    try:
+        d.ready()
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
+            d.signal(signum)
+        assert d.wait(timeout=60) == 0
+    finally:
+        d.close()
+    assert d.count("worker exits with code 0") == 1
+    assert not d.socket.exists()
+    assert not any("Traceback" in line or "Logging error" in line for line in d.lines)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+def test_a_signal_storm_on_the_worker_stops_it_on_request(short_tmp: Path) -> None:
+    d = Daemon(short_tmp)
+    try:
+        d.ready()
+        worker = d.worker_pid()
+        for signum in (signal.SIGINT, signal.SIGTERM) * 3:
+            os.kill(worker, signum)
+        assert d.wait(timeout=60) == 0
+    finally:
+        d.close()
+    d.wait_line("worker stopping (SIGINT)")
+    d.wait_line("worker stopped on request")
+    assert d.count("worker exits with code 0") == 1
+    assert not any("Traceback" in line or "Logging error" in line for line in d.lines)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+def test_sigusr1_dumps_every_thread_and_the_worker_goes_on(
+    short_tmp: Path,
+) -> None:
+    d = Daemon(short_tmp)
+    try:
+        d.ready()
+        worker = d.worker_pid()
+        mark = len(d.lines)
+        for _ in range(3):
+            os.kill(worker, signal.SIGUSR1)
+        line = d.wait_line("SIGUSR1: the traceback of every thread follows", start=mark)
+        d.wait_line("Current state of MainThread", start=line)
+        with d.client() as client:
+            client.send(protocol.Snapshot())
+            client.wait_for("status", timeout=15)
+        assert d.worker_pid() == worker
+        d.signal(signal.SIGTERM)
+        assert d.wait() == 0
+    finally:
+        d.close()
+    logs = b"".join(p.read_bytes() for p in (d.socket.parent / "logs").glob("*.log"))
+    assert b"SIGUSR1: the traceback of every thread follows" in logs
+    assert b"Current state of MainThread" in logs
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+def test_the_worker_refuses_a_server_dir_that_changed_hands_while_it_ran(
+    short_tmp: Path,
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("chown to another user needs root")
+    d = Daemon(short_tmp)
+    try:
+        d.ready()
+        os.chown(d.socket.parent, NOBODY, NOBODY)
+        os.kill(d.worker_pid(), signal.SIGKILL)  # the next worker checks the directory again
+        assert d.wait(timeout=60) == 2
+    finally:
+        d.close()
+    d.wait_line(f"pepa worker: error: the state directory {d.socket.parent} is owned by uid")
+    d.wait_line("worker refused its configuration")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+def test_pepa_start_makes_existing_state_directories_private_and_says_so(
+    short_tmp: Path,
+) -> None:
+    port = free_port()
+    server = short_tmp / "state" / f"127.0.0.1_{port}"
+    server.mkdir(parents=True)
+    (short_tmp / "state").chmod(0o755)
+    server.chmod(0o775)
+    d = Daemon(short_tmp, port=port)
+    try:
+        d.ready()
+        assert mode(short_tmp / "state") == mode(server) == PRIVATE
+        d.signal(signal.SIGTERM)
+        assert d.wait() == 0
+    finally:
+        d.close()
+    assert d.count("was mode 0775; it is 0700 now") == 1
+    assert d.count("was mode 0755; it is 0700 now") == 1
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("command", ["start", "world"])
+@pytest.mark.parametrize("which", ["root", "server"])
+def test_pepa_refuses_a_state_directory_owned_by_someone_else(
+    short_tmp: Path, command: str, which: str
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("chown to another user needs root")
+    port = free_port()
+    root = short_tmp / "state"
+    server = root / f"127.0.0.1_{port}"
+    server.mkdir(parents=True, mode=0o700)
+    target = root if which == "root" else server
+    os.chown(target, NOBODY, NOBODY)
+    result = pepa(
+        command, "--state-dir", str(root), "--port", str(port), "--no-sandbox", cwd=short_tmp
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == (
+        f"pepa: error: the state directory {target} is owned by uid {NOBODY}, not by this user "
+        "(uid 0); pepa keeps its state only in a directory of its own user\n"
+    )
+    assert not (server / "daemon.lock").exists()
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+def test_pepa_start_runs_with_a_state_root_that_is_a_symlink(short_tmp: Path) -> None:
+    real = short_tmp / "usb"
+    real.mkdir(mode=0o700)
+    (short_tmp / "state").symlink_to(real)  # Daemon passes --state-dir <tmp>/state
+    d = Daemon(short_tmp)
+    try:
+        d.ready()
+        assert (real / d.socket.parent.name / "bot.sock").exists()
+        assert mode(real / d.socket.parent.name) == PRIVATE
+        d.signal(signal.SIGTERM)
+        assert d.wait() == 0
+    finally:
+        d.close()
+    assert not any("symbolic link" in line for line in d.lines)
+
+
+@pytest.mark.integration
+def test_pepa_start_refuses_a_symlinked_server_dir(short_tmp: Path) -> None:
+    port = free_port()
+    root = short_tmp / "state"
+    root.mkdir(mode=0o700)
+    (short_tmp / "elsewhere").mkdir()
+    (root / f"127.0.0.1_{port}").symlink_to(short_tmp / "elsewhere")
+    result = pepa("start", "--state-dir", str(root), "--port", str(port), cwd=short_tmp)
+    assert result.returncode == 2
+    assert "is a symbolic link" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert list((short_tmp / "elsewhere").iterdir()) == []
+
+
+# --------------------------------------------------------------------------- the dashboard
+
+
+class Pty:
+    """A pseudo-terminal whose output a thread collects; tests wait on it."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        self.output = bytearray()
+        self._cond = threading.Condition()
+        self._closing = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="pty-reader", daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while not self._closing.is_set():
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:
+                return
+            with self._cond:
+                self.output += chunk
+                self._cond.notify_all()
+
+    def wait_for(self, data: bytes, timeout: float = 20.0, start: int = 0) -> int:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while (index := self.output.find(data, start)) < 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f"no {data!r} on the terminal: {bytes(self.output)!r}")
+                self._cond.wait(remaining)
+        return index
+
+    def close(self) -> None:
+        self._closing.set()
+        self._thread.join(5)
+        os.close(self.master)
+        os.close(self.slave)
+
+
+@contextlib.contextmanager
+def dashboard(tmp: Path) -> Iterator[tuple[subprocess.Popen[bytes], Pty]]:
+    term = Pty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pepa", "tui", "--socket", str(tmp / "nobody.sock")],
+        stdin=term.slave,
+        stdout=term.slave,
+        stderr=term.slave,
+        cwd=tmp,
+        env=clean_env(TERM="xterm-256color"),
+        start_new_session=True,
+    )
+    try:
+        yield proc, term
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        term.close()
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(60)
+def test_sigint_then_sigterm_quit_the_dashboard_and_restore_the_terminal(tmp_path: Path) -> None:
+    with dashboard(tmp_path) as (proc, term):
+        before = termios.tcgetattr(term.slave)
+        painted = term.wait_for(b"connecting")
+        assert termios.tcgetattr(term.slave) != before  # cbreak is on
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
+            proc.send_signal(signum)
+        assert proc.wait(timeout=20) == 0
+        term.wait_for(b"\x1b[?1049l", start=painted)  # left the alternate screen
+        assert termios.tcgetattr(term.slave) == before  # cbreak undone, echo back
+        assert b"Traceback" not in term.output
+
+
+@pytest.mark.integration
+def test_the_worker_reads_its_configuration_from_the_pipe_only(tmp_path: Path) -> None:
+    """A real worker process whose pipe carries a bad configuration refuses it (exit 2)."""
+    fd = handover.send(orjson.dumps({"state_dir": str(tmp_path), "no_such_setting": 1}))
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "pepa.daemon"],
+            env=clean_env(**{handover.ENV_CONFIG_FD: str(fd)}),
+            pass_fds=(fd,),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.close(fd)
+    assert result.returncode == 2
+    assert "no usable configuration from pepa start (PEPA_CONFIG_FD)" in result.stderr
+    assert "no_such_setting" in result.stderr
+    without = subprocess.run(
+        [sys.executable, "-m", "pepa.daemon"],
+        env=clean_env(PEPA_WORKER_CONFIG=orjson.dumps({"state_dir": str(tmp_path)}).decode()),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert without.returncode == 2  # the environment is no way in any more

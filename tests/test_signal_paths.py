@@ -1,0 +1,244 @@
+"""Who acts on a recorded signal, and when (issue #12, signal paths).
+
+- the worker acts on SIGUSR1/SIGTERM on a thread of its own, so a main thread
+  stuck in the start or the teardown still dumps every thread;
+- ``ProcessSupervisor.stop()`` from another thread wakes its loop at once,
+  even in a backoff sleep; the inbox's pipes are closed at the end;
+- the dashboard's SIGINT/SIGTERM inbox is installed before the terminal modes
+  and removed after them, so a signal during the terminal restore is recorded,
+  never raised inside it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from blessed import Terminal
+from blessed.keyboard import Keystroke
+
+from pepa.config import Config
+from pepa.daemon.parent import ProcessSupervisor
+from pepa.daemon.worker import Worker
+from pepa.ipc import protocol
+from pepa.signals import SignalInbox
+from pepa.supervision import Backoff
+from tests.daemon_harness import Daemon
+
+
+class Records(logging.Handler):
+    """Every log message, for checks from the test's thread."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[Records]:
+    records = Records()
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(records)
+    root.setLevel(logging.DEBUG)
+    try:
+        yield records
+    finally:
+        root.removeHandler(records)
+        root.setLevel(level)
+
+
+def is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+@pytest.mark.timeout(30)
+def test_the_worker_dumps_and_stops_while_its_main_thread_is_blocked(tmp_path: Path) -> None:
+    with recording() as records, SignalInbox((signal.SIGUSR1, signal.SIGTERM)) as inbox:
+        pipe = (inbox._read, inbox._write)
+        worker = Worker(Config(state_dir=tmp_path), signals=inbox)
+        with worker.acting_on_signals():
+            os.kill(os.getpid(), signal.SIGUSR1)
+            os.kill(os.getpid(), signal.SIGTERM)
+            # the main thread never looks at the inbox: it is blocked right here
+            assert worker.stop_event.wait(20)
+        assert worker.exit_reason == "SIGTERM"
+        assert "SIGUSR1: the traceback of every thread follows" in records.messages
+        main = next(m for m in records.messages if m.startswith("Current state of MainThread"))
+        assert "stop_event.wait(20)" in main  # where the main thread was stuck
+        assert not any(map(is_open, pipe))  # the pipe is closed at the end of the run
+        assert signal.getsignal(signal.SIGTERM) == inbox._on_signal  # still only recorded
+    assert not any(t.name == "signals" for t in threading.enumerate())
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(120)
+def test_sigusr1_dumps_every_thread_while_the_worker_is_stuck_stopping(short_tmp: Path) -> None:
+    """A hung actor keeps the worker's main thread in the teardown; SIGUSR1 still dumps."""
+    d = Daemon(short_tmp, "--fault-injection")
+    try:
+        d.ready()
+        worker = d.worker_pid()
+        with d.client() as client:
+            client.send(protocol.Fault(actor="reflex", kind="hang"))
+            d.wait_line("reflex: injected hang fault")
+        os.kill(worker, signal.SIGTERM)
+        stopping = d.wait_line("worker stopping (SIGTERM)")
+        os.kill(worker, signal.SIGUSR1)
+        dump = d.wait_line("SIGUSR1: the traceback of every thread follows", start=stopping)
+        main = d.wait_line("Current state of MainThread", start=dump)
+        exits = d.wait_line("worker exits with code 0", start=stopping)
+        assert d.wait(timeout=60) == 0
+    finally:
+        d.close()
+    assert main < exits  # dumped while the main thread was still tearing down
+    stack = d.lines[main + 1 : next(i for i in range(main + 1, len(d.lines))
+                                    if "Current state of" in d.lines[i] or i == exits)]  # fmt: skip
+    assert any(line.endswith(", in _run") for line in stack), stack  # Worker._run's teardown
+    assert not any("wait_for_stop" in line for line in stack), stack
+
+
+# --------------------------------------------------------------------------- pepa start
+
+
+class Out(io.StringIO):
+    """``pepa start``'s lines; a test waits for one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = threading.Condition()
+
+    def write(self, text: str) -> int:
+        with self.changed:
+            written = super().write(text)
+            self.changed.notify_all()
+        return written
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> None:
+        with self.changed:
+            if not self.changed.wait_for(lambda: text in self.getvalue(), timeout):
+                raise AssertionError(f"no {text!r} in {self.getvalue()!r}")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(60)
+def test_stop_from_another_thread_cuts_a_backoff_sleep_short(tmp_path: Path) -> None:
+    out = Out()
+    supervisor = ProcessSupervisor(
+        Config(state_dir=tmp_path / "state"),
+        worker_argv=[sys.executable, "-c", "raise SystemExit(1)"],  # dies at once, each time
+        backoff=Backoff(base=600.0, factor=1.0, cap=600.0),  # the second restart waits 10 min
+        out=out,
+    )
+    pipe = (supervisor._signals._read, supervisor._signals._write)
+    stopped_at: list[float] = []
+
+    def stop_during_the_sleep() -> None:
+        out.wait_for("restart 2 in")
+        stopped_at.append(time.monotonic())
+        supervisor.stop("test")
+
+    stopper = threading.Thread(target=stop_during_the_sleep, name="stopper")
+    stopper.start()
+    try:
+        assert supervisor.run() == 0
+        returned = time.monotonic()
+    finally:
+        stopper.join(10)
+    assert returned - stopped_at[0] < 10  # not 600 s later
+    assert not any(map(is_open, pipe))
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+# --------------------------------------------------------------------------- the dashboard
+
+
+class SpyTerminal(Terminal):
+    """A terminal whose modes record what passed through their restore.
+
+    The first ``inkey`` sends SIGTERM (``kill`` on the dashboard); restoring
+    cbreak sends SIGINT (the impatient second Ctrl-C during the restore).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(kind="xterm-256color", stream=io.StringIO(), force_styling=True)
+        self.exits: list[tuple[str, str]] = []
+        self.keys = 0
+        self._depth = {"fullscreen": 0, "cbreak": 0, "hidden_cursor": 0}
+
+    @property
+    def is_a_tty(self) -> bool:
+        return True
+
+    def inkey(self, timeout: float | None = None, *args: Any, **kwargs: Any) -> Keystroke:
+        self.keys += 1
+        if self.keys == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return Keystroke("")
+
+    @contextlib.contextmanager
+    def _spy(
+        self, name: str, mode: contextlib.AbstractContextManager[Any], then: int = 0
+    ) -> Iterator[None]:
+        if self._depth[name]:  # blessed's own queries nest cbreak: not the dashboard's mode
+            with mode:
+                yield
+            return
+        passed = ""
+        self._depth[name] += 1
+        try:
+            with mode:
+                yield
+            if then:
+                os.kill(os.getpid(), then)  # right after this mode was restored
+        except BaseException as exc:
+            passed = type(exc).__name__
+            raise
+        finally:
+            self._depth[name] -= 1
+            self.exits.append((name, passed))
+
+    def fullscreen(self) -> Any:
+        return self._spy("fullscreen", super().fullscreen())
+
+    def cbreak(self) -> Any:
+        return self._spy("cbreak", super().cbreak(), then=signal.SIGINT)
+
+    def hidden_cursor(self) -> Any:
+        return self._spy("hidden_cursor", super().hidden_cursor())
+
+
+@pytest.mark.timeout(30)
+def test_a_signal_during_the_terminal_restore_is_recorded_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui import app
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    term = SpyTerminal()
+    assert app.run(lambda: tmp_path / "nobody.sock", term=term, tick=0.01) == 0
+    assert term.keys == 1  # SIGTERM: the loop quit at its next tick
+    assert term.exits == [("hidden_cursor", ""), ("cbreak", ""), ("fullscreen", "")]
+    assert term.stream.getvalue().endswith(term.exit_fullscreen)  # alternate screen left
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
