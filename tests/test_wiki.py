@@ -462,6 +462,17 @@ def test_a_redirect_is_followed_once_and_both_pages_are_cached(
     assert lookup(store, client, "loop") is None
 
 
+def test_credentials_in_the_wiki_url_never_reach_a_log_or_an_error(
+    clock: Clock, pace: Pace, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="pepa.knowledge.wiki")
+    client = make_client(f"http://wikiuser:s3cr3t@127.0.0.1:{free_port()}", clock, pace)
+    result = client.fetch("Bread")
+    assert result.status == "offline"
+    said = [result.reason, repr(client), *(r.getMessage() for r in caplog.records)]
+    assert not any("s3cr3t" in text or "wikiuser" in text for text in said), said
+
+
 def test_with_the_server_down_a_lookup_is_quiet(
     store: KnowledgeStore, clock: Clock, pace: Pace, caplog: pytest.LogCaptureFixture
 ) -> None:

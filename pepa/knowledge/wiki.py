@@ -44,6 +44,7 @@ from pepa.knowledge.wikitext import (
     robots_allowed,
     summarise,
 )
+from pepa.urls import redact_url
 
 __all__ = [
     "DEFAULT_URL",
@@ -188,8 +189,11 @@ class WikiClient:
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"wiki URL {base_url!r} is not an http(s) URL")
+            shown = redact_url(base_url, keep_user=False)
+            raise ValueError(f"wiki URL {shown!r} is not an http(s) URL")
         self.base_url = base_url.rstrip("/")
+        self._shown = redact_url(self.base_url, keep_user=False)
+        """The base URL for logs and errors: credentials in it never land there."""
         self.user_agent = user_agent or default_user_agent()
         self.timeout = timeout
         self.clock = clock
@@ -215,7 +219,7 @@ class WikiClient:
         self._unreachable = False
 
     def __repr__(self) -> str:
-        return f"WikiClient({self.base_url!r})"
+        return f"WikiClient({self._shown!r})"
 
     def fetch(self, title: str, cached: CachedPage | None = None) -> WikiResult:
         """The page from the cache, the wiki, or a reason why not (any failure is quiet)."""
@@ -338,13 +342,13 @@ class WikiClient:
             body, truncated = _read_capped(conn, response, self.max_bytes, deadline)
         except (OSError, http.client.HTTPException) as exc:
             why = "timed out" if isinstance(exc, TimeoutError) else str(exc) or type(exc).__name__
-            self._went_offline(f"{self.base_url}{path}: {why}")
-            raise _Refused("offline", f"{self.base_url} unreachable: {why}") from None
+            self._went_offline(f"{self._shown}{path}: {why}")
+            raise _Refused("offline", f"{self._shown} unreachable: {why}") from None
         finally:
             conn.close()
         if self._unreachable:
             self._unreachable = False
-            logger.info("wiki %s answers again", self.base_url)
+            logger.info("wiki %s answers again", self._shown)
         return _Response(
             status=response.status, etag=response.getheader("ETag"),
             retry_after=response.getheader("Retry-After"),
