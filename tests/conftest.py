@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from pepa.bus import Bus
+from pepa.knowledge import KnowledgeStore
 from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.pg_server import PostgresServer, find_bin_dir
@@ -111,6 +113,21 @@ def world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
     w = EmbeddedWorld(short_tmp / "world", port=free_port(), control=True).start()
     yield w
     w.stop()
+
+
+_databases = itertools.count()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeStore]:
+    """The knowledge store on a SQLite file, then on a fresh loopback PostgreSQL database."""
+    if request.param == "sqlite":
+        s = KnowledgeStore(tmp_path / "knowledge.db").open()
+    else:
+        server = request.getfixturevalue("postgres")
+        s = KnowledgeStore(url=server.create_database(f"s{next(_databases)}")).open()
+    yield s
+    s.close()
 
 
 SANDBOX_SEED = 20261130

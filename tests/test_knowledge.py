@@ -3,10 +3,8 @@ seeding, deaths, places, chat, lessons."""
 
 from __future__ import annotations
 
-import itertools
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,21 +18,6 @@ TABLES = {
     "meta", "lessons", "recipes", "mob_intel", "block_intel", "deaths", "postmortems", "poi",
     "wiki_pages", "chat_log", "code_changes", "skill_metrics",
 }  # fmt: skip
-
-
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeStore]:
-    """The same models on a SQLite file and on a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        s = KnowledgeStore(tmp_path / "knowledge.db").open()
-    else:
-        server = request.getfixturevalue("postgres")
-        s = KnowledgeStore(url=server.create_database(f"k{next(_databases)}")).open()
-    yield s
-    s.close()
 
 
 def data_root() -> Path:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 import os
-from collections.abc import Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -202,19 +200,6 @@ def test_a_symlinked_folder_is_refused_and_a_missing_one_is_empty(tmp_path: Path
 
 
 # --------------------------------------------------------------------------- a real database
-
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeStore]:
-    if request.param == "sqlite":
-        s = KnowledgeStore(tmp_path / "knowledge.db").open()
-    else:
-        server = request.getfixturevalue("postgres")
-        s = KnowledgeStore(url=server.create_database(f"r{next(_databases)}")).open()
-    yield s
-    s.close()
 
 
 def age(store: KnowledgeStore, entity: str, column: str, when: datetime) -> None:
