@@ -85,11 +85,11 @@ subprocess.run(["git", "add", "tests/id_rsa"], check=True)
 subprocess.run(["git", "commit", "-q", "-m", "stand-in: adds a key"], check=True)
 """,
     "hang": """
-time.sleep(600)
+signal.pause()  # hangs until pepa ends it
 """,
     "interrupt": """
 os.kill(os.getppid(), signal.SIGINT)  # as Ctrl-C in the terminal reaches pepa
-time.sleep(600)
+signal.pause()
 """,
     "switch": """
 subprocess.run(["git", "checkout", "-q", "main"], check=True)

@@ -187,7 +187,7 @@ def test_import_check_that_hangs_fails_after_its_timeout(
 ) -> None:
     monkeypatch.chdir(tree)
     slow = tree / "pkg" / "a.py"
-    slow.write_text("import time\ntime.sleep(60)\n")
+    slow.write_text("import threading\nthreading.Event().wait()  # an import that never ends\n")
     result = check_imports([slow], [tree / "pkg"], modules=(), timeout=0.5)
     assert result == type(result)(ok=False, error="the import check did not finish in 0.5s")
 
@@ -195,7 +195,7 @@ def test_import_check_that_hangs_fails_after_its_timeout(
 def test_import_check_stops_when_cancelled(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tree)
     slow = tree / "pkg" / "a.py"
-    slow.write_text("import time\ntime.sleep(60)\n")
+    slow.write_text("import threading\nthreading.Event().wait()  # an import that never ends\n")
     assert not check_imports([slow], [tree / "pkg"], modules=(), cancelled=lambda: True).ok
 
 
