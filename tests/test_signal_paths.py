@@ -77,15 +77,28 @@ def test_the_worker_dumps_and_stops_while_its_main_thread_is_blocked(tmp_path: P
     with recording() as records, SignalInbox((signal.SIGUSR1, signal.SIGTERM)) as inbox:
         pipe = (inbox._read, inbox._write)
         worker = Worker(Config(state_dir=tmp_path), signals=inbox)
-        with worker.acting_on_signals():
+        main = threading.get_ident()
+
+        def signal_once_blocked() -> None:  # on a busy machine, not before the main thread waits
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                frame = sys._current_frames().get(main)
+                if frame is not None and frame.f_code.co_name == "wait":
+                    break
+                threading.Event().wait(0.01)
             os.kill(os.getpid(), signal.SIGUSR1)
             os.kill(os.getpid(), signal.SIGTERM)
+
+        sender = threading.Thread(target=signal_once_blocked, name="test-signal-sender")
+        with worker.acting_on_signals():
+            sender.start()
             # the main thread never looks at the inbox: it is blocked right here
             assert worker.stop_event.wait(20)
+        sender.join(10)
         assert worker.exit_reason == "SIGTERM"
         assert "SIGUSR1: the traceback of every thread follows" in records.messages
-        main = next(m for m in records.messages if m.startswith("Current state of MainThread"))
-        assert "stop_event.wait(20)" in main  # where the main thread was stuck
+        dump = next(m for m in records.messages if m.startswith("Current state of MainThread"))
+        assert "stop_event.wait(20)" in dump  # where the main thread was stuck
         assert not any(map(is_open, pipe))  # the pipe is closed at the end of the run
         assert signal.getsignal(signal.SIGTERM) == inbox._on_signal  # still only recorded
     assert not any(t.name == "signals" for t in threading.enumerate())
