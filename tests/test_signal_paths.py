@@ -72,6 +72,18 @@ def is_open(fd: int) -> bool:
 # --------------------------------------------------------------------------- the worker
 
 
+def waiting_on_stop(thread: int) -> bool:
+    """Whether thread ``thread`` waits on an event, and not for a thread to start (the
+    only other wait in the test below). Code objects only: reading another thread's
+    frame locals is not safe."""
+    codes = []
+    frame = sys._current_frames().get(thread)
+    while frame is not None:
+        codes.append(frame.f_code)
+        frame = frame.f_back
+    return threading.Event.wait.__code__ in codes and threading.Thread.start.__code__ not in codes
+
+
 @pytest.mark.timeout(30)
 def test_the_worker_dumps_and_stops_while_its_main_thread_is_blocked(tmp_path: Path) -> None:
     with recording() as records, SignalInbox((signal.SIGUSR1, signal.SIGTERM)) as inbox:
@@ -81,13 +93,12 @@ def test_the_worker_dumps_and_stops_while_its_main_thread_is_blocked(tmp_path: P
 
         def signal_once_blocked() -> None:  # on a busy machine, not before the main thread waits
             deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                frame = sys._current_frames().get(main)
-                if frame is not None and frame.f_code.co_name == "wait":
-                    break
+            while time.monotonic() < deadline and not waiting_on_stop(main):
                 threading.Event().wait(0.01)
-            os.kill(os.getpid(), signal.SIGUSR1)
-            os.kill(os.getpid(), signal.SIGTERM)
+            # to the main thread itself: a signal another thread takes would wait for the
+            # main thread's next bytecode, after its 20 s wait
+            signal.pthread_kill(main, signal.SIGUSR1)
+            signal.pthread_kill(main, signal.SIGTERM)
 
         sender = threading.Thread(target=signal_once_blocked, name="test-signal-sender")
         with worker.acting_on_signals():
