@@ -2,6 +2,7 @@
 # Set-up and run in one step; every step is idempotent and skipped when done.
 #   ./pepa.sh start      set up, then run the bot daemon (`pepa start`)
 #   ./pepa.sh test       set up, then run the test suite (extra args go to pytest)
+#   ./pepa.sh lint       set up, then ruff (lint and format check) and mypy
 #   ./pepa.sh ARGS...    set up, then `pepa ARGS...` (status, tui, world, …)
 set -euo pipefail
 
@@ -41,6 +42,12 @@ case "$cmd" in
         shift
         cd "$here"
         exec "$venv/bin/python" -m pytest "$@"
+        ;;
+    lint)
+        cd "$here"
+        "$venv/bin/ruff" check .
+        "$venv/bin/ruff" format --check .
+        exec "$venv/bin/mypy"
         ;;
     *)
         [ $# -gt 0 ] && shift

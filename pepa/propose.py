@@ -20,6 +20,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from pepa.errors import PepaError
 from pepa.llm import child_env
 from pepa.proposals import PROPOSAL_FILE
+from pepa.signals import SignalInbox
 from pepa.statefiles import SchemaError, read_bounded
 
 __all__ = [
@@ -380,19 +382,23 @@ def run_command(
     argv: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float
 ) -> tuple[int | None, str]:
     """Run ``argv`` on the terminal; ``(exit code, why none)``. A timeout or Ctrl-C ends
-    its whole process group: SIGTERM, then SIGKILL after 5 s."""
-    try:
-        proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, start_new_session=True
-        )
-    except OSError as exc:
-        return None, f"cannot run {argv[0]}: {exc}"
-    try:
-        return proc.wait(timeout=timeout), ""
-    except subprocess.TimeoutExpired:
-        why = f"timed out after {timeout:g} s"
-    except KeyboardInterrupt:
-        why = "interrupted"
+    its whole process group: SIGTERM, then SIGKILL after 5 s.
+
+    Ctrl-C is only recorded while the command runs (a :class:`SignalInbox`): a
+    KeyboardInterrupt raised inside ``Popen.wait`` can leave its internal lock
+    held, and every later wait on the command then hangs.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    with SignalInbox((signal.SIGINT,) if main else ()) as inbox:
+        try:
+            proc = subprocess.Popen(
+                list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, start_new_session=True
+            )
+        except OSError as exc:
+            return None, f"cannot run {argv[0]}: {exc}"
+        why = _wait_or_interrupt(proc, inbox, timeout)
+    if why is None:
+        return proc.returncode, ""
     for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
         try:
             os.killpg(proc.pid, sig)
@@ -404,6 +410,20 @@ def run_command(
         except subprocess.TimeoutExpired:
             continue
     return None, why
+
+
+def _wait_or_interrupt(
+    proc: subprocess.Popen[bytes], inbox: SignalInbox, timeout: float
+) -> str | None:
+    """Wait until ``proc`` ends (None), Ctrl-C arrives or ``timeout`` passes (why not)."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return f"timed out after {timeout:g} s"
+        if inbox.wait(min(remaining, 0.05)):  # a signal wakes it at once
+            return "interrupted"
+    return None
 
 
 def apply_proposal(

@@ -24,13 +24,30 @@ from tests.pg_server import PostgresServer, find_bin_dir
 
 # CI machines are not quiet: another process may hold a core. Generation time is
 # not what any property test checks, so no deadline and no "too slow" health check;
-# a test's own @settings still chooses its number of examples.
+# a test's own @settings still chooses its number of examples and inherits the rest
+# (a test that suppresses another health check lists ``*settings().suppress_health_check``
+# first, so that it keeps these).
 settings.register_profile(
     "pepa",
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("pepa")
+
+WORKERS_PER_CPU = 2
+"""``-n auto`` (in addopts): most slow tests wait on Node servers and game ticks, not a core."""
+MAX_WORKERS = 8
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """Workers for ``-n auto``: two per usable core, at most eight.
+
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` (pytest-xdist's own setting) still decides when set.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return max(1, min(MAX_WORKERS, WORKERS_PER_CPU * len(os.sched_getaffinity(0))))
 
 
 class Recorder:

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa.actors.perception import chat_event, players_event
@@ -63,7 +63,7 @@ def test_names_compare_after_nfkc_and_case_folding_of_both_sides() -> None:
     assert command is not None and command.authorized
 
 
-@settings(deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(st.text(max_size=20))
 def test_only_a_plain_minecraft_name_can_match_an_operator(sender: str) -> None:
     accounts = OperatorAccounts(["alice", "Bob_2"])

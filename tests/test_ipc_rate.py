@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa.ipc.ratelimit import COMMAND_BURST, COMMAND_RATE, CommandRate
@@ -47,7 +47,7 @@ arrivals = st.lists(
 )
 
 
-@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(arrivals=arrivals, sweeps=st.booleans())
 def test_no_client_gets_more_than_burst_plus_rate_and_every_drop_is_told_once(
     arrivals: list[tuple[int, float]], sweeps: bool

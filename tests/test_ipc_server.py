@@ -390,8 +390,10 @@ def test_an_abrupt_reset_is_harmless(harness: Harness) -> None:
 def test_binary_garbage_never_breaks_the_server(harness: Harness) -> None:
     @settings(
         max_examples=50,
-        deadline=None,
-        suppress_health_check=[HealthCheck.function_scoped_fixture],
+        suppress_health_check=[
+            *settings().suppress_health_check,
+            HealthCheck.function_scoped_fixture,
+        ],
     )
     @given(
         garbage=st.binary(max_size=4096),

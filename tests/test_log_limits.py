@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa import logs
@@ -97,7 +97,7 @@ def test_distinct_messages_cannot_grow_the_limiter_without_bound() -> None:
     assert len(limiter._windows) == 3
 
 
-@settings(deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100)
 @given(
     events=st.lists(
         st.tuples(st.sampled_from("abc"), st.floats(min_value=0, max_value=30)), max_size=200

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa import config as config_module
@@ -190,7 +190,7 @@ def test_the_dashboard_turns_sigterm_into_a_flag_not_an_exception() -> None:
 # --------------------------------------------------------------------------- state dirs
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(
     kind=st.sampled_from([stat.S_IFDIR, stat.S_IFLNK, stat.S_IFREG]),
     perm=st.integers(0, 0o7777),
@@ -534,13 +534,22 @@ def test_pepa_start_refuses_a_symlinked_server_dir(short_tmp: Path) -> None:
 # --------------------------------------------------------------------------- the dashboard
 
 
+CURSOR_REQUEST = b"\x1b[6n"
+"""Device status report 6: the terminal answers ``ESC [ row ; col R``."""
+
+
 class Pty:
-    """A pseudo-terminal whose output a thread collects; tests wait on it."""
+    """A pseudo-terminal whose output a thread collects; tests wait on it.
+
+    Like a real terminal it answers a cursor position request (blessed ends its
+    capability queries with one and would otherwise wait seconds for each).
+    """
 
     def __init__(self) -> None:
         self.master, self.slave = os.openpty()
         fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
         self.output = bytearray()
+        self._scanned = 0
         self._cond = threading.Condition()
         self._closing = threading.Event()
         self._thread = threading.Thread(target=self._read, name="pty-reader", daemon=True)
@@ -558,6 +567,9 @@ class Pty:
             with self._cond:
                 self.output += chunk
                 self._cond.notify_all()
+                while (at := self.output.find(CURSOR_REQUEST, self._scanned)) >= 0:
+                    self._scanned = at + len(CURSOR_REQUEST)
+                    os.write(self.master, b"\x1b[1;1R")  # the cursor is at the top left
 
     def wait_for(self, data: bytes, timeout: float = 20.0, start: int = 0) -> int:
         deadline = time.monotonic() + timeout
@@ -604,8 +616,13 @@ def test_sigint_then_sigterm_quit_the_dashboard_and_restore_the_terminal(tmp_pat
         before = termios.tcgetattr(term.slave)
         painted = term.wait_for(b"connecting")
         assert termios.tcgetattr(term.slave) != before  # cbreak is on
+        # The storm reaches the dashboard at once, while its handlers are in place: held
+        # back by a stop, so that a busy machine cannot deliver the last SIGTERM only after
+        # the dashboard has put the default handlers back on its way out (that one kills).
+        proc.send_signal(signal.SIGSTOP)
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGTERM, signal.SIGINT):
             proc.send_signal(signum)
+        proc.send_signal(signal.SIGCONT)
         assert proc.wait(timeout=20) == 0
         term.wait_for(b"\x1b[?1049l", start=painted)  # left the alternate screen
         assert termios.tcgetattr(term.slave) == before  # cbreak undone, echo back

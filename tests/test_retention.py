@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pony import orm
 
@@ -70,7 +70,7 @@ def test_over_the_cap_the_oldest_log_files_go_first_and_today_never() -> None:
     assert logs_to_prune(alone, today=TODAY, policy=policy) == []  # today and a clock skew stay
 
 
-@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(
     dated=st.lists(
         st.tuples(st.integers(min_value=-3, max_value=90), st.integers(min_value=0, max_value=50)),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa.actors.persona import Persona
@@ -56,7 +56,7 @@ def units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-@settings(deadline=None, max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400)
 @given(TRICKY, st.sampled_from([CHAT_LIMIT, LEGACY_CHAT_LIMIT, 1, 2]))
 def test_a_safe_line_is_one_line_of_printable_text_that_is_never_a_command(
     text: str, limit: int

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -30,13 +31,18 @@ class Player:
 
     def __init__(self, world: EmbeddedWorld, username: str, *, script: Path = OPERATOR_JS) -> None:
         self.username = username
-        self.proc = subprocess.Popen(
-            [str(node_binary()), str(script), "127.0.0.1", str(world.port), username],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
-        )
+        # the client's stderr, shown when it ends unexpectedly (beside the world's folder)
+        with tempfile.NamedTemporaryFile(
+            dir=world.world_dir.parent, prefix=f"player-{username}-", suffix=".err", delete=False
+        ) as stderr:
+            self.stderr_path = Path(stderr.name)
+            self.proc = subprocess.Popen(
+                [str(node_binary()), str(script), "127.0.0.1", str(world.port), username],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
+            )
         self.events: list[dict[str, Any]] = []
         self._cond = threading.Condition()
         self._reader = threading.Thread(target=self._read, name=f"player-{username}", daemon=True)
@@ -79,8 +85,23 @@ class Player:
                 if remaining <= 0:
                     raise AssertionError(
                         f"{self.username}: no matching event; last: {self.events[-10:]}"
+                        + self._ended()
                     )
                 self._cond.wait(remaining)
+
+    def _ended(self) -> str:
+        """How the client ended (exit code and the end of its stderr), if it has."""
+        if not self.events or self.events[-1]["type"] != "eof":
+            return ""
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        try:
+            tail = self.stderr_path.read_bytes()[-2000:].decode(errors="replace")
+        except OSError as exc:
+            tail = f"(cannot read {self.stderr_path}: {exc})"
+        return f"\nthe client ended (exit code {code}); its stderr ends:\n{tail}"
 
     def mark(self) -> int:
         """An index to pass as ``start`` so that only later events count."""
@@ -116,9 +137,15 @@ class Player:
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
+        else:
+            self.proc.wait()
         self._reader.join(10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        for pipe in (self.proc.stdin, self.proc.stdout):  # also when the client had ended
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass  # a quit that could not be flushed to a client gone meanwhile
 
 
 def server_player(world: EmbeddedWorld, name: str) -> dict[str, Any] | None:

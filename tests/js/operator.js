@@ -13,9 +13,35 @@ const mineflayer = require(path.join(NM, 'mineflayer'))
 const [host, port, username] = process.argv.slice(2)
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 const xyz = (p) => ({ x: p.x, y: p.y, z: p.z })
-const bot = mineflayer.createBot({ host, port: Number(port), username, version: '1.16.5', auth: 'offline', hideErrors: true })
+// flying-squid can send a block break animation (the bot digging) before this client's
+// login packet, which a busy machine makes likely; mineflayer then reads a world it has not
+// made yet and the client dies. A block of no world yet is an unknown block: null.
+const worldGuard = (bot) => {
+  const blockAt = bot.blockAt
+  bot.blockAt = (...args) => (bot.world ? blockAt(...args) : null)
+}
+const bot = mineflayer.createBot({ host, port: Number(port), username, version: '1.16.5', auth: 'offline', hideErrors: true, plugins: { worldGuard } })
 
-bot.once('spawn', () => out({ type: 'spawn', position: xyz(bot.entity.position) }))
+// flying-squid ends a login by putting the player back where it joined, once the client
+// sends a 'flying' or 'look' packet (which an idle mineflayer may never do): coming later, it
+// would undo a test's teleport. So report the spawn only once the server has done that, as
+// crafter.js does; the server may not listen yet for the first packet on a busy machine, so
+// it goes again every half second.
+bot.once('spawn', () => {
+  let told = false
+  const spawned = () => {
+    if (told) return
+    told = true
+    clearInterval(nudging)
+    clearTimeout(cap)
+    out({ type: 'spawn', position: xyz(bot.entity.position) })
+  }
+  const nudge = () => bot._client.write('flying', { onGround: bot.entity.onGround })
+  const nudging = setInterval(nudge, 500)
+  const cap = setTimeout(spawned, 15000) // a server that never puts it back: report all the same
+  bot.once('forcedMove', spawned)
+  nudge()
+})
 bot.on('forcedMove', () => out({ type: 'moved', position: xyz(bot.entity.position) }))
 bot.on('message', (msg, position) => {
   const line = msg.toString()
