@@ -18,8 +18,8 @@ pieces, from pure to process-bound:
   ``error`` event with ``source: "reload"``.
 
 A polling watcher needs no native code and no dependency: over this project's
-~80 source files a scan costs ~0.5 ms of CPU (2.8 ms for 500 files), i.e.
-0.1-0.3 % of one core at two scans a second (measured; see docs/reload.md).
+~100 source files a scan costs ~0.8 ms of CPU (2.8 ms for 500 files), i.e.
+about 0.2 % of one core at two scans a second (measured; see docs/reload.md).
 """
 
 from __future__ import annotations

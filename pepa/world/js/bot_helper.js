@@ -1,6 +1,6 @@
 'use strict'
 // bot_helper.js — the only JS module Python talks to (through JSPyBridge).
-// Rules it follows (all measured in FINDINGS.md):
+// Rules it follows (measured in docs/notes/world-prototype.md):
 //  * Python gets ONE callback; every event is a plain JSON-able object {type, ...}
 //    (no Vec3/Entity instances: those would arrive in Python as proxies, and keys
 //    named `ffid` or a truthy `r` are special to JSPyBridge's serializer).
@@ -11,7 +11,7 @@
 //  * Modules are loaded by absolute path from the repository's node_modules
 //    (installed by `npm ci`; PEPA_NODE_MODULES overrides the folder).
 const path = require('path')
-const { monitorEventLoopDelay, performance } = require('perf_hooks')
+const { performance } = require('perf_hooks')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', '..', 'node_modules')
 const mineflayer = require(path.join(NM, 'mineflayer'))
 const { pathfinder, Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
@@ -39,23 +39,16 @@ function entityInfo (e, from) {
 
 function createBot (opts, onEvent) {
   const o = Object.assign({ host: '127.0.0.1', port: 25565, username: 'pepa_bot', respawn: true, entityRadius: 32 }, opts || {})
-  const lag = monitorEventLoopDelay({ resolution: 1 })
-  lag.enable()
-  const stats = { emitted: 0, emitErrors: 0, inflight: 0, maxInflight: 0, lastEmitError: null }
 
   // Call Python. The call is async on the JS side (it returns a Promise that
-  // settles when the Python callback returns); never await it here.
+  // settles when the Python callback returns); never await it here. A callback
+  // that fails must not become an unhandled rejection (Node would exit on it).
   function emit (ev) {
     ev.ts = Date.now()
     ev.hr = performance.timeOrigin + performance.now()
-    stats.emitted++
-    stats.inflight++
-    if (stats.inflight > stats.maxInflight) stats.maxInflight = stats.inflight
     let p
-    try { p = onEvent(ev) } catch (e) { stats.emitErrors++; stats.inflight--; stats.lastEmitError = String(e); return }
-    Promise.resolve(p).then(
-      () => { stats.inflight-- },
-      (e) => { stats.inflight--; stats.emitErrors++; stats.lastEmitError = String(e && e.message) })
+    try { p = onEvent(ev) } catch (e) { return }
+    Promise.resolve(p).catch(() => {})
   }
 
   const bot = mineflayer.createBot({
@@ -115,7 +108,7 @@ function createBot (opts, onEvent) {
   bot.on('death', () => { dropGoal(); emit({ type: 'death', position: vxyz(bot.entity && bot.entity.position) }) })
   bot.on('respawn', () => { dropGoal(); emit({ type: 'respawn' }) })
   bot.on('kicked', (reason, loggedIn) => emit({ type: 'kicked', reason: typeof reason === 'string' ? reason : JSON.stringify(reason), loggedIn }))
-  bot.on('end', (reason) => { lag.disable(); emit({ type: 'end', reason: String(reason) }) })
+  bot.on('end', (reason) => emit({ type: 'end', reason: String(reason) }))
   bot.on('error', (err) => emit({ type: 'error', message: String(err && err.message), code: (err && err.code) || null }))
   bot.on('entitySpawn', (e) => { if (e !== bot.entity) { pendingSpawn.push(e); queueFlush() } })
   bot.on('entityGone', (e) => { pendingGone.push(e.id); queueFlush() })
@@ -337,11 +330,6 @@ function createBot (opts, onEvent) {
     bot, // raw access, only for the attribute-walk benchmark / debugging
     snapshot: () => JSON.stringify(snapshotObj()),
     ping: () => 1, // the cheapest round trip, for the bridge benchmark
-    snapshotObj,
-    stats: () => JSON.stringify(Object.assign({}, stats, {
-      loopLagMeanMs: r2(lag.mean / 1e6), loopLagP99Ms: r2(lag.percentile(99) / 1e6), loopLagMaxMs: r2(lag.max / 1e6)
-    })),
-    resetLag: () => { lag.reset(); stats.maxInflight = stats.inflight; return true },
     // Every action takes its id first and returns at once; it later reports
     // {type:'actionDone', id, ok, error?, position}.
     goto (id, x, y, z, range) {
@@ -540,24 +528,11 @@ function createBot (opts, onEvent) {
         (e) => done(id, false, { action: 'place', item, error: String(e && e.message) }))
       return true
     },
-    // nearest(name) → entity id or -1, computed in JS
-    nearest (name, maxDist) {
-      const e = bot.nearestEntity(x => x !== bot.entity && (!name || x.name === name) &&
-        (maxDist == null || x.position.distanceTo(bot.entity.position) <= maxDist))
-      return e ? e.id : -1
-    },
-    lookAtEntity (id, entityId) {
-      const e = bot.entities[entityId]
-      if (!e) { done(id, false, { action: 'look', error: 'no entity' }); return false }
-      bot.lookAt(e.position.offset(0, e.height || 1.6, 0), true).then(() => done(id, true, { action: 'look' }), (err) => done(id, false, { action: 'look', error: String(err) }))
-      return true
-    },
     chat (text) { bot.chat(String(text)); return true },
     // setDanger([[x, z, r], ...]): areas the pathfinder avoids from now on
     setDanger (areas) { danger = (areas || []).map(a => [Number(a[0]), Number(a[1]), Number(a[2])]); return danger.length },
     // lookAround(): turn the head somewhere else (idle behaviour)
     lookAround () { bot.look(Math.random() * Math.PI * 2 - Math.PI, (Math.random() - 0.5) * 0.6, false).catch(() => {}); return true },
-    respawn () { bot.respawn(); return true },
     quit (reason) { try { bot.quit(reason || 'bye') } catch (e) {} return true },
     end () { try { bot.end() } catch (e) {} return true }
   }
