@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python bench/death_to_lesson.py [--postgres URL]``. Starts
 the real knowledge actor under a supervisor with a real SQLite file (or a
-PostgreSQL database), feeds it 30 s of world snapshots at 5 Hz as perception
+PostgreSQL database), feeds it 30 s of world views at 5 Hz as perception
 would, then kills the bot 200 times in a fight with a zombie. Each round
 times the whole path: the context bundle, the ``deaths`` row and its danger
 POI, the offline post-mortem, the ``postmortems`` row and the lesson upsert.
@@ -27,6 +27,7 @@ from pepa.actors.knowledge import Knowledge
 from pepa.bus import Bus
 from pepa.errors import PepaError
 from pepa.events import ActivityChanged, Died, LessonLearned, WorldObserved
+from pepa.events.queries import Proposals
 from pepa.supervision import (
     ChildSpec,
     Registry,
@@ -36,16 +37,19 @@ from pepa.supervision import (
     start_tree,
     stop_tree,
 )
+from pepa.testing import entity, view
+from pepa.world.view import WorldView
 
 ROUNDS = 200
 
 
-def snapshot(i: int) -> dict[str, object]:
-    return {
-        "hp": max(1.0, 20.0 - i * 0.15), "food": 18, "position": {"x": 10.0, "y": 5.0, "z": i},
-        "threats": [{"name": "zombie", "distance": 1.8, "id": 7, "position": {"x": 11.0}}],
-        "inventory": {"items": {"bread": 3, "oak_planks": 12}}, "connected": True,
-    }  # fmt: skip
+def snapshot(i: int) -> WorldView:
+    """What perception would publish at step ``i`` of a fight with a zombie."""
+    return view(
+        hp=max(1.0, 20.0 - i * 0.15), food=18, position=(10.0, 5.0, float(i)),
+        entities=[entity(7, "zombie", 1.8, position=(11.0, 5.0, float(i)))],
+        items={"bread": 3, "oak_planks": 12},
+    )  # fmt: skip
 
 
 def main() -> None:
@@ -70,7 +74,7 @@ def main() -> None:
     deadline = time.monotonic() + 10
     while True:  # the root starts its children on its own thread: wait for knowledge
         try:
-            runtime.registry.handle("knowledge").call("pending_proposals", timeout=5)
+            runtime.registry.handle("knowledge").request(Proposals(), timeout=5)
             break
         except PepaError:
             if time.monotonic() > deadline:
@@ -78,7 +82,7 @@ def main() -> None:
             threading.Event().wait(0.05)
     bus = runtime.bus
     for i in range(150):  # 30 s of snapshots at 5 Hz
-        bus.publish(WorldObserved(snapshot=snapshot(i)))
+        bus.publish(WorldObserved(view=snapshot(i)))
     bus.publish(ActivityChanged(reflex="defend", skill="combat.attack-nearest zombie"))
     samples = []
     for n in range(ROUNDS):

@@ -181,6 +181,15 @@ class TaskFile:
         """The task ended."""
         self.path.unlink(missing_ok=True)
 
+    def sync(self, content: dict[str, Any] | None, written: dict[str, Any] | None) -> None:
+        """Make the file hold ``content`` (None: no file), touching it only if that changed."""
+        if content == written:
+            return
+        if content is None:
+            self.clear()
+        else:
+            self.write(content)
+
 
 def read_text(path: Path, default: str = "", *, limit: int = READ_LIMIT) -> str:
     """A memory file's text (the diary); missing is ``default``, unreadable costs one log line.

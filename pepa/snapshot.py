@@ -17,8 +17,10 @@ EMPTY_WORLD: Mapping[str, Any] = {
     "threats": [],
     "inventory": {},
     "deaths": 0,
+    "version": None,
 }
-"""What perception reports before the bot is in a world."""
+"""What perception reports before the bot is in a world (the keys of ``WorldView.to_wire()``
+that a client relies on; the view adds the others once it exists)."""
 
 
 def build_snapshot(
@@ -35,7 +37,10 @@ def build_snapshot(
     approved_proposals: Sequence[str] = (),
     plan: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Merge perception's world view with the runtime's own state (DESIGN section 5)."""
+    """Merge perception's world view with the runtime's own state (docs/ipc.md, the snapshot).
+
+    ``world`` is the plain-JSON form of the latest view (``WorldView.to_wire()``), None before one.
+    """
     snapshot = dict(EMPTY_WORLD)
     if world:
         snapshot.update(world)

@@ -10,7 +10,8 @@ turn into chat spam (which is what gets a bot kicked). The file is checked
 against :data:`PERSONA_FILE`: times in the past or at most a day ahead
 (clamped to now, so no cooldown outlasts its length from now), bounded lists;
 a time further ahead, a wrong type or a huge file is moved aside and the
-persona starts with fresh cooldowns.
+persona starts with fresh cooldowns. :func:`moment_of` says which events are
+such moments; the caller passes the time in (``now``, wall-clock seconds).
 """
 
 # ruff: noqa: RUF001 - the lines are Russian on purpose
@@ -23,10 +24,29 @@ from pathlib import Path
 
 import orjson
 
+from pepa.events import (
+    ActivityChanged,
+    DawnBroke,
+    Died,
+    DuskFell,
+    HostileSpotted,
+    PlayerSpotted,
+    Respawned,
+)
 from pepa.memory import write_atomic
 from pepa.statefiles import Int, JsonFile, ListOf, MapOf, Obj, Stamp, Str, load
 
-__all__ = ["LINES", "MIN_GAP", "PERSONA_FILE", "PER_HOUR", "Voice", "line_for"]
+__all__ = [
+    "LINES",
+    "MAJOR_SKILLS",
+    "MIN_GAP",
+    "PERSONA_FILE",
+    "PER_HOUR",
+    "THREAT_REMARK_RADIUS",
+    "Voice",
+    "line_for",
+    "moment_of",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +89,34 @@ LINES: dict[str, tuple[str, ...]] = {
     "player": ("привет, {detail}!", "о, {detail} пришёл"),
 }
 """Moment → the lines the persona picks from in turn; ``{detail}`` is filled in."""
+THREAT_REMARK_RADIUS = 16.0
+"""Hostiles farther than this are not worth a word."""
+MAJOR_SKILLS = (
+    "gather.", "craft.", "survive.sleep", "survive.eat", "survive.flee", "survive.escape",
+    "combat.attack-nearest", "base.place-chest", "food.hunt",
+)  # fmt: skip
+"""Skills whose start the persona remarks on (not every step and glance)."""
+
+
+def moment_of(event: object, bot: str) -> tuple[str, str] | None:
+    """The moment (and its detail) an event of the bot's life is, or None if it is not one."""
+    match event:
+        case ActivityChanged(skill=str() as skill) if skill.startswith(MAJOR_SKILLS):
+            skill_id, _, detail = skill.partition(" ")
+            return f"skill:{skill_id}", detail or skill_id.partition(".")[2]
+        case Died():
+            return "death", ""
+        case Respawned():
+            return "respawn", ""
+        case HostileSpotted(name=name, distance=distance) if distance <= THREAT_REMARK_RADIUS:
+            return ("threat:creeper" if name == "creeper" else "threat"), name
+        case DuskFell():
+            return "dusk", ""
+        case DawnBroke():
+            return "dawn", ""
+        case PlayerSpotted(name=name) if name != bot:
+            return "player", name
+    return None
 
 
 def line_for(moment: str, detail: str = "", turn: int = 0) -> str | None:

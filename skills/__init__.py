@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pepa.errors import PepaError
 from skills import (
     acquire_food,
     combat_attack_nearest,
@@ -22,7 +23,18 @@ from skills import (
 from skills._base import Link, Skill, Started
 from skills.craft import craft_skill
 
-__all__ = ["FAMILIES", "REGISTRY", "Link", "Skill", "Started", "get", "has_family"]
+__all__ = [
+    "ALIASES",
+    "FAMILIES",
+    "REGISTRY",
+    "Link",
+    "Skill",
+    "Started",
+    "canonical",
+    "get",
+    "has_family",
+    "known",
+]
 
 REGISTRY: dict[str, Skill] = {
     skill.id: skill
@@ -47,7 +59,19 @@ REGISTRY: dict[str, Skill] = {
 
 FAMILIES: dict[str, Callable[[str], Skill | None]] = {"craft": craft_skill}
 """Skill families by prefix: ``craft.<item>`` for every item a recipe makes."""
+ALIASES: dict[str, str] = {
+    "explore": "nav.explore",
+    "place-chest": "base.place-chest",
+    "acquire-food": "food.hunt",
+}
+"""Ids from before every id was ``domain.verb``: old plans, tasks and lessons still resolve."""
+
 _made: dict[str, Skill] = {}
+
+
+def canonical(skill_id: str) -> str:
+    """The current id for ``skill_id`` (an old id's new name; any other id unchanged)."""
+    return ALIASES.get(skill_id, skill_id)
 
 
 def has_family(prefix: str) -> bool:
@@ -55,8 +79,19 @@ def has_family(prefix: str) -> bool:
     return prefix in FAMILIES
 
 
+def known(skill_id: str) -> bool:
+    """Whether a skill by that id (or an old alias) exists: ``craft.<item>`` only for an item
+    a recipe makes; a registry that cannot tell (no recipes) counts as no."""
+    try:
+        get(skill_id)
+    except (KeyError, ValueError, OSError, PepaError):  # unknown, or no recipes to tell
+        return False
+    return True
+
+
 def get(skill_id: str) -> Skill:
-    """The skill with that id; KeyError names the known ones."""
+    """The skill with that id (or an old alias of it); KeyError names the known ones."""
+    skill_id = canonical(skill_id)
     if skill_id in REGISTRY:
         return REGISTRY[skill_id]
     if skill_id in _made:

@@ -4,29 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
+
+from pepa.world.linkapi import Link
+from pepa.world.view import WorldView
 
 __all__ = ["Link", "Skill", "Started"]
-
-
-class Link(Protocol):
-    """The part of :class:`pepa.world.link.MinecraftLink` skills use."""
-
-    def goto(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None: ...
-    def goto_player(self, name: str, reach: float = 2.0) -> str | None: ...
-    def follow(self, name: str, reach: float = 2.0) -> str | None: ...
-    def attack(self, entity_id: int) -> bool: ...
-    def eat(self, item: str) -> str | None: ...
-    def sleep(self, x: int, y: int, z: int) -> str | None: ...
-    def escape(self, mode: str = "any", reach: float = 3.0) -> str | None: ...
-    def look_around(self) -> bool: ...
-    def gather(
-        self, names: list[str], count: int, radius: float = 48.0, drops: list[str] | None = None
-    ) -> str | None: ...
-    def craft(self, item: str, times: int = 1) -> str | None: ...
-    def place(self, item: str) -> str | None: ...
-    def hunt(self, names: list[str], radius: float = 32.0) -> str | None: ...
-    def stop(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,8 +24,10 @@ class Started:
     """Why it could not start."""
 
 
-Precondition = Callable[[Mapping[str, Any], Mapping[str, Any]], "str | None"]
-Runner = Callable[[Link, Mapping[str, Any]], Started]
+Precondition = Callable[[WorldView, Mapping[str, Any]], "str | None"]
+"""``(world, args)`` → None when the skill can run, else why not."""
+Runner = Callable[[Link, Mapping[str, Any], WorldView], Started]
+"""``(link, args, world)`` → how the skill began."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,17 +42,19 @@ class Skill:
     """Whether LLM advice may start this skill (reflex-only skills say no)."""
     precondition: Precondition
     """``(world, args)`` → None when the skill can run, else why not."""
-    run: Runner
+    runner: Runner
     """Start it through the link."""
-    wants_world: bool = False
-    """Whether ``run`` gets the world snapshot as ``args["world"]`` (skills that plan)."""
 
-    def check(self, world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    def run(self, link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+        """Start the skill through ``link``, planning from ``world`` if it needs to."""
+        return self.runner(link, args, world)
+
+    def check(self, world: WorldView, args: Mapping[str, Any]) -> str | None:
         """Why the skill cannot run now, or None."""
         return self.precondition(world, args)
 
 
-def always(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+def always(world: WorldView, args: Mapping[str, Any]) -> str | None:
     """A precondition that always holds."""
     return None
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from pepa.survival.crafting import (
     BASE_RESOURCES,
@@ -24,9 +23,10 @@ from pepa.survival.crafting import (
     prerequisites,
 )
 from pepa.world.node import node_modules
+from pepa.world.view import WorldView
 from skills._base import Link, Started, started
 
-__all__ = ["LOGS", "inventory", "next_step", "recipes", "run_step"]
+__all__ = ["LOGS", "book_for", "next_step", "recipes", "run_step"]
 
 LOGS = list(BASE_RESOURCES["gather.wood"])
 """Every log the wood gatherer digs."""
@@ -42,18 +42,23 @@ def recipes(version: str = DEFAULT_VERSION) -> Recipes:
     return Recipes.load(version, root)
 
 
-def inventory(world: Mapping[str, Any]) -> dict[str, int]:
-    """Item name → count, from a snapshot."""
-    return dict((world.get("inventory") or {}).get("items") or {})
+def book_for(version: str | None) -> Recipes:
+    """The recipes of the server's version; the default version's when it has none."""
+    if version:
+        try:
+            return recipes(version)
+        except (OSError, KeyError, ValueError, CraftingError):
+            pass  # a version minecraft-data does not know: the default book still plans
+    return recipes(DEFAULT_VERSION)
 
 
-def next_step(item: str, count: int, world: Mapping[str, Any]) -> tuple[str, str, int] | None:
+def next_step(item: str, count: int, world: WorldView) -> tuple[str, str, int] | None:
     """(skill, item, count) to do next toward holding ``count`` of ``item``; None when held."""
-    items = inventory(world)
+    items = world.inventory.items
     missing = count - held(item, items)
     if missing <= 0:
         return None
-    book = recipes(str(world.get("version") or DEFAULT_VERSION))
+    book = book_for(world.version)
     for gatherer, yields in BASE_RESOURCES.items():
         if item in yields:
             before = prerequisites(gatherer, items, book)
@@ -76,7 +81,7 @@ def _first(steps: Sequence[Step], items: Mapping[str, int]) -> tuple[str, str, i
     return step.skill, step.item, total
 
 
-def run_step(link: Link, item: str, count: int, world: Mapping[str, Any]) -> Started:
+def run_step(link: Link, item: str, count: int, world: WorldView) -> Started:
     """Start the next step toward ``count`` of ``item`` (an instant success when held)."""
     try:
         step = next_step(item, count, world)

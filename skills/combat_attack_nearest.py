@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started
 
 
-def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
     return None if args.get("entity_id") is not None else "no target"
 
 
-def _run(link: Link, args: Mapping[str, Any]) -> Started:
+def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     if link.attack(int(args["entity_id"])):
         return Started(action_id=None)
     return Started(action_id=None, ok=False, detail="the target is gone")
@@ -23,5 +24,5 @@ SKILL = Skill(
     description="Hit the closest hostile mob with the best weapon at hand.",
     coach_may_dispatch=False,
     precondition=_precondition,
-    run=_run,
+    runner=_run,
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started
 from skills._making import recipes, run_step
 
@@ -20,10 +21,10 @@ def craft_skill(skill_id: str) -> Skill | None:
     if item not in recipes().by_result:
         return None
 
-    def _run(link: Link, args: Mapping[str, Any]) -> Started:
-        return run_step(link, item, int(args.get("count") or 1), args.get("world") or {})
+    def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+        return run_step(link, item, int(args.get("count") or 1), world)
 
-    def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+    def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
         return None
 
     return Skill(
@@ -31,6 +32,5 @@ def craft_skill(skill_id: str) -> Skill | None:
         description=f"Make {item.replace('_', ' ')} (gathering and crafting what it needs).",
         coach_may_dispatch=True,
         precondition=_precondition,
-        run=_run,
-        wants_world=True,
+        runner=_run,
     )

@@ -6,26 +6,27 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, always, started
 
 
-def _target(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+def _target(world: WorldView, args: Mapping[str, Any]) -> str | None:
     return None if args.get("operator") or args.get("to") else "nowhere to go"
 
 
-def _goto(link: Link, args: Mapping[str, Any]) -> Started:
+def _goto(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     if args.get("operator"):
         return started(link.goto_player(str(args["operator"]), 2.0), "goto")
     to = args["to"]
     return started(link.goto(to["x"], to["y"], to["z"], float(args.get("reach", 1.0))), "goto")
 
 
-def _follow(link: Link, args: Mapping[str, Any]) -> Started:
+def _follow(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     return started(link.follow(str(args["operator"]), 2.0), "follow")
 
 
-def _explore(link: Link, args: Mapping[str, Any]) -> Started:
-    here = (args.get("world") or {}).get("position")
+def _explore(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    here = world.position.as_dict() if world.position else None
     origin = args.get("from") or here or {"x": 0.0, "y": 64.0, "z": 0.0}
     rng = random.Random(args.get("seed"))
     return started(
@@ -41,20 +42,19 @@ GOTO = Skill(
     description="Walk to a player or a position.",
     coach_may_dispatch=True,
     precondition=_target,
-    run=_goto,
+    runner=_goto,
 )
 FOLLOW = Skill(
     id="nav.follow",
     description="Stay within two blocks of a player until told to stay.",
     coach_may_dispatch=False,
     precondition=_target,
-    run=_follow,
+    runner=_follow,
 )
 EXPLORE = Skill(
-    id="explore",
+    id="nav.explore",
     description="Walk to a random spot up to 24 blocks away.",
     coach_may_dispatch=True,
     precondition=always,
-    run=_explore,
-    wants_world=True,
+    runner=_explore,
 )

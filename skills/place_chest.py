@@ -1,26 +1,25 @@
-"""place-chest: put a chest down at base (crafting one first if there is none)."""
+"""base.place-chest: put a chest down at base (crafting one first if there is none)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, always, started
-from skills._making import inventory, run_step
+from skills._making import run_step
 
 
-def _run(link: Link, args: Mapping[str, Any]) -> Started:
-    world = args.get("world") or {}
-    if inventory(world).get("chest", 0) < 1:
+def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    if world.inventory.count("chest") < 1:
         return run_step(link, "chest", 1, world)
     return started(link.place("chest"), "place chest")
 
 
 SKILL = Skill(
-    id="place-chest",
+    id="base.place-chest",
     description="Place a chest next to the bot (crafting one from planks first if needed).",
     coach_may_dispatch=True,
     precondition=always,
-    run=_run,
-    wants_world=True,
+    runner=_run,
 )

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, started
 
 
-def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
-    items = (world.get("inventory") or {}).get("items") or {}
+def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
     item = args.get("item")
-    if not item or items.get(item, 0) <= 0:
+    if not item or world.inventory.count(str(item)) <= 0:
         return f"no {item or 'food'} in the inventory"
     return None
 
 
-def _run(link: Link, args: Mapping[str, Any]) -> Started:
+def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     return started(link.eat(str(args["item"])), "eat")
 
 
@@ -25,5 +25,5 @@ SKILL = Skill(
     description="Eat the best food in the inventory (32 ticks; food and saturation rise).",
     coach_may_dispatch=True,
     precondition=_precondition,
-    run=_run,
+    runner=_run,
 )

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, started
 
 
-def _precondition(world: Mapping[str, Any], args: Mapping[str, Any]) -> str | None:
+def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
     return None if args.get("bed") else "no bed nearby"
 
 
-def _run(link: Link, args: Mapping[str, Any]) -> Started:
+def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     bed = args["bed"]
     return started(link.sleep(int(bed["x"]), int(bed["y"]), int(bed["z"])), "sleep")
 
@@ -22,5 +23,5 @@ SKILL = Skill(
     description="Walk to the nearest bed within 16 blocks and sleep until morning.",
     coach_may_dispatch=True,
     precondition=_precondition,
-    run=_run,
+    runner=_run,
 )

@@ -171,8 +171,8 @@ def test_in_the_sandbox_the_bot_mines_stone_makes_a_furnace_and_places_a_chest(
     sandbox_world.op("give", player=BOT, item="oak_planks", count=16)
     sandbox_world.op("give", player=BOT, item="wooden_pickaxe", count=1)
     plan = set_goal(sandbox_world, state, "a furnace and a chest")
-    assert "(place-chest)" in plan and "(gather.stone)" in plan
-    watch(sandbox_bot, state, ("gather.stone", 90), ("craft.furnace", 60), ("place-chest", 60))
+    assert "(base.place-chest)" in plan and "(gather.stone)" in plan
+    watch(sandbox_bot, state, ("gather.stone", 90), ("craft.furnace", 60), ("base.place-chest", 60))
     assert '"chest"' in (state / "locations.json").read_text()
 
 
@@ -184,8 +184,8 @@ def test_in_the_sandbox_the_bot_hunts_animals_for_food(
     sandbox_world.op("spawning", on=False)
     sandbox_world.op("give", player=BOT, item="stone_sword", count=1)
     sandbox_world.op("spawn_mob", player=BOT, name="cow", count=5, dx=4, spacing=2)
-    assert "5 food (acquire-food)" in set_goal(sandbox_world, state, "some food")
-    watch(sandbox_bot, state, ("acquire-food", 120))
+    assert "5 food (food.hunt)" in set_goal(sandbox_world, state, "some food")
+    watch(sandbox_bot, state, ("food.hunt", 120))
     food = sandbox_world.op("inventory", player=BOT)
     assert food.get("beef", 0) + food.get("cooked_beef", 0) >= 5
 

@@ -1,20 +1,37 @@
-"""The curriculum's pure parts: plans from goals, ticking milestones, the next making step."""
+"""The curriculum's pure parts: plans from goals, ticking milestones, renamed skills, which
+milestone goes out (the Assigner) and the next making step."""
 
 from __future__ import annotations
 
 import pytest
 
 import skills
+from pepa.survival.assigner import (
+    FAILURES_TO_REST,
+    LOST_AFTER_TICKS,
+    RETRY_AFTER,
+    SETTLE,
+    Assigner,
+    Outcome,
+    Task,
+    food_in,
+)
 from pepa.survival.crafting import Recipes
 from pepa.survival.curriculum import (
     derive_plan,
+    describe_plan,
+    goal_reply,
     next_milestone,
     parse_plan,
+    rename_skill,
+    rename_skills,
     render_plan,
     tick,
     validate_plan,
 )
+from pepa.testing import view
 from pepa.world.node import node_modules
+from pepa.world.view import WorldView
 from skills._making import next_step
 
 pytestmark = pytest.mark.timeout(30)
@@ -38,7 +55,7 @@ def test_the_default_goal_climbs_the_tech_tree_with_existing_skills_only(recipes
     ]
     assert "1 stone_pickaxe (craft.stone_pickaxe)" in texts
     assert "1 furnace (craft.furnace)" in texts
-    assert texts[-2:] == ["5 food (acquire-food)", "1 chest (place-chest)"]
+    assert texts[-2:] == ["5 food (food.hunt)", "1 chest (base.place-chest)"]
     for m in plan:
         skill = skills.get(m.skill)  # every step is a skill the bot has
         assert skill.id == m.skill
@@ -55,8 +72,10 @@ def test_a_goal_naming_items_plans_for_them_and_stone_needs_a_pickaxe_first(
 
 
 def test_a_goal_for_food_or_a_chest_alone_is_just_that(recipes: Recipes) -> None:
-    assert [m.text for m in derive_plan("some food", recipes, KNOWN)] == ["5 food (acquire-food)"]
-    assert [m.text for m in derive_plan("a chest", recipes, KNOWN)] == ["1 chest (place-chest)"]
+    assert [m.text for m in derive_plan("some food", recipes, KNOWN)] == ["5 food (food.hunt)"]
+    assert [m.text for m in derive_plan("a chest", recipes, KNOWN)] == [
+        "1 chest (base.place-chest)"
+    ]
 
 
 def test_what_no_skill_can_make_ends_the_plan_with_an_honest_note(recipes: Recipes) -> None:
@@ -69,14 +88,14 @@ def test_what_no_skill_can_make_ends_the_plan_with_an_honest_note(recipes: Recip
 def test_ticking_keeps_the_operators_lines_and_checks_what_the_inventory_shows() -> None:
     text = (
         "# Plan\n\nGoal: tools\n\n- [ ] 3 oak_log (gather.wood)\n- [ ] build a hut by the lake\n"
-        "- [ ] 1 wooden_pickaxe (craft.wooden_pickaxe)\n- [ ] 1 chest (place-chest)\n"
+        "- [ ] 1 wooden_pickaxe (craft.wooden_pickaxe)\n- [ ] 1 chest (base.place-chest)\n"
     )
     new, newly = tick(text, {"birch_log": 2, "oak_log": 1})
     assert [m.text for m in newly] == ["3 oak_log (gather.wood)"]
     assert "- [x] 3 oak_log (gather.wood)\n- [ ] build a hut by the lake\n" in new
     assert tick(new, {"oak_log": 3})[1] == []  # nothing new
-    _, placed = tick(new, {}, succeeded=("place-chest",))
-    assert [m.skill for m in placed] == ["place-chest"]
+    _, placed = tick(new, {}, succeeded=("base.place-chest",))
+    assert [m.skill for m in placed] == ["base.place-chest"]
     _, crafted_step = tick(new, {}, succeeded=("craft.wooden_pickaxe",))
     assert crafted_step == []  # a craft step succeeding is not the pickaxe in the bag
     nxt = next_milestone(parse_plan(new))
@@ -94,8 +113,8 @@ def test_a_plan_round_trips_and_an_llm_plan_keeps_only_known_skills() -> None:
         validate_plan(["dance (party.time)", "just vibes"], {"gather.wood"})
 
 
-def world(**items: int) -> dict[str, object]:
-    return {"inventory": {"items": items}, "version": "1.16.5"}
+def world(**items: int) -> WorldView:
+    return view(items=items, version="1.16.5")
 
 
 def test_making_goes_one_step_at_a_time_from_what_is_held() -> None:
@@ -116,3 +135,138 @@ def test_the_craft_family_covers_every_recipe_and_nothing_else() -> None:
     assert skills.has_family("craft")
     with pytest.raises(KeyError, match=r"unknown skill 'craft\.unobtainium'"):
         skills.get("craft.unobtainium")
+
+
+# -- renamed skill ids -------------------------------------------------------------------------
+
+
+def test_renaming_touches_only_the_skill_of_a_milestone() -> None:
+    old = (
+        "# Plan\n\nGoal: a chest (place-chest)\n\n- [ ] 1 chest (place-chest)  \n"
+        "- [x] 5 food (acquire-food)\r\n* [ ] look around (explore)\n- [ ] 1 map (explore)\n"
+        "- [ ] 3 oak_log (gather.wood)\n"
+    )
+    assert rename_skills(old, skills.canonical) == (
+        "# Plan\n\nGoal: a chest (place-chest)\n\n- [ ] 1 chest (base.place-chest)  \n"
+        "- [x] 5 food (food.hunt)\r\n* [ ] look around (explore)\n- [ ] 1 map (nav.explore)\n"
+        "- [ ] 3 oak_log (gather.wood)\n"
+    )
+    current = rename_skills(old, skills.canonical)
+    assert rename_skills(current, skills.canonical) == current  # a fixed point
+    assert rename_skill("1 chest (place-chest)", skills.canonical) == "1 chest (base.place-chest)"
+    assert rename_skill("build a hut", skills.canonical) == "build a hut"
+
+
+def test_the_plan_in_one_line_and_the_reply_to_a_goal() -> None:
+    plan = parse_plan(
+        "- [x] 1 oak_log (gather.wood)\n- [ ] a note\n- [ ] 1 furnace (craft.furnace)\n"
+    )
+    assert describe_plan(plan) == "Plan 1/3 done. Next: a note; then 1 furnace (craft.furnace)."
+    assert describe_plan([]) == "I have no plan yet."
+    assert goal_reply("a furnace", plan) == (
+        "Goal set: a furnace. Plan: 3 steps, first 1 furnace (craft.furnace)."
+    )
+    assert goal_reply("fly", []) == "Goal set: fly. Plan: 0 steps; no step uses a skill I have."
+
+
+# -- the Assigner: which milestone goes out, and when -----------------------------------------
+
+PLAN = parse_plan(
+    "- [x] 1 crafting_table (craft.crafting_table)\n- [ ] a note\n- [ ] 1 bogus (craft.bogus)\n"
+    "- [ ] 3 oak_log (gather.wood)\n- [ ] 1 wooden_pickaxe (craft.wooden_pickaxe)\n"
+)
+LOGS = Task(skill="gather.wood", milestone="3 oak_log (gather.wood)", item="oak_log", count=3)
+
+
+def assigner() -> Assigner:
+    return Assigner(known=lambda skill: skill != "craft.bogus", canonical=skills.canonical)
+
+
+def test_the_first_actionable_known_milestone_goes_out_once_in_the_world() -> None:
+    a = assigner()
+    assert a.next(PLAN, connected=False, now=0.0) is None
+    task = a.next(PLAN, connected=True, now=0.0)
+    assert task == LOGS and a.assigned == LOGS
+    assert task.args() == {"item": "oak_log", "count": 3}
+    assert a.next(PLAN, connected=True, now=1.0) is None  # one at a time
+    assert not a.ready(connected=True, now=1.0)
+
+
+def test_a_task_that_ends_lets_the_world_settle_before_the_next_goes_out() -> None:
+    a = assigner()
+    a.next(PLAN, connected=True, now=0.0)
+    outcome = a.finished("gather.wood", ok=True, now=10.0)
+    assert outcome == Outcome(succeeded=("gather.wood",), ended=LOGS)
+    assert a.next(PLAN, connected=True, now=10.0 + SETTLE / 2) is None
+    a.observed()  # a fresh view shows the logs
+    assert a.next(PLAN, connected=True, now=10.5) == LOGS  # (the plan was not ticked here)
+
+
+def test_three_failures_in_a_row_rest_a_milestone_for_retry_after() -> None:
+    a = assigner()
+    for attempt in range(1, FAILURES_TO_REST + 1):
+        now = attempt * 10.0
+        assert a.next(PLAN, connected=True, now=now) == LOGS
+        outcome = a.finished("gather.wood", ok=False, now=now)
+        assert outcome.ended == LOGS and outcome.succeeded == ()
+        assert outcome.rested == ("" if attempt < FAILURES_TO_REST else LOGS.milestone)
+    rested_at = FAILURES_TO_REST * 10.0
+    later = rested_at + SETTLE
+    assert a.next(PLAN, connected=True, now=later) == Task.of(PLAN[4])  # the next one instead
+    a.finished("craft.wooden_pickaxe", ok=False, now=later)
+    assert a.failures == {PLAN[4].text: 1}
+    a.next(PLAN, connected=True, now=later + SETTLE)
+    a.withdraw()
+    back = a.next(PLAN, connected=True, now=rested_at + RETRY_AFTER)
+    assert back == LOGS
+
+
+def test_a_success_resets_the_failures_and_names_a_place() -> None:
+    a = assigner()
+    chest = parse_plan("- [ ] 1 chest (place-chest)\n")
+    task = a.next(chest, connected=True, now=0.0)
+    assert task is not None and task.skill == "place-chest"
+    assert a.finished("base.place-chest", ok=False, now=1.0).ended == task  # old id, same skill
+    a.observed()
+    a.next(chest, connected=True, now=2.0)
+    outcome = a.finished("base.place-chest", ok=True, now=3.0)
+    assert outcome == Outcome(succeeded=("base.place-chest",), ended=task, place="chest")
+    assert a.failures == {}
+    assert a.finished("survive.sleep", ok=True, now=4.0) == Outcome(
+        succeeded=("survive.sleep",), place="bed"
+    )  # not the task out: ticks and names a place all the same
+    assert a.finished("survive.sleep", ok=False, now=4.0) == Outcome()
+
+
+def test_a_task_out_while_the_chain_idles_goes_out_again() -> None:
+    a = assigner()
+    assert all(a.watch(idle=True) is None for _ in range(LOST_AFTER_TICKS * 2))  # nothing out
+    a.next(PLAN, connected=True, now=0.0)
+    assert [a.watch(idle=True) for _ in range(LOST_AFTER_TICKS - 1)] == [None] * 5
+    assert a.watch(idle=False) is None  # busy: counted again from zero
+    assert [a.watch(idle=True) for _ in range(LOST_AFTER_TICKS)][-1] == LOGS
+    assert a.watch(idle=True) is None and a.assigned == LOGS
+
+
+def test_a_task_is_taken_back_when_its_milestone_is_reached_or_the_plan_replaced() -> None:
+    a = assigner()
+    a.next(PLAN, connected=True, now=0.0)
+    assert a.reached([PLAN[4]]) is None and a.assigned == LOGS
+    assert a.reached([PLAN[3]]) == LOGS and a.assigned is None
+    assert a.withdraw() is None
+    a.resume(Task(skill="place-chest", milestone="1 chest (place-chest)"))
+    chest = parse_plan("- [ ] 1 chest (base.place-chest)\n")
+    assert a.reached(chest) == Task(skill="place-chest", milestone="1 chest (place-chest)")
+
+
+def test_a_task_file_record_says_which_milestone_is_out() -> None:
+    record = {"kind": "milestone", "skill": "gather.wood", "milestone": LOGS.milestone,
+              "args": {"item": "oak_log", "count": 3}}  # fmt: skip
+    assert Task.from_record(record) == LOGS
+    assert Task.from_record({"kind": "milestone", "skill": "craft.stick"}) == Task(
+        skill="craft.stick"
+    )
+    assert Task(skill="craft.stick").args() == {}
+    assert Task.from_record({"kind": "follow", "operator": "alice"}) is None
+    assert Task.from_record(None) is None
+    assert food_in({"beef": 2, "bread": 1, "dirt": 9}) == 3

@@ -23,6 +23,7 @@ import pytest
 from pepa import cli
 from pepa.actors.ipc import Ipc
 from pepa.events import ClientConnected, CommandReceived, GoalSet
+from pepa.events.queries import ProposalIds, Proposals
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.ipc.protocol import Chat, Command, Goal, Snapshot
@@ -377,11 +378,10 @@ class SlowCurriculum(SupervisedActor):
 class NoProposals(SupervisedActor):
     """Stands in for the knowledge actor, which the ipc actor asks for proposals at start."""
 
-    def pending_proposals(self) -> list[str]:
-        return []
-
-    def approved_proposals(self) -> list[str]:
-        return []
+    def on_message(self, message: object) -> object:
+        if isinstance(message, Proposals):
+            return ProposalIds(pending=(), approved=())
+        return super().on_message(message)
 
 
 @pytest.fixture

@@ -131,7 +131,7 @@ POSTMORTEM = (
     ' "alternative": "survive.pillar-up", "hostile": "zombie", "situation": "low hp",'
     ' "text": "pillar up out of reach when a zombie corners you", "confidence": 0.9}]}'
 )
-NEXT_ACTION = '{"skill": "explore", "reason": "see more of the world"}'
+NEXT_ACTION = '{"skill": "nav.explore", "reason": "see more of the world"}'
 PLAN = "'4 oak_log (gather.wood)' '1 boat (sail.away)' '1 crafting_table (craft.crafting_table)'"
 
 
@@ -156,8 +156,8 @@ def test_with_an_llm_a_death_gets_its_post_mortem_and_idleness_a_task(
         daemon.in_world()
         db = daemon.socket.parent / "knowledge.db"
         # idle for 20 ticks: the coach asks for a next action, the chain's task slot runs it
-        daemon.wait_line("task suggested by pi: explore", timeout=40)
-        daemon.wait_line("task: explore")
+        daemon.wait_line("task suggested by pi: nav.explore", timeout=40)
+        daemon.wait_line("task: nav.explore")
         # a death: the offline post-mortem at once, then pi's, validated and stored
         world.op("kill", player=BOT)
         rows = eventually_rows(db, "select backend, cause from postmortems where backend = 'pi'")

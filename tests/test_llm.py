@@ -21,7 +21,7 @@ from pepa.llm import (
     settings_from_config,
 )
 from pepa.llm.budget import LlmBudget, load_budget, save_budget
-from pepa.llm.prompts import death_facts, next_action_prompt, postmortem_prompt
+from pepa.llm.prompts import death_facts, next_action_prompt, postmortem_prompt, world_facts
 from pepa.llm.validate import (
     LLM_CONFIDENCE_CAP,
     ReplyRejected,
@@ -30,6 +30,8 @@ from pepa.llm.validate import (
     validate_next_action,
     validate_postmortem,
 )
+from pepa.testing import entity, view
+from pepa.world.view import WorldView
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -101,8 +103,8 @@ def test_an_avoid_lesson_may_leave_the_alternative_to_the_whitelist() -> None:
 
 
 def test_a_next_action_naming_an_advisable_skill_is_accepted() -> None:
-    action = validate_next_action('{"skill": "explore", "reason": "nothing to do"}', CATALOG)
-    assert (action.skill, action.reason) == ("explore", "nothing to do")
+    action = validate_next_action('{"skill": "nav.explore", "reason": "nothing to do"}', CATALOG)
+    assert (action.skill, action.reason) == ("nav.explore", "nothing to do")
 
 
 # -- validation: rejected -----------------------------------------------------------
@@ -178,8 +180,8 @@ def test_wrong_shapes_and_unknown_skills_are_rejected(data: Any, reason: str) ->
         ('{"skill": "craft.diamond-pickaxe", "reason": "r"}', "unknown skill"),
         ('{"skill": "combat.attack-nearest", "reason": "r"}', "may not be dispatched"),
         ('{"skill": "nav.follow", "reason": "r"}', "may not be dispatched"),
-        ('{"skill": "explore"}', "reason is missing"),
-        ('{"skill": "explore", "reason": ""}', "reason is empty"),
+        ('{"skill": "nav.explore"}', "reason is missing"),
+        ('{"skill": "nav.explore", "reason": ""}', "reason is empty"),
         ('{"reason": "r"}', "skill is missing"),
         ("explore: there is nothing else to do", "not JSON"),
         ("Error: model overloaded", "error text"),
@@ -197,7 +199,7 @@ def test_extract_object_returns_the_object() -> None:
 def test_the_catalog_knows_which_skills_the_coach_may_dispatch() -> None:
     assert "combat.attack-nearest" in CATALOG.ids
     assert "combat.attack-nearest" not in CATALOG.advisable
-    assert {"survive.flee", "explore"} <= CATALOG.advisable
+    assert {"survive.flee", "nav.explore"} <= CATALOG.advisable
 
 
 # -- the budget -----------------------------------------------------------------------
@@ -317,16 +319,43 @@ def test_the_hp_trail_keeps_only_the_last_changes() -> None:
     assert hp_line.count("→") == 7 and "…" in hp_line
 
 
+def test_the_world_facts_name_the_nearest_threats_and_the_inventory() -> None:
+    world = view(
+        hp=7.5,
+        food=3,
+        time_of_day=14000,
+        entities=[entity(1, "zombie", 4.3), entity(2, "cow", 2.0, kind="animal")],
+        items={"bread": 2, "dirt": 9},
+    )
+    assert world_facts(world) == [
+        "- hp 7.5, food 3",
+        "- position 0.5 64 0.5 in overworld",
+        "- time: night",
+        "- hostiles near: zombie at 4.3",
+        "- inventory: dirt x9, bread x2",
+    ]
+
+
+def test_world_facts_before_any_snapshot_say_what_is_unknown() -> None:
+    assert world_facts(WorldView()) == [
+        "- hp ?, food ?",
+        "- position ? ? ? in ?",
+        "- hostiles near: none",
+        "- inventory: empty",
+    ]
+
+
 def test_an_empty_bundle_still_makes_a_prompt() -> None:
     facts = death_facts("", {})
     assert "- hp (oldest to last): unknown" in facts and "- inventory: empty" in facts
 
 
 def test_the_next_action_prompt_offers_only_skills_the_coach_may_dispatch() -> None:
-    world = {"hp": 20, "food": 20, "position": {"x": 1, "y": 64, "z": -3}, "isDay": True}
+    world = view(position=(1, 64, -3), time_of_day=1000)
     prompt = next_action_prompt(world, CATALOG)
     assert "hp 20, food 20" in prompt and "hostiles near: none" in prompt
-    assert "- explore:" in prompt
+    assert "- position 1 64 -3 in overworld" in prompt and "- time: day" in prompt
+    assert "- nav.explore:" in prompt
     assert "combat.attack-nearest" not in prompt and "nav.follow" not in prompt
 
 

@@ -40,6 +40,7 @@ from pepa.llm import (
 )
 from pepa.llm.budget import LlmBudget, load_budget, save_budget
 from pepa.supervision import ChildSpec, InjectFault, Ping, Runtime, Supervisor, start_tree
+from pepa.testing import view
 from pepa.world.embedded import free_port
 from tests.conftest import Recorder
 from tests.llm_standins import OpenAIStandIn, Reply, install_pi
@@ -64,7 +65,7 @@ POSTMORTEM = orjson.dumps(
         ],
     }
 ).decode()
-NEXT = '{"skill": "explore", "reason": "nothing threatens; look for wood"}'
+NEXT = '{"skill": "nav.explore", "reason": "nothing threatens; look for wood"}'
 BUNDLE = {
     "snapshots": [{"hp": 20, "food": 17}, {"hp": 9, "food": 17}, {"hp": 2, "food": 16}],
     "last_skill": "combat.attack-nearest zombie",
@@ -542,7 +543,7 @@ def test_twenty_idle_ticks_in_a_row_ask_for_a_next_action(
 ) -> None:
     install_pi(bin_dir, printing(NEXT))
     pi_coach(runtime, recorder, tmp_path)
-    runtime.bus.publish(WorldObserved(snapshot={"connected": True, "hp": 20, "food": 19}))
+    runtime.bus.publish(WorldObserved(view=view(food=19)))
     idle(runtime, 19)
     idle(runtime, 1, idle=False)  # something happened: the count starts again
     idle(runtime, 19)
@@ -550,7 +551,7 @@ def test_twenty_idle_ticks_in_a_row_ask_for_a_next_action(
     assert calls(bin_dir) == []
     idle(runtime, 1)
     (task,) = recorder.wait_for(lambda e: isinstance(e, TaskSuggested), 20)
-    assert (task.skill, task.source) == ("explore", "pi")
+    assert (task.skill, task.source) == ("nav.explore", "pi")
     (prompt,) = calls(bin_dir)
     assert "hp 20, food 19" in prompt and "combat.attack-nearest" not in prompt
     idle(runtime, 40)  # the escalation cooldown holds back the next ones
@@ -638,7 +639,7 @@ def test_openai_escalation_suggests_a_task(
     openai_coach(runtime, recorder, server, idle_ticks=2)
     idle(runtime, 2)
     (task,) = recorder.wait_for(lambda e: isinstance(e, TaskSuggested), 20)
-    assert (task.skill, task.source) == ("explore", "openai")
+    assert (task.skill, task.source) == ("nav.explore", "openai")
 
 
 def test_the_offline_coach_answers_without_a_model_and_asks_nothing(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa.events import (
@@ -83,7 +83,7 @@ names = st.one_of(
 )  # fmt: skip
 
 
-@settings(deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200)
 @given(environ=st.dictionaries(names, st.text(max_size=20), max_size=20))
 def test_no_environment_gets_a_pepa_secret_through(environ: dict[str, str]) -> None:
     env = child_env(environ, extra_prefixes=("GIT_",))
@@ -153,10 +153,11 @@ def assert_isolated(run: dict[str, Any], tmp_path: Path, *, provider_key: bool =
 @pytest.mark.integration
 @pytest.mark.timeout(60)
 def test_a_structured_ask_runs_pi_as_a_text_function(bin_dir: Path, tmp_path: Path) -> None:
-    install_recorder(bin_dir, '{"skill": "explore", "reason": "ok"}')
+    install_recorder(bin_dir, '{"skill": "nav.explore", "reason": "ok"}')
     prompt = f"{INJECTED}\nAnswer with JSON."
     assert (
-        PiBackend().complete(prompt, timeout=20).strip() == '{"skill": "explore", "reason": "ok"}'
+        PiBackend().complete(prompt, timeout=20).strip()
+        == '{"skill": "nav.explore", "reason": "ok"}'
     )
     probe, ask = runs(bin_dir)
     assert probe["argv"][1:] == ["--help"]
@@ -459,6 +460,9 @@ def test_an_operators_injected_goal_reaches_pi_without_tools_or_secrets(
         assert ask["argv"][-2] == "--" and NO_TOOLS in ask["argv"]
         for run in runs(bin_dir):
             assert NO_TOOLS in run["argv"] or run["argv"][-1] == "--help"
+            # a run still going (the next idle ask) has its folder until it ends
+            folder = Path(run["cwd"])
+            eventually(lambda f=folder: not f.exists(), timeout=60, what=f"{folder} removed")
             assert_isolated(run, short_tmp, provider_key=False)
     finally:
         alice.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from pepa.actors.persona import ChatLimiter
@@ -13,6 +14,7 @@ from pepa.errors import LockError
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.snapshot import build_snapshot
 from pepa.supervision import Registry
+from pepa.testing import entity, view
 
 
 def test_snapshot_carries_every_field_of_the_contract() -> None:
@@ -46,6 +48,42 @@ def test_snapshot_carries_every_field_of_the_contract() -> None:
         assert field in snapshot
     assert snapshot["hp"] == 18 and snapshot["paused"] is True
     assert snapshot["pendingProposals"] == 1 and snapshot["uptime"] == 12.3
+
+
+def test_the_snapshot_carries_the_views_wire_form_and_its_version() -> None:
+    world = view(hp=12, entities=[entity(3, "skeleton", 6.0)], items={"bread": 2})
+    snapshot = build_snapshot(
+        world=world.to_wire(),
+        paused=False,
+        active_reflex=None,
+        current_skill="nav.explore",
+        actors=[],
+        pending_proposals=[],
+        uptime=1.0,
+        server="127.0.0.1:25565",
+        username="pepa_bot",
+    )
+    assert snapshot["hp"] == 12 and snapshot["version"] == "1.20.4"
+    assert snapshot["threats"] == [{"name": "skeleton", "distance": 6.0, "id": 3, "position": None}]
+    assert snapshot["inventory"] == {"items": {"bread": 2}, "emptySlots": 35}
+    assert snapshot["position"] == {"x": 0.5, "y": 64.0, "z": 0.5}
+    assert orjson.loads(orjson.dumps(snapshot)) == snapshot  # plain JSON all the way
+
+
+def test_the_snapshot_before_any_view_has_every_world_key_empty() -> None:
+    snapshot = build_snapshot(
+        world=None,
+        paused=False,
+        active_reflex=None,
+        current_skill=None,
+        actors=[],
+        pending_proposals=[],
+        uptime=0.0,
+        server="s",
+        username="u",
+    )
+    assert snapshot["connected"] is False and snapshot["hp"] is None
+    assert snapshot["version"] is None and snapshot["threats"] == []
 
 
 def test_proposals_move_on_decision_and_refuse_bad_ids(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Reflection: the pure "am I in a loop?" analysis, and the knowledge actor writing its results."""
+"""Reflection: the pure "am I in a loop?" analysis, and the knowledge actor acting on it (the
+report, lessons and proposals it writes; the plan changes it sends to the curriculum)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,19 @@ from pathlib import Path
 import pytest
 
 from pepa.actors.knowledge import Knowledge
-from pepa.events import ActivityChanged, Died, SkillFinished, WorldObserved
-from pepa.knowledge.reflection import DeathFact, adjust_plan, reflect
+from pepa.events import ActivityChanged, Died, PlanRevised, SkillFinished, WorldObserved
+from pepa.events.queries import Reflect
+from pepa.knowledge import DeathRecord
+from pepa.knowledge.reflection import (
+    DeathFact,
+    Window,
+    adjust_plan,
+    death_facts,
+    proposal,
+    reflect,
+)
 from pepa.supervision import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.testing import entity, view
 from tests.conftest import Recorder
 
 pytestmark = pytest.mark.timeout(30)
@@ -68,6 +79,44 @@ def test_plan_adjustments_are_appended_once_under_a_dated_heading() -> None:
     assert adjust_plan("", changes, AT).startswith("# Plan\n\n## Adjusted")
 
 
+def test_stored_deaths_become_facts_with_their_first_cause() -> None:
+    placed = DeathRecord(
+        id=1, at=AT, reason="killed near zombie", position={"x": 1.0, "y": 64.0, "z": 2.0},
+        last_skill="combat.attack-nearest zombie", last_hostile="zombie", hostile_distance=1.5,
+    )  # fmt: skip
+    nowhere = DeathRecord(
+        id=2, at=AT, reason="fell", position=None, last_skill="", last_hostile="",
+        hostile_distance=None,
+    )  # fmt: skip
+    assert death_facts([(placed, "lost a fight to zombie"), (nowhere, "fell")]) == [
+        DeathFact(
+            cause="lost a fight to zombie", x=1.0, z=2.0, hostile="zombie",
+            skill="combat.attack-nearest zombie",
+        ),
+        DeathFact(cause="fell"),
+    ]  # fmt: skip
+
+
+def test_a_window_counts_skill_runs_until_it_closes() -> None:
+    window = Window(AT)
+    for ok in (True, False, False):
+        window.ran("nav.goto", ok)
+    later = datetime(2026, 11, 30, 4, 30)
+    assert window.close(later) == {"nav.goto": {"ok": 1, "failed": 2}}
+    assert (window.start, window.runs) == (later, {})
+
+
+def test_a_proposal_is_written_once_per_skill_while_one_is_pending() -> None:
+    hint = "nav.goto: fails 80% of the time; look at its preconditions"
+    drafted = proposal(hint, AT, pending=["20261129-000000-other.md"])
+    assert drafted is not None
+    name, markdown = drafted
+    assert name == "20261130-040000-reflection-nav-goto.md"
+    assert markdown.startswith("# Proposal: `nav.goto` keeps failing (reflection)\n")
+    assert hint in markdown
+    assert proposal(hint, AT, pending=[name]) is None
+
+
 def reflect_after_three_deaths(runtime: Runtime, recorder: Recorder, server_dir: Path) -> Path:
     """A knowledge actor that saw three deaths to zombies and a failing walk, asked to reflect."""
     spec = ChildSpec(
@@ -84,17 +133,18 @@ def reflect_after_three_deaths(runtime: Runtime, recorder: Recorder, server_dir:
     bus = runtime.bus
     bus.publish(ActivityChanged(reflex="defend", skill="combat.attack-nearest zombie"))
     for n in range(3):
-        threat = {"name": "zombie", "distance": 1.5, "id": n}
-        bus.publish(WorldObserved(snapshot={"hp": 4, "food": 18, "threats": [threat]}))
+        bus.publish(WorldObserved(view=view(hp=4, entities=[entity(n, "zombie", 1.5)])))
         bus.publish(Died(reason="killed near zombie", position={"x": n * 40.0, "y": 5, "z": 0}))
     for ok in (False, False, False, True, False):
         bus.publish(SkillFinished(skill="nav.goto", ok=ok, seconds=1.0))
     recorder.wait_for(lambda e: isinstance(e, Died), count=3)
-    return Path(runtime.registry.handle("knowledge").call("reflect", timeout=10))
+    report = runtime.registry.handle("knowledge").request(Reflect(), timeout=10)
+    assert report is not None
+    return report
 
 
 @pytest.mark.integration
-def test_the_knowledge_actor_writes_the_reflection_lessons_plan_and_proposal(
+def test_the_knowledge_actor_writes_the_reflection_lessons_and_proposal_and_sends_the_plan(
     runtime: Runtime, recorder: Recorder, tmp_path: Path
 ) -> None:
     (tmp_path / "plan.md").write_text("# Plan\n\n- [ ] wooden pickaxe\n")
@@ -103,26 +153,26 @@ def test_the_knowledge_actor_writes_the_reflection_lessons_plan_and_proposal(
     text = report.read_text()
     assert report.parent == tmp_path / "reflections"
     assert "Am I in a loop? **yes**" in text and "lost a fight to zombie" in text
-    assert (tmp_path / "plan.md.bak").read_text() == "# Plan\n\n- [ ] wooden pickaxe\n"
-    assert "before fighting zombie again" in (tmp_path / "plan.md").read_text()
-    (diary,) = (tmp_path / "diary").iterdir()
-    assert "reflection changed the plan" in diary.read_text()
-    (proposal,) = (tmp_path / "proposals").glob("*-reflection-nav-goto.md")
-    assert "fails 80% of the time" in proposal.read_text()
+    (revised,) = recorder.wait_for(lambda e: isinstance(e, PlanRevised))
+    assert revised.source == "reflection"
+    assert revised.changes == ("- [ ] make a weapon and armour before fighting zombie again",)
+    (proposal_file,) = (tmp_path / "proposals").glob("*-reflection-nav-goto.md")
+    assert "fails 80% of the time" in proposal_file.read_text()
     with closing(sqlite3.connect(tmp_path / "knowledge.db")) as raw:
         rows = raw.execute("select verdict, text from lessons where hostile = 'zombie'").fetchall()
     assert ("avoid", "3 deaths to zombie in a row: stop fighting it, get away") in rows
 
 
 @pytest.mark.integration
-def test_reflection_never_writes_a_plan_its_own_reader_would_move_aside(
-    runtime: Runtime, recorder: Recorder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_reflection_never_writes_plan_md_itself_however_full_it_is(
+    runtime: Runtime, recorder: Recorder, tmp_path: Path
 ) -> None:
-    # months of adjustments: one more block of lines would pass the plan's 1000-line cap
+    # plan.md has one writer, the curriculum: it applies PlanRevised, and checks the plan's cap
     full = "# Plan\n\n" + "".join(f"- [ ] note {n}\n" for n in range(997))
     (tmp_path / "plan.md").write_text(full)
     report = reflect_after_three_deaths(runtime, recorder, tmp_path)
     assert "Am I in a loop? **yes**" in report.read_text()
+    recorder.wait_for(lambda e: isinstance(e, PlanRevised))
     assert (tmp_path / "plan.md").read_text() == full
     assert not (tmp_path / "plan.md.bak").exists()
-    assert any("reflection left plan.md as it is" in r.getMessage() for r in caplog.records)
+    assert not (tmp_path / "diary").exists()

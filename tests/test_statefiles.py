@@ -40,6 +40,7 @@ from pepa.supervision import ActorStateChanged, ChildSpec, Runtime, Supervisor, 
 from pepa.survival.curriculum import plan_line_problem
 from pepa.voice import MIN_GAP, PERSONA_FILE, Voice
 from pepa.world.embedded import free_port
+from pepa.world.view import WorldView
 from tests.conftest import Recorder
 from tests.daemon_harness import Daemon
 from tests.descriptors import no_free_descriptors
@@ -142,15 +143,17 @@ def test_right_type_wrong_range_huge_deep_and_broken_tasks_are_rejected(
     assert len(bad_files(tmp_path)) == 1
 
 
-def test_a_milestone_naming_no_skill_is_rejected_by_the_curriculums_reader(tmp_path: Path) -> None:
-    from pepa.actors.curriculum import known_skill
+def test_a_milestone_naming_no_skill_is_rejected_by_a_reader_that_knows_the_skills(
+    tmp_path: Path,
+) -> None:
+    import skills
 
     path = tmp_path / "current-task.json"
     path.write_text('{"kind": "milestone", "skill": "craft.no_such_item"}')
-    assert TaskFile(path, known_skill=known_skill).read() is None
+    assert TaskFile(path, known_skill=skills.known).read() is None
     assert len(bad_files(tmp_path)) == 1
     path.write_text('{"kind": "milestone", "skill": "craft.stick"}')
-    assert TaskFile(path, known_skill=known_skill).read() == {
+    assert TaskFile(path, known_skill=skills.known).read() == {
         "kind": "milestone",
         "skill": "craft.stick",
     }
@@ -375,9 +378,8 @@ def test_write_atomic_replaces_a_link_never_writes_through_it_and_leaves_no_temp
 # -- fuzzing every loader -----------------------------------------------------------------
 
 FUZZ = settings(
-    deadline=None,
     max_examples=40,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    suppress_health_check=[*settings().suppress_health_check, HealthCheck.filter_too_much],
 )
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
@@ -590,7 +592,7 @@ def test_the_curriculum_hands_out_no_milestone_whose_skill_does_not_exist(
     )
     start_curriculum(runtime, tmp_path)
     recorder.wait_state("curriculum", "running")
-    runtime.bus.publish(WorldObserved(snapshot={"connected": True}))
+    runtime.bus.publish(WorldObserved(view=WorldView(connected=True)))
     (suggested,) = recorder.wait_for(lambda e: isinstance(e, TaskSuggested))
     assert suggested.skill == "gather.wood"  # craft.bogus would crash the reflex chain
 

@@ -9,19 +9,21 @@ import pytest
 import skills
 from pepa.survival import FailureTracker, Memory, ProgressWatch, SkillMetrics, decide
 from pepa.survival.chain import FOOD_PRIORITY
+from pepa.survival.taskslot import TaskSlot
+from pepa.world.view import Vec3, WorldView
 from skills.survive_escape import choose_mode
 
 HERE = {"x": 0.0, "y": 5.0, "z": 0.0}
 
 
-def world(**fields: object) -> dict[str, object]:
+def world(**fields: object) -> WorldView:
     base: dict[str, object] = {
         "connected": True, "alive": True, "hp": 20, "food": 20, "position": HERE,
         "timeOfDay": 1000, "threats": [], "beds": [], "inventory": {"items": {}},
         "enclosure": {"openSides": 4, "ceiling": None},
     }  # fmt: skip
     base.update(fields)
-    return base
+    return WorldView.from_wire(base)
 
 
 def hostile(entity_id: int, distance: float, x: float = 0.0, z: float = 0.0) -> dict[str, object]:
@@ -61,7 +63,7 @@ def test_three_hostiles_within_twelve_flee_even_when_healthy() -> None:
 
 
 def test_operator_order_outranks_defend() -> None:
-    memory = Memory(operator_task={"kind": "follow", "operator": "alice"})
+    memory = Memory(slot=TaskSlot(order={"kind": "follow", "operator": "alice"}))
     d = decide(world(threats=[hostile(7, 2.0)]), 0.0, memory)
     assert (d.reflex, d.skill) == ("operator", "nav.follow")
 
@@ -156,28 +158,28 @@ def test_skill_metrics() -> None:
 
 def test_progress_watch_climbs_the_ladder_and_resets_on_progress() -> None:
     watch = ProgressWatch(stall_after=60.0)
-    assert watch.observe(HERE, 0.0) is None  # no goal: nothing to judge
+    assert watch.observe(Vec3(**HERE), 0.0) is None  # no goal: nothing to judge
     watch.start("nav.goto alice", 0.0)
-    assert watch.observe(HERE, 0.0) is None
+    assert watch.observe(Vec3(**HERE), 0.0) is None
     steps = []
     for t in (61.0, 122.0, 183.0, 244.0, 305.0):
-        verdict = watch.observe(HERE, t)
+        verdict = watch.observe(Vec3(**HERE), t)
         assert verdict is not None
         steps.append(verdict.step)
     assert steps == ["repath", "pillar-up", "dig-out", "alert", "alert"]
-    assert watch.observe({"x": 5.0, "y": 5.0, "z": 0.0}, 306.0) is None  # progress
-    failed = watch.failed("No path", HERE)
+    assert watch.observe(Vec3(5.0, 5.0, 0.0), 306.0) is None  # progress
+    failed = watch.failed("No path", Vec3(**HERE))
     assert failed is not None and failed.reason == "pathfinder: No path"
     assert len(watch.danger) == 6
     watch.stop()
-    assert watch.failed("No path", HERE) is None
+    assert watch.failed("No path", Vec3(**HERE)) is None
 
 
 def test_progress_needs_a_whole_block() -> None:
     watch = ProgressWatch(stall_after=10.0)
-    watch.start("explore", 0.0)
-    watch.observe(HERE, 0.0)
-    assert watch.observe({"x": 0.5, "y": 5.0, "z": 0.0}, 11.0) is not None
+    watch.start("nav.explore", 0.0)
+    watch.observe(Vec3(**HERE), 0.0)
+    assert watch.observe(Vec3(0.5, 5.0, 0.0), 11.0) is not None
     assert math.isfinite(11.0)
 
 
@@ -232,8 +234,8 @@ def test_a_dead_bot_decides_nothing() -> None:
 
 def test_the_task_slot_runs_below_the_survival_reflexes() -> None:
     memory = Memory()
-    memory.task = {"skill": "explore", "args": {}, "reason": "pi: look around"}
+    memory.slot.suggest("nav.explore", {}, "pi: look around")
     d = decide(world(), 0.0, memory)
-    assert (d.reflex, d.skill, d.reason) == ("task", "explore", "pi: look around")
+    assert (d.reflex, d.skill, d.reason) == ("task", "nav.explore", "pi: look around")
     hungry = world(food=5, inventory={"items": {"bread": 1}})
     assert decide(hungry, 0.0, memory).reflex == "eat"  # survival first

@@ -11,6 +11,7 @@ from pepa.chat_control import parse
 from pepa.events import DawnBroke, DuskFell, HealthChanged, HostileSpotted, PlayerSpotted
 from pepa.memory import TaskFile
 from pepa.world.model import WorldModel
+from pepa.world.view import Vec3, WorldView
 
 OPS = ("alice", "Bob")
 
@@ -82,15 +83,19 @@ def test_a_hostile_is_spotted_once_while_it_stays_in_range() -> None:
     assert model.apply(snap(entities=[zombie(7, 5.0)])) == [
         HostileSpotted(name="zombie", distance=5.0, entity_id=7)
     ]
-    assert model.threats() == [{"name": "zombie", "distance": 5.0, "id": 7, "position": None}]
+    assert [(t.name, t.distance, t.id) for t in model.view.threats] == [("zombie", 5.0, 7)]
+    assert model.view.to_wire()["threats"] == [
+        {"name": "zombie", "distance": 5.0, "id": 7, "position": None}
+    ]
 
 
 def test_players_are_spotted_by_name() -> None:
     model = WorldModel()
     alice = {"id": 2, "type": "player", "username": "alice", "distance": 12.0}
     assert PlayerSpotted(name="alice", distance=12.0) in model.apply(snap(entities=[alice]))
-    assert model.player("alice") == alice
-    assert model.player("bob") is None
+    seen = model.view.player("alice")
+    assert seen is not None and (seen.id, seen.distance) == (2, 12.0)
+    assert model.view.player("bob") is None
 
 
 def test_dusk_and_dawn_are_crossings_not_states() -> None:
@@ -105,18 +110,25 @@ def test_view_has_the_snapshot_fields_and_counts_deaths() -> None:
     model = WorldModel()
     model.apply(snap(position={"x": 1, "y": 5, "z": 2}, inventory={"counts": {"bread": 3}}))
     model.died({"x": 1, "y": 5, "z": 2})
-    view = model.view()
+    assert model.view.deaths == 1
+    assert model.last_death == Vec3(1.0, 5.0, 2.0)
+    view = model.view.to_wire()
     assert view["deaths"] == 1
     assert view["inventory"]["items"] == {"bread": 3}
     assert {"hp", "food", "position", "dimension", "timeOfDay", "threats"} <= set(view)
 
 
 def test_describe_status_is_one_line_with_threats() -> None:
-    world = {"hp": 12, "food": 6, "position": {"x": 1.2, "y": 5, "z": -3.7},
-             "threats": [{"name": "zombie", "distance": 3.4}]}  # fmt: skip
+    world = WorldView.from_wire(
+        {"connected": True, "hp": 12, "food": 6, "position": {"x": 1.2, "y": 5, "z": -3.7},
+         "threats": [{"name": "zombie", "distance": 3.4, "id": 7}]}
+    )  # fmt: skip
     line = describe_status(world, "nav.follow alice", paused=True)
     assert line == (
         "HP 12/20, food 6/20 at 1 5 -4; threats: zombie 3m; doing: nav.follow alice (paused)"
+    )
+    assert describe_status(WorldView(), None, paused=False) == (
+        "HP ?/20, food ?/20 at ?; threats: none; doing: idle"
     )
 
 
@@ -142,4 +154,4 @@ def test_task_file_round_trips_and_survives_corruption(tmp_path: Path) -> None:
 def test_a_hostile_right_on_the_bot_is_a_threat() -> None:
     model = WorldModel()
     model.apply(snap(entities=[zombie(7, 0.0)]))
-    assert model.threats()[0]["distance"] == 0.0
+    assert model.view.threats[0].distance == 0.0

@@ -14,14 +14,17 @@ Three jobs, one back end (``pi``, ``openai`` or ``offline``; see docs/llm.md):
   :func:`pepa.llm.validate.validate_postmortem` becomes :class:`DeathAnalysed`.
 - :data:`IDLE_TICKS` idle :class:`ReflexTicked` in a row ask the model for a
   next action among the skills the coach may dispatch; a valid reply becomes
-  :class:`TaskSuggested`.
+  :class:`TaskSuggested`. ``PlanWanted`` asks for a plan; milestones checked
+  against the skill registry become :class:`PlanProposed`.
 
-Structured asks draw on one shared :class:`pepa.llm.budget.LlmBudget` (kept in
-``llm-budget.json``) and run on a worker thread, never in the actor's thread.
-The reply comes back as a message to the coach's stable handle, carrying all
-it needs, so a coach restarted meanwhile finishes it. Garbage, error text,
-failures and timeouts are logged once, published as :class:`ErrorRaised`,
-and never published as lessons or tasks.
+The decisions are plain objects of :mod:`pepa.llm.coaching` (the idle streak,
+the gate over the shared :class:`pepa.llm.budget.LlmBudget` kept in
+``llm-budget.json``, what a reply becomes); this actor receives, asks them and
+sends. Structured asks run on a worker thread (the ``worker`` seam), never in
+the actor's thread. The reply comes back as a message to the coach's stable
+handle, carrying all it needs, so a coach restarted meanwhile finishes it.
+Garbage, error text, failures and timeouts are logged once, published as
+:class:`ErrorRaised`, and never published as lessons or tasks.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import skills
 from pepa.errors import SupervisionError
 from pepa.events import (
     AskLlm,
@@ -49,26 +51,38 @@ from pepa.events import (
     TaskSuggested,
     WorldObserved,
 )
-from pepa.llm import LlmError, LlmSettings, LlmUnavailable, Running, make_backend
+from pepa.llm import Backend, LlmError, LlmSettings, LlmUnavailable, Running, make_backend
 from pepa.llm.budget import load_budget, save_budget
-from pepa.llm.prompts import next_action_prompt, plan_prompt, postmortem_prompt
-from pepa.llm.validate import (
-    ReplyRejected,
-    SkillCatalog,
-    validate_next_action,
-    validate_postmortem,
+from pepa.llm.coaching import (
+    IDLE_TICKS,
+    Ask,
+    AskGate,
+    IdleStreak,
+    Outcome,
+    Rejected,
+    failure,
+    judge,
+    plan_skills,
 )
+from pepa.llm.prompts import next_action_prompt, plan_prompt, postmortem_prompt
+from pepa.llm.validate import SkillCatalog
 from pepa.supervision import ActorHandle, SupervisedActor, SupervisionContext
-from pepa.survival.curriculum import validate_plan
+from pepa.world.view import WorldView
 
-__all__ = ["IDLE_TICKS", "QUESTION_TIMEOUT", "Coach"]
+__all__ = ["IDLE_TICKS", "QUESTION_TIMEOUT", "Coach", "Worker"]
 
 logger = logging.getLogger(__name__)
 
-IDLE_TICKS = 20
-"""Idle reflex ticks in a row before the coach asks for a next action."""
 QUESTION_TIMEOUT = 600.0
 """Seconds an operator's free question may stream."""
+
+Worker = Callable[[Callable[[], None], str], None]
+"""Runs one structured ask's job (blocking on the model) away from the actor: ``(job, name)``."""
+
+
+def on_thread(job: Callable[[], None], name: str) -> None:
+    """The default :data:`Worker`: a daemon thread per ask."""
+    threading.Thread(target=job, daemon=True, name=name).start()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,16 +99,12 @@ class _Finished:
 class _Replied:
     """A structured ask ended on its worker thread; any coach instance can finish it."""
 
-    kind: str
-    """``analysis`` or ``escalation``."""
+    ask: Ask
+    """What was asked."""
     backend: str
     """The back end that answered."""
-    death_id: int = 0
-    """The death explained (analysis only)."""
     reply: str = ""
     """The raw reply, not yet validated."""
-    goal: str = ""
-    """The goal planned for (plan only)."""
     error: str = ""
     """Why there is no reply (timeout, HTTP error, non-zero exit …)."""
     unavailable: bool = False
@@ -108,24 +118,25 @@ class Coach(SupervisedActor):
         self,
         *,
         supervision: SupervisionContext,
-        backend: str = "offline",
+        backend: str | Backend = "offline",
         settings: LlmSettings | None = None,
         budget_path: Path | None = None,
         idle_ticks: int = IDLE_TICKS,
-        clock: Callable[[], float] = time.time,
+        worker: Worker = on_thread,
     ) -> None:
+        """``backend``: a back end's name (``pi``, ``openai``, ``offline``) or a built one."""
         super().__init__(supervision=supervision)
         self.settings = settings or LlmSettings()
-        self.llm = make_backend(backend, self.settings)
+        self.llm = make_backend(backend, self.settings) if isinstance(backend, str) else backend
         self.catalog = SkillCatalog.from_registry()
+        self.known = plan_skills()
         self.budget_path = budget_path
-        self.budget = load_budget(None)
-        self.idle_ticks = idle_ticks
-        self.clock = clock
-        self.idle_streak = 0
-        self.world: dict[str, Any] = {}
+        self.gate = AskGate(load_budget(None), offline=self.llm.name == "offline")
+        self.idle = IdleStreak(idle_ticks)
+        self.worker = worker
+        self.view: WorldView | None = None
         self.running: Running | None = None
-        self.busy = False
+        self._wall_offset = 0.0
 
     @property
     def backend(self) -> str:
@@ -135,7 +146,9 @@ class Coach(SupervisedActor):
     def setup(self) -> None:
         for event_type in (AskLlm, DeathAnalysisRequested, ReflexTicked, WorldObserved, PlanWanted):
             self.runtime.bus.subscribe(event_type, self.handle)
-        self.budget = load_budget(self.budget_path)
+        self.gate.budget = load_budget(self.budget_path)
+        # the budget keeps wall times (it outlives the process); between them, the runtime's clock
+        self._wall_offset = time.time() - self.now()
         logger.debug("coach ready: back end %s", self.backend)
 
     def cleanup(self) -> None:
@@ -145,20 +158,22 @@ class Coach(SupervisedActor):
 
     def on_message(self, message: Any) -> Any:
         match message:
-            case WorldObserved(snapshot=snapshot):
-                self.world = snapshot
+            case WorldObserved(view=view):
+                self.view = view
             case ReflexTicked(idle=idle):
-                self._ticked(idle)
+                if self.idle.tick(idle, self.view):
+                    prompt = next_action_prompt(self.view or WorldView(), self.catalog)
+                    self._structured(Ask(kind="escalation"), prompt)
             case AskLlm(prompt=prompt):
                 self._ask(prompt)
             case _Finished(code=code, duration_ms=duration_ms):
                 self.running = None
                 self.publish(LlmFinished(code=code, duration_ms=duration_ms))
             case PlanWanted(goal=goal):
-                self._structured("plan", plan_prompt(goal, self.catalog), goal=goal)
+                self._structured(Ask(kind="plan", goal=goal), plan_prompt(goal, self.catalog))
             case DeathAnalysisRequested(death_id=death_id, reason=reason, bundle=bundle):
                 prompt = postmortem_prompt(reason, bundle, self.catalog)
-                self._structured("analysis", prompt, death_id=death_id)
+                self._structured(Ask(kind="analysis", death_id=death_id), prompt)
             case _Replied():
                 self._replied(message)
             case _:
@@ -196,124 +211,71 @@ class Coach(SupervisedActor):
 
     # -- structured asks --------------------------------------------------------------
 
-    def _ticked(self, idle: bool) -> None:
-        if not idle:
-            self.idle_streak = 0
-            return
-        self.idle_streak += 1
-        if self.idle_streak < self.idle_ticks:
-            return
-        self.idle_streak = 0  # one try per streak; the budget decides whether it runs
-        if self.world.get("connected") is False:
-            return
-        self._structured("escalation", next_action_prompt(self.world, self.catalog))
-
-    def _structured(self, kind: str, prompt: str, *, death_id: int = 0, goal: str = "") -> None:
-        """Ask on a worker thread if the back end is a model, nothing runs and the budget allows."""
-        what = {"analysis": f"death {death_id}", "plan": f"goal {goal!r}"}.get(
-            kind, "a next action"
-        )
-        if self.backend == "offline":
-            logger.debug("no LLM %s of %s: offline back end", kind, what)
-            return
-        if self.busy:
-            logger.info("no LLM %s of %s: another ask is running", kind, what)
-            return
-        refusal = self.budget.try_spend(kind, self.clock())
+    def _structured(self, ask: Ask, prompt: str) -> None:
+        """Ask on a worker if the back end is a model, nothing runs and the budget allows."""
+        refusal = self.gate.admit(ask, self.now() + self._wall_offset)
         if refusal is not None:
-            logger.info("no LLM %s of %s: %s", kind, what, refusal)
+            level = logging.DEBUG if refusal.quiet else logging.INFO
+            logger.log(level, "no LLM %s of %s: %s", ask.kind, ask.subject, refusal.why)
             return
-        save_budget(self.budget_path, self.budget)
-        self.busy = True
-        logger.info("asking %s for %s of %s (%d chars)", self.backend, kind, what, len(prompt))
-        threading.Thread(
-            target=_complete,
-            args=(self.llm, prompt, self.settings.timeout, self.handle, kind, death_id, goal),
-            daemon=True,
-            name=f"pepa-coach-{kind}",
-        ).start()
+        save_budget(self.budget_path, self.gate.budget)
+        logger.info(
+            "asking %s for %s of %s (%d chars)", self.backend, ask.kind, ask.subject, len(prompt)
+        )
+        llm, timeout, me = self.llm, self.settings.timeout, self.handle
+        self.worker(lambda: _complete(llm, prompt, timeout, me, ask), f"pepa-coach-{ask.kind}")
 
     def _replied(self, done: _Replied) -> None:
-        self.busy = False
+        self.gate.finished()
+        outcome: Outcome | Rejected
         if done.error:
-            self._fail(done, done.error, "")
+            outcome = Rejected(why=done.error)
+        else:
+            outcome = judge(
+                done.ask, done.reply, backend=done.backend, catalog=self.catalog, known=self.known
+            )
+        if isinstance(outcome, Rejected):
+            told = failure(
+                done.ask,
+                backend=done.backend,
+                why=outcome.why,
+                excerpt=outcome.excerpt,
+                unavailable=done.unavailable,
+            )
+            logger.log(told.level, "%s", told.line)
+            self.publish(ErrorRaised(source="coach", text=told.error))
             return
-        if done.kind == "plan":
-            self._planned(done)
-            return
-        try:
-            if done.kind == "analysis":
-                post = validate_postmortem(done.reply, self.catalog)
-            else:
-                action = validate_next_action(done.reply, self.catalog)
-        except ReplyRejected as exc:
-            self._fail(done, f"reply rejected: {exc.reason}", exc.excerpt)
-            return
-        if done.kind == "analysis":
+        _log_outcome(done.backend, outcome)
+        self.publish(outcome)
+
+
+def _log_outcome(backend: str, outcome: Outcome) -> None:
+    """One info line about a reply that passed."""
+    match outcome:
+        case DeathAnalysed(death_id=death_id, cause=cause, lessons=lessons):
+            count = len(lessons)
             logger.info(
-                "%s post-mortem of death %d: %s (%d lessons)",
-                done.backend, done.death_id, post.cause, len(post.lessons),
-            )  # fmt: skip
-            self.publish(
-                DeathAnalysed(
-                    death_id=done.death_id,
-                    backend=done.backend,
-                    cause=post.cause,
-                    analysis=post.analysis,
-                    lessons=tuple(lesson.as_dict() for lesson in post.lessons),
-                )
+                "%s post-mortem of death %d: %s (%d lessons)", backend, death_id, cause, count
             )
-        else:
-            logger.info("%s suggests %s: %s", done.backend, action.skill, action.reason)
-            self.publish(
-                TaskSuggested(skill=action.skill, reason=action.reason, source=done.backend)
-            )
-
-    def _planned(self, done: _Replied) -> None:
-        """A plan reply: only milestones with a registry skill survive; none at all: rejected."""
-        known = set(skills.REGISTRY) | {f"{prefix}.*" for prefix in skills.FAMILIES}
-        lines = [line.strip() for line in done.reply.splitlines() if line.strip()]
-        try:
-            plan = validate_plan(lines, known)
-        except ValueError as exc:
-            self._fail(done, f"reply rejected: {exc}", done.reply[:200])
-            return
-        logger.info("%s plans %d milestones for %r", done.backend, len(plan), done.goal)
-        self.publish(
-            PlanProposed(
-                goal=done.goal, milestones=tuple(m.text for m in plan), source=done.backend
-            )
-        )
-
-    def _fail(self, done: _Replied, why: str, excerpt: str) -> None:
-        what = {
-            "analysis": f"post-mortem of death {done.death_id}", "plan": f"plan for {done.goal!r}",
-        }.get(done.kind, "next action")  # fmt: skip
-        if excerpt:
-            logger.warning("%s %s %s; reply began %r", done.backend, what, why, excerpt)
-        elif done.unavailable:  # said once where it was found; not again for every ask
-            logger.info("%s %s not asked: %s", done.backend, what, why)
-        else:
-            logger.warning("%s %s failed: %s", done.backend, what, why)
-        self.publish(ErrorRaised(source="coach", text=f"{done.backend} {what}: {why}"))
+        case PlanProposed(goal=goal, milestones=milestones):
+            logger.info("%s plans %d milestones for %r", backend, len(milestones), goal)
+        case TaskSuggested(skill=skill, reason=reason):
+            logger.info("%s suggests %s: %s", backend, skill, reason)
 
 
-def _complete(
-    llm: Any, prompt: str, timeout: float, me: ActorHandle, kind: str, death_id: int, goal: str
-) -> None:
-    """Worker thread: one structured ask, its reply or error told back to the coach."""
-    about = {"kind": kind, "backend": llm.name, "death_id": death_id, "goal": goal}
+def _complete(llm: Backend, prompt: str, timeout: float, me: ActorHandle, ask: Ask) -> None:
+    """Worker: one structured ask, its reply or error told back to the coach."""
     try:
         reply = llm.complete(prompt, timeout=timeout)
     except LlmUnavailable as exc:
-        done = _Replied(**about, error=str(exc), unavailable=True)
+        done = _Replied(ask=ask, backend=llm.name, error=str(exc), unavailable=True)
     except LlmError as exc:
-        done = _Replied(**about, error=str(exc))
+        done = _Replied(ask=ask, backend=llm.name, error=str(exc))
     except Exception as exc:  # a bug in a back end must still end the ask, not the thread silently
-        logger.exception("%s %s call broke", llm.name, kind)
-        done = _Replied(**about, error=repr(exc))
+        logger.exception("%s %s call broke", llm.name, ask.kind)
+        done = _Replied(ask=ask, backend=llm.name, error=repr(exc))
     else:
-        done = _Replied(**about, reply=reply)
+        done = _Replied(ask=ask, backend=llm.name, reply=reply)
     _tell(me, done)
 
 

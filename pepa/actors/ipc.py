@@ -4,7 +4,8 @@ The socket server itself (``pepa.ipc.server``) belongs to the worker, so an
 IPC actor restart never drops a dashboard: connections and commands wait in
 the actor's stable mailbox while it restarts. This actor turns bus events into
 protocol events (``status``, ``log``, ``actor``, ``error``, ``ask-pi-*``),
-answers new connections with ``hello``, and routes commands to the actors.
+answers new connections with ``hello``, and routes commands to the actors
+(the stateless translations both ways are :mod:`pepa.relay`).
 
 Every command but ``cmd:snapshot`` (answered here, to the asker) makes another
 actor work, so each client has a rate for them (:mod:`pepa.ipc.ratelimit`, 10
@@ -12,47 +13,47 @@ a second, bursts of 30): past it a command is dropped, and the client gets at
 most one ``error`` a second saying how many were. The server bounds what a
 client can make this actor hold; the rate bounds what it can make the actors
 behind it hold.
+
+The world fields of every ``status`` are the latest :class:`WorldView`'s
+:meth:`~pepa.world.view.WorldView.to_wire` (built when a status goes out, not
+per observation); the proposals come from the knowledge actor's
+:class:`~pepa.events.queries.Proposals` answer at start, then from
+:class:`ProposalsChanged`. Times come from the runtime's clock
+(:meth:`~pepa.supervision.SupervisedActor.now`).
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pepa.errors import SupervisionError
 from pepa.events import (
     ActivityChanged,
-    AskLlm,
-    ChatReceived,
-    ChatSent,
     ClientConnected,
     CommandReceived,
-    DecideProposal,
     Died,
     ErrorRaised,
-    GoalSet,
-    LlmChunkReceived,
-    LlmFinished,
-    LogRecorded,
-    Pause,
     PausedChanged,
     PlanChanged,
     ProposalsChanged,
-    Resume,
-    SayInChat,
     WorldObserved,
 )
+from pepa.events.queries import Proposals
 from pepa.ipc import protocol
 from pepa.ipc.ratelimit import COMMAND_BURST, COMMAND_RATE, CommandRate
 from pepa.logs import RingBuffer
+from pepa.relay import RELAYED, command_event, log_event, to_clients
 from pepa.snapshot import build_snapshot
-from pepa.supervision import ActorStateChanged, InjectFault, SupervisedActor, SupervisionContext
+from pepa.supervision import InjectFault, SupervisedActor, SupervisionContext
+from pepa.world.view import WorldView
 
-__all__ = ["ENV_RELOAD_TOKEN", "Ipc"]
+__all__ = ["ENV_RELOAD_TOKEN", "Ipc", "SocketServer"]
 
 logger = logging.getLogger(__name__)
 
@@ -64,19 +65,35 @@ ENV_RELOAD_TOKEN = "PEPA_RELOAD_TOKEN"
 """Set by ``pepa start --reload``: the token that ``cmd:reload-failed`` must carry."""
 
 
+class SocketServer(Protocol):
+    """What this actor needs of the socket server (:class:`pepa.ipc.server.IpcServer`)."""
+
+    def send(self, client_id: int, event: Mapping[str, Any]) -> None:
+        """Queue ``event`` for one client."""
+        ...
+
+    def broadcast(self, event: Mapping[str, Any]) -> None:
+        """Queue ``event`` for every client."""
+        ...
+
+    def command_done(self, client_id: int) -> None:
+        """One command of ``client_id`` has been taken."""
+        ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Heartbeat:
     """Timer: broadcast a status even if nothing changed."""
 
 
 class Ipc(SupervisedActor):
-    """Serves the socket protocol (DESIGN section 5)."""
+    """Serves the socket protocol (docs/ipc.md)."""
 
     def __init__(
         self,
         *,
         supervision: SupervisionContext,
-        server: Any,
+        server: SocketServer,
         ring: RingBuffer,
         started_at: float,
         server_label: str,
@@ -96,48 +113,35 @@ class Ipc(SupervisedActor):
         self.server_label = server_label
         self.username = username
         self.request_stop = request_stop
-        self.world: dict[str, Any] | None = None
+        self.view: WorldView | None = None
         self.activity: tuple[str | None, str | None] = (None, None)
         self.paused = False
         self.proposals: tuple[str, ...] = ()
         self.approved: tuple[str, ...] = ()
         self.plan: dict[str, Any] = {}
-        self.last_status = 0.0
+        self.last_status = -math.inf
         self.rate = CommandRate(command_rate, command_burst)
 
     def setup(self) -> None:
         bus = self.runtime.bus
         for event_type in (
-            ActivityChanged,
-            ChatReceived,
-            ChatSent,
-            Died,
-            WorldObserved,
-            PausedChanged,
-            ProposalsChanged,
+            *RELAYED, ActivityChanged, Died, WorldObserved, PausedChanged, ProposalsChanged,
             PlanChanged,
-            ActorStateChanged,
-            LogRecorded,
-            ErrorRaised,
-            LlmChunkReceived,
-            LlmFinished,
-        ):
+        ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self.every(STATUS_INTERVAL, _Heartbeat())
         try:  # knowledge started first: its first ProposalsChanged went out before we listened
-            knowledge = self.peer("knowledge")
-            self.proposals = tuple(knowledge.call("pending_proposals", timeout=2.0))
-            self.approved = tuple(knowledge.call("approved_proposals", timeout=2.0))
+            ids = self.peer("knowledge").request(Proposals(), timeout=2.0)
+            self.proposals, self.approved = tuple(ids.pending), tuple(ids.approved)
         except SupervisionError as exc:
             logger.warning("cannot read the pending proposals yet: %s", exc)
 
     # -- the snapshot -----------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
-        """The full status snapshot (proxy-callable)."""
-        world = self.world or {}
+        """The full status snapshot."""
         return build_snapshot(
-            world=world,
+            world=self.view.to_wire() if self.view is not None else None,
             paused=self.paused,
             active_reflex=self.activity[0],
             current_skill=self.activity[1],
@@ -151,30 +155,22 @@ class Ipc(SupervisedActor):
         )
 
     def _broadcast_status(self) -> None:
-        self.last_status = time.monotonic()
+        self.last_status = self.now()
         self.server.broadcast(protocol.status(self.snapshot()))
 
     # -- messages -----------------------------------------------------------------
 
     def on_message(self, message: Any) -> Any:
         match message:
-            case LogRecorded():
-                self.server.broadcast(
-                    protocol.log(
-                        message.ts, message.level, message.source, message.text, message.details
-                    )
-                )
-            case WorldObserved(snapshot=snapshot):
-                self.world = snapshot
-                if time.monotonic() - self.last_status >= STATUS_MIN_GAP:
+            case _ if (relayed := to_clients(message, self.username)) is not None:
+                self.server.broadcast(relayed)
+            case WorldObserved(view=view):
+                self.view = view
+                if self.now() - self.last_status >= STATUS_MIN_GAP:
                     self._broadcast_status()
             case ActivityChanged(reflex=reflex, skill=skill):
                 self.activity = (reflex, skill)
                 self._broadcast_status()
-            case ChatReceived(sender=sender, text=text, kind=kind):
-                self.server.broadcast(protocol.chat(sender or "", text, kind))
-            case ChatSent(text=text):
-                self.server.broadcast(protocol.chat(self.username, text, "self"))
             case Died(reason=reason, position=position):
                 self.server.broadcast(protocol.death(reason, position))
                 self._broadcast_status()
@@ -186,26 +182,13 @@ class Ipc(SupervisedActor):
             case ProposalsChanged(pending=pending, approved=approved):
                 self.proposals, self.approved = pending, approved
                 self._broadcast_status()
-            case ActorStateChanged():
-                self.server.broadcast(
-                    protocol.actor(message.name, message.state, message.restarts, message.reason)
-                )
-            case ErrorRaised(source=source, text=text):
-                self.server.broadcast(protocol.error(source, text))
-            case LlmChunkReceived(stream=stream, text=text):
-                self.server.broadcast(protocol.ask_chunk(stream, text))
-            case LlmFinished(code=code, duration_ms=duration_ms):
-                self.server.broadcast(protocol.ask_done(code, duration_ms))
             case _Heartbeat():
-                for client_id, dropped in self.rate.sweep(time.monotonic()):
+                for client_id, dropped in self.rate.sweep(self.now()):
                     self._dropped(client_id, dropped)
-                if time.monotonic() - self.last_status >= STATUS_INTERVAL * 0.9:
+                if self.now() - self.last_status >= STATUS_INTERVAL * 0.9:
                     self._broadcast_status()
             case ClientConnected(client_id=client_id):
-                recent = [
-                    protocol.log(e.ts, e.level, e.source, e.text, e.details)
-                    for e in self.ring.recent()
-                ]
+                recent = [log_event(entry) for entry in self.ring.recent()]
                 self.server.send(client_id, protocol.hello(self.snapshot(), recent))
             case CommandReceived(client_id=client_id, command=command):
                 try:
@@ -218,36 +201,29 @@ class Ipc(SupervisedActor):
         return None
 
     def _command(self, client_id: int, command: Any) -> None:
+        event = command_event(client_id, command)
+        if event is not None:
+            self.publish(event)
+            return
         match command:
-            case protocol.Pause():
-                self.publish(Pause())
-            case protocol.Resume():
-                self.publish(Resume())
             case protocol.Stop():
                 logger.info("stop requested over the socket (client %d)", client_id)
                 self.request_stop()
-            case protocol.Chat(text=text):
-                self.publish(SayInChat(text=text, raw=True))  # the daemon user's own words
-            case protocol.AskPi(prompt=prompt):
-                self.publish(AskLlm(prompt=prompt))
             case protocol.Snapshot():  # to the asker only: one client cannot flood the others
                 self.server.send(client_id, protocol.status(self.snapshot()))
-            case protocol.ProposalDecision(id=proposal_id, decision=decision):
-                self.publish(DecideProposal(id=proposal_id, decision=decision))
             case protocol.Fault(actor=name, kind=kind):
                 self._fault(client_id, name, kind)
-            case protocol.Goal(text=text):
-                self.publish(GoalSet(text=text, by=f"socket client {client_id}"))
             case protocol.ReloadFailed(error=text, token=token):
                 self._reload_failed(client_id, text, token)
-            case _:
+            case _:  # decoded, so the protocol knows it; this actor does not (yet)
+                logger.warning("unhandled command %r (client %d)", command, client_id)
                 self.server.send(client_id, protocol.error("ipc", f"unhandled command {command!r}"))
 
     def _admitted(self, client_id: int, command: Any) -> bool:
         """Whether ``command`` is within its client's rate; a dropped one may be reported."""
         if isinstance(command, protocol.Snapshot):  # answered here: costs no other actor
             return True
-        now = time.monotonic()
+        now = self.now()
         if self.rate.admit(client_id, now):
             return True
         dropped = self.rate.report(client_id, now)

@@ -25,7 +25,9 @@ from pepa.events import (
     WorldObserved,
 )
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.world.linkapi import Link
 from pepa.world.model import WorldModel
+from pepa.world.view import WorldView
 
 __all__ = ["Perception", "WorldEvent", "chat_event", "players_event"]
 
@@ -78,13 +80,13 @@ class Perception(SupervisedActor):
     """Owns the world model; the only reader of world snapshots."""
 
     def __init__(
-        self, *, supervision: SupervisionContext, link: Any = None, server_label: str = ""
+        self, *, supervision: SupervisionContext, link: Link | None = None, server_label: str = ""
     ) -> None:
         super().__init__(supervision=supervision)
         self.link = link
         self.server_label = server_label
         self.model = WorldModel()
-        self.last_view: dict[str, Any] | None = None
+        self.last_view: WorldView | None = None
 
     def setup(self) -> None:
         self._observe(force=True)
@@ -104,15 +106,15 @@ class Perception(SupervisedActor):
         if self.link is not None:
             raw = self.link.snapshot()
             if raw is None:
-                if self.model.raw:
+                if self.model.has_seen:
                     self.model.disconnected()
             else:
                 for event in self.model.apply(raw):
                     self.publish(event)
-        view = self.model.view()
+        view = self.model.view
         if force or view != self.last_view:
             self.last_view = view
-            self.publish(WorldObserved(snapshot=view))
+            self.publish(WorldObserved(view=view))
 
     def _world_event(self, raw: dict[str, Any]) -> None:
         kind = raw.get("type")
@@ -121,6 +123,7 @@ class Perception(SupervisedActor):
             for event in self.model.spotted(raw.get("spawned") or []):
                 self.publish(event)
         if kind == "connected":
+            self.model.connected(_text(raw.get("version")))
             logger.info("in the world at %s (version %s)", self.server_label, raw.get("version"))
             self.publish(Connected(server=self.server_label, version=str(raw.get("version"))))
         elif kind == "chat":
@@ -128,12 +131,12 @@ class Perception(SupervisedActor):
         elif kind == "players":
             self.publish(players_event(raw))
         elif kind == "death":
-            position = raw.get("position")
-            threats = self.model.threats()
-            reason = f"killed near {threats[0]['name']}" if threats else "died"
-            self.model.died(position)
-            logger.warning("died at %s (%s)", position, reason)
-            self.publish(Died(reason=reason, position=position))
+            threats = self.model.view.threats
+            reason = f"killed near {threats[0].name}" if threats else "died"
+            self.model.died(raw.get("position"))
+            where = self.model.last_death
+            logger.warning("died at %s (%s)", where, reason)
+            self.publish(Died(reason=reason, position=where.as_dict() if where else None))
         elif kind == "respawn":
             self.publish(Respawned())
         elif kind == "kicked":

@@ -1,25 +1,24 @@
-"""Reflex: runs the reflex chain and the skills it picks; owns the pause switch.
+"""Reflex: runs the reflex chain and the skills it picks; owns the pause switch and the task slot.
 
-The chain itself is the pure :func:`pepa.survival.decide`. This actor feeds it
-the latest world view the moment perception publishes one — and, for speed,
-a hostile the moment it is spotted, before any snapshot — and turns each
-decision into a skill run:
+The chain is the pure :func:`pepa.survival.decide`; what a decision does to
+the running skill, its arguments and cooldowns are the pure rules of
+:mod:`pepa.survival.dispatch`. This actor feeds the chain the latest world
+view the moment perception publishes one — and, for speed, a hostile the
+moment it is spotted, before any snapshot — and turns each decision into a
+skill run: a higher reflex pre-empts the running skill (the JS action is
+cancelled), the same decision leaves it alone, and a finished skill updates
+the metrics and the failure tracker (a proposal after three identical
+failures in a row).
 
-- a decision of higher priority than the running skill pre-empts it (the JS
-  action is cancelled);
-- the same decision leaves the running skill alone (attacks repeat at most
-  every 0.6 s, vanilla's sword cooldown);
-- a finished skill updates the metrics and the failure tracker, which drafts
-  a proposal after three identical failures in a row.
-
-Operator orders (come, follow, stay) are written to ``current-task.json``
-before they start and cleared when they end, so a restart resumes them.
+It is the one writer of ``current-task.json``: the task slot
+(:class:`pepa.survival.TaskSlot`) holds an operator's order and the
+curriculum's milestone, and the file holds what a restart should resume —
+the order while there is one, else the milestone.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,6 @@ from pepa.errors import SupervisionError
 from pepa.events import (
     ActionFinished,
     ActivityChanged,
-    AdviceApplied,
     Connected,
     Died,
     HealthChanged,
@@ -39,7 +37,6 @@ from pepa.events import (
     Pause,
     PausedChanged,
     PlayerSpotted,
-    ProposalDrafted,
     ReflexTicked,
     Respawned,
     Resume,
@@ -47,36 +44,29 @@ from pepa.events import (
     SkillFinished,
     StuckDetected,
     TaskSuggested,
+    TaskWithdrawn,
     WorldObserved,
 )
+from pepa.events.queries import ActiveLessons
 from pepa.memory import TaskFile
 from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.survival import Decision, FailureTracker, Memory, SkillMetrics, decide
-from skills.survive_escape import choose_mode
+from pepa.survival import Decision, Memory, TaskSlot, decide
+from pepa.survival.dispatch import IdleChores, admit, label, order_reply
+from pepa.survival.runner import SkillRunner
+from pepa.world.linkapi import Link
+from pepa.world.view import WorldView
 
 __all__ = ["Reflex"]
 
 logger = logging.getLogger(__name__)
 
-ATTACK_COOLDOWN = 0.6
-"""Seconds between swings."""
-IDLE_LOOK_EVERY = 8.0
-"""Seconds between idle glances around."""
-HEARTBEAT_EVERY = 60.0
-"""Seconds between idle heartbeat log lines."""
+SLEEP_RETRY = 30.0
+"""Seconds before trying a bed again after a refusal."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Tick:
     """Timer: run the chain even if nothing changed."""
-
-
-@dataclass(slots=True)
-class _Running:
-    decision: Decision
-    action_id: str | None
-    started: float
-    label: str
 
 
 class Reflex(SupervisedActor):
@@ -86,105 +76,104 @@ class Reflex(SupervisedActor):
         self,
         *,
         supervision: SupervisionContext,
-        link: Any = None,
+        link: Link | None = None,
         server_dir: Path | None = None,
         tick: float = 0.5,
         paused: bool = False,
         poll: float | None = None,
         learning: bool = True,
+        milestones: bool = True,
     ) -> None:
         super().__init__(supervision=supervision)
         self.link = link
         self.learning = learning
         """False: lessons are never consulted (the gauntlet's control run)."""
+        self.milestones = milestones
+        """False: the curriculum is off, so a milestone in current-task.json is not resumed."""
         self.poll = poll
         self.tick = poll or tick
         self.paused = paused
-        self.tasks = TaskFile(server_dir / "current-task.json") if server_dir else None
+        self.tasks = (
+            TaskFile(server_dir / "current-task.json", known_skill=skills.known)
+            if server_dir
+            else None
+        )
+        self.written: dict[str, Any] | None = None
         self.memory = Memory()
-        self.world: dict[str, Any] = {}
-        self.running: _Running | None = None
+        self.world = WorldView()
+        self.runner = SkillRunner(link, self.publish)
         self.waiting_for: str | None = None
-        self.last_attack = 0.0
-        self.last_instant = ""
-        self.last_look = 0.0
-        self.last_heartbeat = 0.0
+        self.chores = IdleChores()
         self.activity: tuple[str | None, str | None] = ("", "")
-        self.failures = FailureTracker()
-        self.metrics = SkillMetrics()
 
     def setup(self) -> None:
-        bus = self.runtime.bus
         for event_type in (
             WorldObserved, HostileSpotted, HealthChanged, Pause, Resume, OperatorOrder,
             ActionFinished, Connected, PlayerSpotted, Died, StuckDetected, LessonLearned,
-            Respawned, TaskSuggested,
+            Respawned, TaskSuggested, TaskWithdrawn,
         ):  # fmt: skip
-            bus.subscribe(event_type, self.handle)
+            self.runtime.bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
-        task = self.tasks.read() if self.tasks else None
-        if task is not None and task.get("kind") in ("come", "follow"):  # milestones: curriculum
-            logger.info("resuming task from current-task.json: %s", task)
-            self.memory.operator_task = task
+        self.written = self.tasks.read() if self.tasks else None
+        if self.written is not None:
+            logger.info("resuming task from current-task.json: %s", self.written)
+            self.memory.slot = TaskSlot.resumed(self.written)
+            if not self.milestones:
+                self.memory.slot.drop_task()  # with the curriculum off, the bot works no plan
+            elif self.memory.slot.task is not None:  # an old id from before the renames
+                self.memory.slot.task["skill"] = skills.canonical(self.memory.slot.task["skill"])
         self._announce(None)
         try:  # knowledge started before the brain: its lessons are there to read
-            lessons = self.peer("knowledge").call("active_lessons", timeout=2.0)
-            for lesson in lessons if self.learning else []:
-                self.memory.learn(
-                    lesson["skill"], lesson["hostile"], lesson["verdict"],
-                    lesson["alternative"], lesson["confidence"],
-                )  # fmt: skip
+            for lesson in self.peer("knowledge").request(ActiveLessons(), timeout=2.0):
+                if self.learning:
+                    self.memory.learn(
+                        lesson.skill, lesson.hostile, lesson.verdict,
+                        lesson.alternative, lesson.confidence,
+                    )  # fmt: skip
         except SupervisionError as exc:
             logger.warning("no lessons this time: %s", exc)
         self.every(self.tick, _Tick())
 
     def cleanup(self) -> None:
-        if self.running is not None and self.link is not None:
-            self.link.stop()
-
-    def skill_stats(self) -> dict[str, dict[str, float]]:
-        """Per-skill successes, failures and mean duration (proxy-callable)."""
-        return self.metrics.as_dict()
+        if self.runner.running is not None:
+            self.runner.stop()
 
     # -- messages -----------------------------------------------------------------
 
     def on_message(self, message: Any) -> Any:
-        now = time.monotonic()
+        now = self.now()
         match message:
-            case WorldObserved(snapshot=snapshot):
-                self.world = snapshot
-                self.memory.observe(snapshot, now)
-                self.memory.sleeping = bool(snapshot.get("sleeping"))
+            case WorldObserved(view=view):
+                self.world = view
+                self.memory.observe(view, now)
                 self._react(now)
-            case HostileSpotted():
-                self._spotted(message)
+            case HostileSpotted(name=name, distance=distance, entity_id=entity_id):
+                self.world = self.world.with_threat(
+                    entity_id=entity_id, name=name, distance=distance
+                )
                 self._react(now)
             case HealthChanged(hp=hp, food=food):
-                self.world = {**self.world, "hp": hp, "food": food}
+                self.world = self.world.with_health(hp=hp, food=food)
                 self._react(now)
             case _Tick():
                 self._step(now)
                 idle = self.activity == (None, None) and not self.paused
-                self.publish(ReflexTicked(idle=idle and bool(self.world.get("connected"))))
-            case TaskSuggested(skill=skill, reason=reason, source=source, args=args):
-                logger.info("task suggested by %s: %s (%s)", source, skill, reason)
-                self.memory.task = {"skill": skill, "args": args, "reason": f"{source}: {reason}"}
-                running = self.running
-                if running is not None and running.decision.reflex == "task":
-                    self._preempt(running, decide(self.world, now, self.memory))  # a new task
-                self._step(now)
+                self.publish(ReflexTicked(idle=idle and self.world.connected))
+            case TaskSuggested():
+                self._suggested(message, now)
+            case TaskWithdrawn(skill=skill, milestone=milestone):
+                if self.memory.slot.drop_task(skills.canonical(skill), milestone or None):
+                    logger.info("task %s withdrawn by the curriculum", skill)
+                    self._persist()
             case OperatorOrder(verb=verb, operator=operator):
                 self._order(verb, operator, now)
             case ActionFinished():
                 self._finished(message, now)
             case LessonLearned() if self.learning:
                 self.memory.learn(
-                    message.skill,
-                    message.hostile,
-                    message.verdict,
-                    message.alternative,
-                    message.confidence,
-                )
+                    message.skill, message.hostile, message.verdict,
+                    message.alternative, message.confidence,
+                )  # fmt: skip
             case LessonLearned():
                 pass  # learning is off
             case StuckDetected(step=step, reason=reason):
@@ -194,7 +183,7 @@ class Reflex(SupervisedActor):
                     self.waiting_for = None
                     self._step(now)
             case Connected() | Died() | Respawned():
-                self.running = None
+                self.runner.running = None
                 self.waiting_for = None
                 self._step(now)
             case Pause():
@@ -208,12 +197,6 @@ class Reflex(SupervisedActor):
 
     # -- the loop -------------------------------------------------------------------
 
-    def _spotted(self, event: HostileSpotted) -> None:
-        """Put a just-spotted hostile into the world view before the next snapshot."""
-        threats = [t for t in self.world.get("threats") or [] if t.get("id") != event.entity_id]
-        threats.append({"name": event.name, "distance": event.distance, "id": event.entity_id})
-        self.world = {**self.world, "threats": threats}
-
     def _react(self, now: float) -> None:
         """Decide at once on a change, unless running as a polling loop (benchmarks only)."""
         if self.poll is None:
@@ -223,167 +206,121 @@ class Reflex(SupervisedActor):
         if self.paused or self.link is None or self.waiting_for is not None:
             return
         decision = decide(self.world, now, self.memory)
-        running = self.running
-        if running is not None:
-            if running.decision.skill == decision.skill and running.action_id is not None:
-                return  # already doing it
-            if decision.priority <= running.decision.priority and running.action_id is not None:
-                return  # a lower reflex waits for the running one
-            self._preempt(running, decision)
+        match admit(self.runner.running, decision):
+            case "keep":
+                return
+            case "preempt":
+                self.runner.preempt(decision)
         self._start(decision, now)
 
-    def _preempt(self, running: _Running, by: Decision) -> None:
-        logger.info("%s pre-empts %s (%s)", by.reflex, running.label, by.reason)
-        self.link.stop()
-        self.running = None
-
     def _start(self, decision: Decision, now: float) -> None:
-        skill_id = decision.skill
         self._announce(decision)
-        if skill_id is None:
-            self._idle(now)
-            return
-        skill = skills.get(skill_id)
-        args = dict(decision.args)
-        if skill.wants_world:
-            args["world"] = self.world
-        if skill_id == "survive.escape":
-            args["mode"] = choose_mode(self.world)
-        label = _label(skill_id, args)
-        if skill_id == "combat.attack-nearest":
-            if now - self.last_attack < ATTACK_COOLDOWN:
-                return
-            self.last_attack = now
-        why_not = skill.check(self.world, args)
-        if why_not is not None:
-            logger.debug("%s cannot run: %s", label, why_not)
-            if decision.reflex == "task":
-                logger.info("dropped task %s: %s", label, why_not)
-                self.memory.task = None  # the curriculum counts it and rests the milestone
-                self.publish(SkillFinished(skill=skill_id, ok=False, seconds=0.0, detail=why_not))
-            return
-        if skill_id == "survive.eat":
+        if decision.skill == "survive.eat":
             self.memory.last_eat = now
-        started = skill.run(self.link, args)
-        if not started.ok:
-            self._outcome(label, skill_id, False, started.detail, 0.0, now)
-            return
-        if started.action_id is None:
-            self.metrics.record(skill_id, True, 0.0)  # instant skills (a swing)
-            if label != self.last_instant:
-                self.last_instant = label
-                logger.info("%s: %s (%s)", decision.reflex, label, decision.reason)
-            return
-        self.last_instant = ""
-        logger.info("%s: %s (%s)", decision.reflex, label, decision.reason)
-        self.running = _Running(decision, started.action_id, now, label)
-        if decision.advice is not None:
-            skill_about, hostile, verdict = decision.advice
-            self.publish(
-                AdviceApplied(skill=skill_about, hostile=hostile, verdict=verdict, instead=skill_id)
-            )
+        started = self.runner.start(decision, self.world, now)
+        if started == "idle":
+            self._idle(now)
+        elif started in ("refused", "failed") and decision.reflex == "task":
+            # the curriculum counts the failure and rests the milestone; no retry loop here
+            self.memory.slot.drop_task()
+            self._persist()
+            if started == "refused":  # a failed start already reported its SkillFinished
+                why_not = self.runner.refusal
+                logger.info("dropped task %s: %s", decision.skill, why_not)
+                skill_id = decision.skill or ""
+                self.publish(SkillFinished(skill=skill_id, ok=False, seconds=0.0, detail=why_not))
 
     def _finished(self, done: ActionFinished, now: float) -> None:
-        running = self.running
-        if running is None or done.action_id != running.action_id:
+        running = self.runner.finished(done.action_id)
+        if running is None:
             return
-        self.running = None
         skill_id = running.decision.skill or ""
-        task_now = self.memory.task
-        if running.decision.reflex == "task" and task_now and task_now.get("skill") == skill_id:
-            self.memory.task = None  # done or failed: the next task comes from the curriculum
-        task = self.memory.operator_task
-        if not done.ok and done.error.startswith("cannot see") and task is not None:
-            self.waiting_for = str(task.get("operator"))  # go on when they come into sight
+        if running.decision.reflex == "task" and self.memory.slot.drop_task(skill_id):
+            self._persist()  # done or failed: the next task comes from the curriculum
+        order = self.memory.slot.order
+        if not done.ok and done.error.startswith("cannot see") and order is not None:
+            self.waiting_for = str(order.get("operator"))  # go on when they come into sight
             logger.info("waiting to see %s before going on with %s", self.waiting_for, skill_id)
             return
-        self._outcome(running.label, skill_id, done.ok, done.error, now - running.started, now)
-        if skill_id == "nav.goto" and task is not None:
-            operator = task.get("operator")
-            reply = f"Here I am, {operator}." if done.ok else f"I can't reach you: {done.error}"
-            self.publish(SayInChat(text=reply))
-            self._end_task()
-        elif skill_id == "nav.follow" and task is not None and not done.ok:
-            self.publish(SayInChat(text=f"I lost you, {task.get('operator')}: {done.error}"))
-            self._end_task()
+        seconds = now - running.started
+        self.runner.outcome(running.label, skill_id, done.ok, done.error, seconds)
+        if running.decision.reflex == "operator" and order is not None:
+            reply = order_reply(skill_id, order, done.ok, done.error)
+            if reply is not None:
+                self.publish(SayInChat(text=reply))
+                self._end_order()
         elif skill_id == "survive.sleep" and not done.ok:
-            self.memory.sleep_retry_at = now + 30.0
+            self.memory.sleep_retry_at = now + SLEEP_RETRY
             self.publish(SayInChat(text=f"I can't sleep: {done.error}"))
         self._step(now)
 
-    def _outcome(
-        self, label: str, skill_id: str, ok: bool, detail: str, seconds: float, now: float
-    ) -> None:
-        self.metrics.record(skill_id, ok, seconds)
-        self.publish(SkillFinished(skill=skill_id, ok=ok, seconds=seconds, detail=detail))
-        if not ok:
-            logger.warning("%s failed: %s", label, detail)
-        draft = self.failures.record(label, ok, detail, time.time())
-        if draft is not None:
-            logger.warning("%s failed %d times in a row: proposal %s", label, 3, draft.file_name)
-            self.publish(ProposalDrafted(file_name=draft.file_name, markdown=draft.markdown()))
-
     def _idle(self, now: float) -> None:
-        if now - self.last_look >= IDLE_LOOK_EVERY and self.world.get("connected"):
-            self.last_look = now
+        if not self.world.connected or self.link is None:
+            return
+        look, heartbeat = self.chores.due(now)
+        if look:
             self.link.look_around()
-        if now - self.last_heartbeat >= HEARTBEAT_EVERY and self.world.get("connected"):
-            self.last_heartbeat = now
-            pos = self.world.get("position") or {}
-            logger.info(
-                "idle: hp %s food %s at %s %s %s", self.world.get("hp"), self.world.get("food"),
-                pos.get("x"), pos.get("y"), pos.get("z"),
-            )  # fmt: skip
+        if heartbeat:
+            pos = self.world.position
+            where = f"{pos.x:g} {pos.y:g} {pos.z:g}" if pos else "?"
+            logger.info("idle: hp %s food %s at %s", self.world.hp, self.world.food, where)
 
     def _stuck(self, step: str, reason: str, now: float) -> None:
-        running = self.running
         logger.warning("stuck (%s): %s", reason, step)
-        if step == "repath" and running is not None:
-            self.link.stop()
-            self.running = None
+        running = self.runner.running
+        if step == "alert":
+            self.publish(SayInChat(text=f"I'm stuck and could not get free: {reason}"))
+        elif step == "repath" and running is not None:
+            self.runner.stop()
             self._start(running.decision, now)
         elif step in ("pillar-up", "dig-out"):
-            self.link.stop()
-            self.running = None
-            skill = skills.get(f"survive.{step}")
-            started = skill.run(self.link, {})
-            if started.ok and started.action_id is not None:
-                escape = Decision(reflex="escape", skill=skill.id, reason=reason)
-                self.running = _Running(escape, started.action_id, now, skill.id)
-        elif step == "alert":
-            self.publish(SayInChat(text=f"I'm stuck and could not get free: {reason}"))
+            self.runner.escape(step, reason, self.world, now)
 
-    # -- operator orders ---------------------------------------------------------------
+    # -- the task slot ----------------------------------------------------------------
 
-    def _order(self, verb: str, operator: str, now: float) -> None:
-        if verb == "stay":
-            self._end_task()
-            if self.running is not None:
-                self.link.stop()
-                self.running = None
-            return
-        task = {"kind": verb, "operator": operator}
-        self.memory.operator_task = task
-        self.waiting_for = None
-        if self.tasks is not None:
-            self.tasks.write(task)
-        if self.running is not None:
-            self.link.stop()
-            self.running = None
+    def _suggested(self, task: TaskSuggested, now: float) -> None:
+        logger.info("task suggested by %s: %s (%s)", task.source, task.skill, task.reason)
+        reason = f"{task.source}: {task.reason}"
+        skill = skills.canonical(task.skill)
+        self.memory.slot.suggest(skill, task.args, reason, milestone=task.milestone)
+        self._persist()
+        running = self.runner.running
+        if running is not None and running.decision.reflex == "task":
+            self.runner.preempt(decide(self.world, now, self.memory))  # a new task
         self._step(now)
 
-    def _end_task(self) -> None:
-        self.memory.operator_task = None
+    def _order(self, verb: str, operator: str, now: float) -> None:
+        if verb not in ("come", "follow", "stay"):
+            logger.warning("ignored an order the reflex does not know: %r from %s", verb, operator)
+            return
+        if verb == "stay":
+            self._end_order()
+        else:
+            self.memory.slot.give_order(verb, operator)
+            self.waiting_for = None
+            self._persist()
+        if self.runner.running is not None:
+            self.runner.stop()
+        if verb != "stay":
+            self._step(now)
+
+    def _end_order(self) -> None:
+        self.memory.slot.end_order()
         self.waiting_for = None
+        self._persist()
+
+    def _persist(self) -> None:
+        """Make ``current-task.json`` hold what a restart resumes (only this actor writes it)."""
         if self.tasks is not None:
-            self.tasks.clear()
+            content = self.memory.slot.persisted()
+            self.tasks.sync(content, self.written)
+            self.written = content
 
     def _announce(self, decision: Decision | None) -> None:
         if decision is None or decision.skill is None:
             activity: tuple[str | None, str | None] = (None, None)
         else:
-            label = _label(decision.skill, decision.args)
-            activity = (decision.reflex, label)
+            activity = (decision.reflex, label(decision.skill, decision.args))
         if activity != self.activity:
             self.activity = activity
             self.publish(ActivityChanged(reflex=activity[0], skill=activity[1]))
@@ -394,14 +331,5 @@ class Reflex(SupervisedActor):
         self.paused = paused
         logger.info("reflex loop %s", "paused" if paused else "resumed")
         self.publish(PausedChanged(paused=paused))
-        if paused and self.link is not None:
-            self.link.stop()
-            self.running = None
-
-
-def _label(skill_id: str, args: dict[str, Any] | Any) -> str:
-    """``nav.follow alice``, ``survive.eat bread``, ``combat.attack-nearest zombie`` …"""
-    target = str(args.get("operator") or args.get("item") or args.get("name") or "")
-    if target and target in skill_id:
-        target = ""  # craft.wooden_pickaxe, not craft.wooden_pickaxe wooden_pickaxe
-    return f"{skill_id} {target}".strip()
+        if paused:
+            self.runner.stop()

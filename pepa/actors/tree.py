@@ -35,6 +35,7 @@ from pepa.llm import LlmSettings
 from pepa.logs import RingBuffer
 from pepa.retention import RetentionPolicy
 from pepa.supervision import ChildSpec, Supervisor
+from pepa.world.linkapi import Link
 
 __all__ = ["build_tree"]
 
@@ -49,7 +50,7 @@ def build_tree(
     username: str,
     llm_backend: str,
     request_stop: Callable[[], None],
-    link: Any = None,
+    link: Link | None = None,
     operators: tuple[str, ...] = (),
     reflex_poll: float | None = None,
     data_root: Path | None = None,
@@ -84,6 +85,7 @@ def build_tree(
                         "server_dir": server_dir,
                         "poll": reflex_poll,
                         "learning": learning,
+                        "milestones": curriculum,
                     },
                 ),
                 ChildSpec(id="watchdog", actor_class=Watchdog, kwargs={"link": link}),

@@ -4,13 +4,13 @@ It follows what the reflex runs (``ActivityChanged``) and where the bot is
 (``WorldObserved``). No horizontal progress for 60 s on a movement skill, or
 a failed walk, climbs one rung of the ladder — re-path, pillar up, dig out,
 alert the operators — published as :class:`StuckDetected` for the reflex to
-act on. The rules are the pure :class:`pepa.survival.ProgressWatch`.
+act on. The rules are the pure :class:`pepa.survival.ProgressWatch`; this
+actor only routes events to it and its verdicts out.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 from pepa.events import (
@@ -22,21 +22,23 @@ from pepa.events import (
     WorldObserved,
 )
 from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.survival import ProgressWatch
+from pepa.survival.progress import MOVEMENT_SKILLS, ProgressWatch, StuckVerdict
+from pepa.world.linkapi import Link
 
 __all__ = ["MOVEMENT_SKILLS", "Watchdog"]
 
 logger = logging.getLogger(__name__)
-
-MOVEMENT_SKILLS = ("nav.goto", "nav.follow", "survive.flee", "explore")
-"""Skills whose progress is measured in blocks walked (escapes are watched by their own end)."""
 
 
 class Watchdog(SupervisedActor):
     """Publishes :class:`StuckDetected` when the bot stops getting anywhere."""
 
     def __init__(
-        self, *, supervision: SupervisionContext, link: Any = None, stall_after: float = 60.0
+        self,
+        *,
+        supervision: SupervisionContext,
+        link: Link | None = None,
+        stall_after: float = 60.0,
     ) -> None:
         super().__init__(supervision=supervision)
         self.link = link
@@ -47,20 +49,13 @@ class Watchdog(SupervisedActor):
             self.runtime.bus.subscribe(event_type, self.handle)
 
     def on_message(self, message: Any) -> Any:
-        now = time.monotonic()
         match message:
             case ActivityChanged(skill=skill):
-                goal = skill if skill and skill.split(" ")[0] in MOVEMENT_SKILLS else None
-                if goal is None:
-                    self.watch.stop()
-                elif goal != self.watch.goal:
-                    self.watch.start(goal, now)
-            case WorldObserved(snapshot=snapshot):
-                verdict = self.watch.observe(snapshot.get("position"), now)
-                self._report(verdict)
-            case ActionFinished(ok=False, action=action, error=error) if action == "goto":
-                if not error.startswith("cannot see"):
-                    self._report(self.watch.failed(error, None))
+                self.watch.activity(skill, self.now())
+            case WorldObserved(view=view):
+                self._report(self.watch.observe(view.position, self.now()))
+            case ActionFinished(ok=False, action="goto", error=error):
+                self._report(self.watch.failed(error, None))
             case ActionFinished():
                 pass
             case Connected():
@@ -72,9 +67,9 @@ class Watchdog(SupervisedActor):
     def _steer(self) -> None:
         """Hand the remembered danger areas to the pathfinder (a new connection forgets them)."""
         if self.link is not None and self.watch.danger:
-            self.link.set_danger(self.watch.danger)
+            self.link.set_danger(list(self.watch.danger))
 
-    def _report(self, verdict: Any) -> None:
+    def _report(self, verdict: StuckVerdict | None) -> None:
         if verdict is None:
             return
         logger.warning("stuck: %s → %s", verdict.reason, verdict.step)

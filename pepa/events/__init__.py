@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pepa.world.view import WorldView
+
 __all__ = [
     "ActionFinished",
     "ActivityChanged",
@@ -42,6 +44,7 @@ __all__ = [
     "PlanChanged",
     "PlanProposed",
     "PlanRequested",
+    "PlanRevised",
     "PlanWanted",
     "PlayerSpotted",
     "PlayersListed",
@@ -54,6 +57,7 @@ __all__ = [
     "SkillFinished",
     "StuckDetected",
     "TaskSuggested",
+    "TaskWithdrawn",
     "TopicAsked",
     "WorldObserved",
 ]
@@ -79,8 +83,8 @@ class LogRecorded:
 class WorldObserved:
     """Perception's view of the world, published at least 5 times a second while it changes."""
 
-    snapshot: dict[str, Any]
-    """Plain JSON-ready fields: hp, food, position, threats, …"""
+    view: WorldView
+    """The typed view (:mod:`pepa.world.view`); ``view.to_wire()`` is the JSON form."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -387,8 +391,10 @@ from pepa.events.mind import (  # noqa: E402 - after this module's own definitio
     PlanChanged,
     PlanProposed,
     PlanRequested,
+    PlanRevised,
     PlanWanted,
     ReflexTicked,
     TaskSuggested,
+    TaskWithdrawn,
     TopicAsked,
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 __all__ = [
@@ -15,9 +16,11 @@ __all__ = [
     "PlanChanged",
     "PlanProposed",
     "PlanRequested",
+    "PlanRevised",
     "PlanWanted",
     "ReflexTicked",
     "TaskSuggested",
+    "TaskWithdrawn",
     "TopicAsked",
 ]
 
@@ -79,6 +82,31 @@ class TaskSuggested:
     """``curriculum`` or the LLM back end that suggested it."""
     args: dict[str, Any] = field(default_factory=dict)
     """The skill's arguments (``{"item": "oak_log", "count": 4}``)."""
+    milestone: str = ""
+    """The ``plan.md`` milestone it works toward (the curriculum's tasks); kept in
+    ``current-task.json`` so a restart resumes it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TaskWithdrawn:
+    """The curriculum takes its task back (the milestone is reached, or the plan changed)."""
+
+    skill: str
+    """The skill of the task handed out."""
+    milestone: str = ""
+    """Its milestone."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanRevised:
+    """Changes to ``plan.md`` for its one writer, the curriculum (reflection's adjustments)."""
+
+    changes: tuple[str, ...]
+    """Lines in the vocabulary of :func:`pepa.knowledge.reflection.adjust_plan`."""
+    source: str
+    """Who asks (``reflection``)."""
+    at: datetime
+    """When they were decided (the plan's note carries the date)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,4 +1,5 @@
-"""The bot's knowledge base: Pony ORM on SQLite, owned by the knowledge actor's thread."""
+"""The bot's knowledge: the knowledge base (Pony ORM on SQLite or PostgreSQL, written only
+by the knowledge actor's thread) and the pure policy that actor consults (docs/knowledge.md)."""
 
 from __future__ import annotations
 

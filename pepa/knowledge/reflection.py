@@ -1,25 +1,41 @@
 """Reflection: "am I in a loop?" over recent deaths, skill failures and the diary. Pure.
 
 The knowledge actor runs :func:`reflect` every 30 minutes (``PEPA_REFLECT_EVERY``)
-over what happened since the last reflection. It looks for the loops that
-killed the original bot ~300 times in one night — the same cause again and
-again, deaths piling up on one spot, a skill that keeps failing — and
-answers with a markdown report (``reflections/<ts>.md``), lessons to store,
-adjustments for ``plan.md`` and hints for proposals. Nothing here touches a
-file or the database; :func:`adjust_plan` only returns the new text.
+over what happened since the last reflection (a :class:`Window`). It looks for
+the loops that killed the original bot ~300 times in one night — the same
+cause again and again, deaths piling up on one spot, a skill that keeps
+failing — and answers with a markdown report (``reflections/<ts>.md``),
+lessons to store, adjustments for ``plan.md`` and hints for proposals
+(:func:`proposal` writes one). Nothing here touches a file, the database or
+the bus: the actor writes the report and proposals, and sends the plan
+adjustments to ``plan.md``'s one writer, the curriculum, which applies
+:func:`adjust_plan` (it only returns the new text).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pepa.knowledge.coach_offline import LessonDraft
 
-__all__ = ["DeathFact", "Reflection", "adjust_plan", "reflect"]
+if TYPE_CHECKING:
+    from pepa.knowledge.store import DeathRecord
+
+__all__ = [
+    "DeathFact",
+    "Reflection",
+    "Window",
+    "adjust_plan",
+    "death_facts",
+    "proposal",
+    "reflect",
+]
 
 SAME_CAUSE = 3
 """Deaths with one cause in a window that make a loop."""
@@ -41,6 +57,36 @@ class DeathFact:
     z: float | None = None
     hostile: str = ""
     skill: str = ""
+
+
+def death_facts(deaths: Iterable[tuple[DeathRecord, str]]) -> list[DeathFact]:
+    """Stored deaths with their first post-mortem's cause, as reflection sees them."""
+    return [
+        DeathFact(
+            cause=cause, x=d.position["x"] if d.position else None,
+            z=d.position["z"] if d.position else None, hostile=d.last_hostile, skill=d.last_skill,
+        )
+        for d, cause in deaths
+    ]  # fmt: skip
+
+
+class Window:
+    """What happened since the last reflection: its start (UTC) and the skill runs."""
+
+    def __init__(self, start: datetime) -> None:
+        self.start = start
+        self.runs: dict[str, dict[str, float]] = {}
+        """``{skill: {ok, failed}}``."""
+
+    def ran(self, skill: str, ok: bool) -> None:
+        """One skill run ended."""
+        runs = self.runs.setdefault(skill, {"ok": 0, "failed": 0})
+        runs["ok" if ok else "failed"] += 1
+
+    def close(self, now: datetime) -> dict[str, dict[str, float]]:
+        """The window's skill runs; the next window starts ``now``."""
+        runs, self.runs, self.start = self.runs, {}, now
+        return runs
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,7 +136,7 @@ def reflect(
             )  # fmt: skip
             plan.append(f"- [ ] make a weapon and armour before fighting {hostile} again")
         elif "starv" in cause:
-            plan.append("- [ ] gather food before anything else (acquire-food)")
+            plan.append("- [ ] gather food before anything else (food.hunt)")
     trap = _death_trap(deaths)
     if trap is not None:
         x, z, count = trap
@@ -152,6 +198,23 @@ def _with_markdown(
         plan_changes=result.plan_changes, proposal_hints=result.proposal_hints,
         markdown="\n".join(lines),
     )  # fmt: skip
+
+
+def proposal(hint: str, at: datetime, pending: Iterable[str]) -> tuple[str, str] | None:
+    """The proposal for a hint (``skill: why``): its file name and markdown; None while one for
+    the same skill is still pending."""
+    skill = hint.split(":", 1)[0]
+    slug = "reflection-" + re.sub(r"[^a-z0-9]+", "-", skill.lower()).strip("-")
+    if any(existing.endswith(f"{slug}.md") for existing in pending):
+        return None  # the same hint is already waiting for an operator
+    markdown = (
+        f"# Proposal: `{skill}` keeps failing (reflection)\n\n"
+        f"Created {at:%Y-%m-%d %H:%M:%S} UTC by the reflection loop.\n\n"
+        f"## Finding\n\n{hint}\n\n## Suggested work\n\n"
+        f"Find why `{skill}` fails so often, change the skill or its preconditions, "
+        "with a test on the test server that reproduces it.\n"
+    )
+    return f"{at:%Y%m%d-%H%M%S}-{slug}.md", markdown
 
 
 def adjust_plan(plan: str, changes: Sequence[str], at: datetime) -> str:

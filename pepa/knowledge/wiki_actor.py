@@ -1,5 +1,9 @@
-"""Wiki lookups for an actor that owns the cache: the HTTP on one worker thread, the answer
-back as a :class:`WikiFetched` message (see :mod:`pepa.knowledge.wiki` and ``docs/wiki.md``)."""
+"""Wiki lookups for the actor that owns the cache: the HTTP on one worker thread, the answer
+back as a :class:`WikiFetched` message (see :mod:`pepa.knowledge.wiki` and ``docs/wiki.md``).
+
+Not an actor itself: :class:`WikiLookups` is a helper the knowledge actor
+holds, used on that actor's thread (its worker thread only fetches).
+"""
 
 from __future__ import annotations
 

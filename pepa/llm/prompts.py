@@ -6,8 +6,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pepa.llm.validate import LLM_CONFIDENCE_CAP, MAX_LESSONS, SkillCatalog
+from pepa.world.view import WorldView
 
-__all__ = ["death_facts", "next_action_prompt", "postmortem_prompt", "world_facts"]
+__all__ = [
+    "death_facts",
+    "next_action_prompt",
+    "plan_prompt",
+    "postmortem_prompt",
+    "world_facts",
+]
 
 TRAIL = 8
 """Values of hp and food shown, at most."""
@@ -37,7 +44,7 @@ def postmortem_prompt(reason: str, bundle: Mapping[str, Any], catalog: SkillCata
     )
 
 
-def next_action_prompt(world: Mapping[str, Any], catalog: SkillCatalog) -> str:
+def next_action_prompt(world: WorldView, catalog: SkillCatalog) -> str:
     """Ask what to do next while idle, with the existing skills only."""
     return "\n".join(
         [
@@ -92,23 +99,21 @@ def death_facts(reason: str, bundle: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def world_facts(world: Mapping[str, Any]) -> list[str]:
+def world_facts(world: WorldView) -> list[str]:
     """Short lines about the bot's situation now."""
-    pos = world.get("position") or {}
-    threats = world.get("threats") or []
+    pos = world.position
+    x, y, z = (pos.x, pos.y, pos.z) if pos else (None, None, None)
     lines = [
-        f"- hp {_number(world.get('hp'))}, food {_number(world.get('food'))}",
-        f"- position {_number(pos.get('x'))} {_number(pos.get('y'))} {_number(pos.get('z'))}"
-        f" in {_clip(str(world.get('dimension') or '?'), 30)}",
+        f"- hp {_number(world.hp)}, food {_number(world.food)}",
+        f"- position {_number(x)} {_number(y)} {_number(z)} in {_clip(world.dimension or '?', 30)}",
     ]
-    if world.get("isDay") is not None:
-        lines.append(f"- time: {'day' if world.get('isDay') else 'night'}")
+    if world.is_day is not None:
+        lines.append(f"- time: {'day' if world.is_day else 'night'}")
     nearest = ", ".join(
-        f"{_clip(str(t.get('name') or '?'), 40)} at {_number(t.get('distance'))}"
-        for t in threats[:3]
+        f"{_clip(t.name or '?', 40)} at {_number(t.distance)}" for t in world.threats[:3]
     )
     lines.append(f"- hostiles near: {nearest or 'none'}")
-    lines.append(f"- inventory: {_inventory(world.get('inventory'))}")
+    lines.append(f"- inventory: {_inventory({'items': world.inventory.items})}")
     return lines
 
 

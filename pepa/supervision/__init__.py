@@ -21,6 +21,7 @@ from pepa.supervision._messages import (
     FaultKind,
     InjectFault,
     Ping,
+    Query,
 )
 from pepa.supervision._policy import Backoff, RestartIntensity
 from pepa.supervision._registry import DEFAULT_ASK_TIMEOUT, ActorHandle, Registry
@@ -52,6 +53,7 @@ __all__ = [
     "InjectedFault",
     "Ping",
     "Poison",
+    "Query",
     "Registry",
     "Restart",
     "RestartIntensity",

@@ -26,6 +26,7 @@ import logging
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -76,6 +77,8 @@ class Runtime:
     """Set at shutdown so that handlers hung on purpose return and their threads end."""
     fail_start: frozenset[str] = frozenset()
     """Names whose ``setup`` always fails (fault injection only; ``PEPA_FAULT_START``)."""
+    clock: Callable[[], float] = time.monotonic
+    """Monotonic seconds: what actors call "now" (a fake clock in :mod:`pepa.testing`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,6 +133,10 @@ class SupervisedActor(pykka.ThreadingActor):
     def peer(self, name: str) -> ActorHandle:
         """A stable handle to another actor of the tree."""
         return self.runtime.registry.handle(name)
+
+    def now(self) -> float:
+        """Monotonic seconds from the runtime's clock."""
+        return self.runtime.clock()
 
     def every(self, interval: float, message: Any) -> TimerHandle:
         """Tell this instance ``message`` every ``interval`` seconds until it exits."""

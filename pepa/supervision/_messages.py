@@ -9,7 +9,7 @@ command (only honoured when the runtime runs with fault injection on).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 __all__ = [
     "ActorStateChanged",
@@ -20,10 +20,25 @@ __all__ = [
     "FaultKind",
     "InjectFault",
     "Ping",
+    "Query",
 ]
 
 FaultKind = Literal["crash", "hang", "poison"]
 ExitReason = Literal["normal", "crash", "start-failed"]
+
+
+R = TypeVar("R")
+
+
+class Query(Generic[R]):
+    """An ask whose answer has type ``R``: ``handle.request(ActiveLessons())`` is typed.
+
+    Subclasses are frozen dataclasses named for what they ask; the actor that
+    serves one answers it from ``on_message`` (``case ActiveLessons(): return …``).
+    mypy follows the answer's type, and grep finds every asker and the server.
+    """
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)

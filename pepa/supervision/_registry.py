@@ -18,12 +18,14 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 import pykka
 
 from pepa.errors import ActorCrashed, ActorUnavailable, AskTimeout, PepaError
-from pepa.supervision._messages import Call
+from pepa.supervision._messages import Call, Query
+
+R = TypeVar("R")
 
 __all__ = ["DEFAULT_ASK_TIMEOUT", "ActorHandle", "Registry"]
 
@@ -233,6 +235,10 @@ class ActorHandle:
             raise ActorCrashed(
                 f"{self.name} crashed handling {type(message).__name__}: {exc!r}"
             ) from exc
+
+    def request(self, query: Query[R], timeout: float = DEFAULT_ASK_TIMEOUT) -> R:
+        """Ask ``query`` and return its typed answer (the errors of :meth:`ask`)."""
+        return cast(R, self.ask(query, timeout=timeout))
 
     def call(
         self, method: str, *args: Any, timeout: float = DEFAULT_ASK_TIMEOUT, **kwargs: Any

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pepa.survival.chain import FOOD_PRIORITY, PRIORITY, Decision, Memory, decide
 from pepa.survival.failures import FailureTracker, ProposalDraft, SkillMetrics
 from pepa.survival.progress import ProgressWatch, StuckVerdict
+from pepa.survival.taskslot import TaskSlot
 
 __all__ = [
     "FOOD_PRIORITY",
@@ -16,5 +17,6 @@ __all__ = [
     "ProposalDraft",
     "SkillMetrics",
     "StuckVerdict",
+    "TaskSlot",
     "decide",
 ]

@@ -24,6 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pepa.survival.taskslot import TaskSlot
+from pepa.world.view import Entity, Vec3, WorldView
+
 __all__ = ["ADVICE_ALTERNATIVES", "FOOD_PRIORITY", "PRIORITY", "Decision", "Memory", "decide"]
 
 PRIORITY = {
@@ -99,10 +102,8 @@ class Decision:
 class Memory:
     """What the chain remembers between decisions (owned by the reflex actor)."""
 
-    operator_task: Mapping[str, Any] | None = None
-    """The operator's come/follow order, if any."""
-    task: Mapping[str, Any] | None = None
-    """The task slot: ``{skill, args, reason}`` from the curriculum or a suggestion."""
+    slot: TaskSlot = field(default_factory=TaskSlot)
+    """The operator's come/follow order and the task (curriculum or suggestion)."""
     last_eat: float = -math.inf
     """When the bot last tried to eat."""
     sleep_retry_at: float = -math.inf
@@ -120,10 +121,11 @@ class Memory:
         """Take a lesson into account from now on."""
         self.advice.setdefault((skill, hostile), {})[verdict] = (alternative, confidence)
 
-    def observe(self, world: Mapping[str, Any], now: float) -> None:
+    def observe(self, world: WorldView, now: float) -> None:
         """Update the time-based parts from a new world view."""
-        enclosure = world.get("enclosure") or {}
-        trapped = world.get("connected") and enclosure.get("openSides") == 0
+        enclosure = world.enclosure
+        trapped = world.connected and enclosure is not None and enclosure.open_sides == 0
+        self.sleeping = world.sleeping
         if trapped:
             self.trapped_since = now if self.trapped_since is None else self.trapped_since
         else:
@@ -141,21 +143,21 @@ def _best_food(items: Mapping[str, int], food: int) -> str | None:
     return None
 
 
-def _away(origin: Mapping[str, float], threats: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+def _away(origin: Vec3, threats: Sequence[Entity]) -> dict[str, float]:
     """A point FLEE_DISTANCE blocks from ``origin``, directly away from the threats' centre."""
-    placed = [t["position"] for t in threats if t.get("position")]
+    placed = [t.position for t in threats if t.position is not None]
     if not placed:
-        return {"x": origin["x"] + FLEE_DISTANCE, "y": origin["y"], "z": origin["z"]}
-    cx = sum(p["x"] for p in placed) / len(placed)
-    cz = sum(p["z"] for p in placed) / len(placed)
-    dx, dz = origin["x"] - cx, origin["z"] - cz
+        return {"x": origin.x + FLEE_DISTANCE, "y": origin.y, "z": origin.z}
+    cx = sum(p.x for p in placed) / len(placed)
+    cz = sum(p.z for p in placed) / len(placed)
+    dx, dz = origin.x - cx, origin.z - cz
     norm = math.hypot(dx, dz)
     if norm < 1e-6:  # threats all around the same spot as the bot: pick a direction
         dx, dz, norm = 1.0, 0.0, 1.0
     return {
-        "x": round(origin["x"] + dx / norm * FLEE_DISTANCE, 1),
-        "y": origin["y"],
-        "z": round(origin["z"] + dz / norm * FLEE_DISTANCE, 1),
+        "x": round(origin.x + dx / norm * FLEE_DISTANCE, 1),
+        "y": origin.y,
+        "z": round(origin.z + dz / norm * FLEE_DISTANCE, 1),
     }
 
 
@@ -182,34 +184,28 @@ def _is_night(time_of_day: int | None) -> bool:
     return time_of_day is not None and NIGHT[0] <= time_of_day <= NIGHT[1]
 
 
-def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
+def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     """The single decision of the reflex chain for this moment."""
-    hp_now = world.get("hp")
-    if (
-        not world.get("connected")
-        or world.get("alive") is False
-        or (hp_now is not None and hp_now <= 0)
-    ):
+    if not world.in_world:
         return Decision(reflex="idle", reason="not in the world")
-    task = memory.operator_task
-    if task is not None:
-        skill = "nav.goto" if task.get("kind") == "come" else "nav.follow"
+    order = memory.slot.order
+    if order is not None:
+        skill = "nav.goto" if order.get("kind") == "come" else "nav.follow"
         return Decision(
-            reflex="operator", skill=skill, args=dict(task), reason=f"{task.get('kind')} order"
+            reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
         )
-    threats = sorted(world.get("threats") or [], key=lambda t: t.get("distance", math.inf))
-    near = [t for t in threats if t.get("distance", math.inf) <= FLEE_RADIUS]
-    hp = float(world.get("hp") or 0)
-    position = world.get("position")
+    threats = world.threats  # nearest first
+    near = [t for t in threats if t.distance <= FLEE_RADIUS]
+    hp = world.hp or 0.0
+    position = world.position
     if near and position and (hp <= LOW_HP or len(near) >= CROWD):
         why = f"{len(near)} hostiles within {FLEE_RADIUS:g}" if len(near) >= CROWD else f"hp {hp:g}"
         return Decision(
             reflex="defend", skill="survive.flee", args={"to": _away(position, near)}, reason=why
         )
-    if threats and threats[0].get("distance", math.inf) <= ATTACK_RADIUS:
+    if threats and threats[0].distance <= ATTACK_RADIUS:
         target = threats[0]
-        name = str(target.get("name"))
-        advised = _advised("combat.attack-nearest", name, memory)
+        advised = _advised("combat.attack-nearest", target.name, memory)
         if advised is not None and position:
             verdict, instead = advised
             return Decision(
@@ -218,44 +214,42 @@ def decide(world: Mapping[str, Any], now: float, memory: Memory) -> Decision:
                 args={"to": _away(position, near or threats[:1])}
                 if instead == "survive.flee"
                 else {},
-                reason=f"lesson: {verdict} fighting {name}",
-                advice=("combat.attack-nearest", name, verdict),
+                reason=f"lesson: {verdict} fighting {target.name}",
+                advice=("combat.attack-nearest", target.name, verdict),
             )
         return Decision(
             reflex="defend",
             skill="combat.attack-nearest",
-            args={"entity_id": target.get("id"), "name": target.get("name")},
-            reason=f"{target.get('name')} at {target.get('distance')}",
+            args={"entity_id": target.id, "name": target.name},
+            reason=f"{target.name} at {target.distance}",
         )
-    mining = memory.task is not None and str(memory.task.get("skill", "")).startswith(MINING)
+    task = memory.slot.task
+    mining = task is not None and str(task.get("skill", "")).startswith(MINING)
     trapped_after = MINING_GRACE if mining else TRAPPED_AFTER
     if memory.trapped_since is not None and now - memory.trapped_since >= trapped_after:
         return Decision(reflex="escape", skill="survive.escape", reason="no way out on foot")
-    raw_food = world.get("food")
-    food = 20 if raw_food is None else int(raw_food)
-    items = (world.get("inventory") or {}).get("items") or {}
+    food = 20 if world.food is None else world.food
     if food < HUNGRY_BELOW and now - memory.last_eat >= EAT_COOLDOWN:
-        best = _best_food(items, food)
+        best = _best_food(world.inventory.items, food)
         if best is not None:
             return Decision(
                 reflex="eat", skill="survive.eat", args={"item": best}, reason=f"food {food}"
             )
     if (
-        _is_night(world.get("timeOfDay"))
+        _is_night(world.time_of_day)
         and not memory.sleeping
         and now >= memory.sleep_retry_at
-        and not any(t.get("distance", math.inf) <= SLEEP_SAFE_RADIUS for t in threats)
+        and not any(t.distance <= SLEEP_SAFE_RADIUS for t in threats)
     ):
-        beds = [b for b in world.get("beds") or [] if b.get("distance", math.inf) <= BED_RADIUS]
+        beds = [b for b in world.beds if b.distance <= BED_RADIUS]
         if beds:
-            bed = min(beds, key=lambda b: b["distance"])
+            bed = min(beds, key=lambda b: b.distance)
             return Decision(
                 reflex="sleep",
                 skill="survive.sleep",
-                args={"bed": {k: bed[k] for k in ("x", "y", "z")}},
+                args={"bed": {"x": bed.x, "y": bed.y, "z": bed.z}},
                 reason="night",
             )
-    task = memory.task
     if task is not None:
         return Decision(
             reflex="task",

@@ -8,31 +8,38 @@ the skill that gets it::
 
 Lines without a skill in brackets are the operator's own notes: kept as they
 are, never worked on. A milestone is done when the inventory holds the
-count (``place-chest`` and other skills that leave nothing in the inventory
+count (``base.place-chest`` and other skills that leave nothing in the inventory
 are ticked when the skill succeeds). Offline, :func:`derive_plan` turns a
 goal into milestones with the crafting planner over minecraft-data recipes
 (wood → planks → table → wooden pickaxe → stone → stone tools → furnace …),
 using only skills that exist; an LLM's plan goes through :func:`validate_plan`.
+A plan that names skills by their ids of before (``place-chest``) is brought
+to the current ids by :func:`rename_skills`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pepa.survival.crafting import PICKAXES, TABLE, CraftingError, Recipes, held, plan_craft
 
 __all__ = [
+    "DEFAULT_GOAL",
     "DEFAULT_TARGETS",
     "MAX_GOAL",
     "Milestone",
     "actionable_lines",
     "clean_goal",
     "derive_plan",
+    "describe_plan",
+    "goal_reply",
     "next_milestone",
     "parse_plan",
     "plan_line_problem",
+    "rename_skill",
+    "rename_skills",
     "render_plan",
     "tick",
     "validate_plan",
@@ -41,6 +48,8 @@ __all__ = [
 _BOX = re.compile(r"^(\s*[-*] \[)([ xX])(\]\s+)(.*?)\s*$")
 _ACTIONABLE = re.compile(r"^(?:(\d+)\s+)?([a-z0-9_]+)\s*\(([a-z0-9_.\-]+)\)")
 
+DEFAULT_GOAL = "survive: wooden and stone tools, a furnace, food in the bag and a chest at base"
+"""The goal a fresh bot works toward until an operator sets another."""
 DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("wooden_pickaxe", 1),
     ("stone_pickaxe", 1),
@@ -48,9 +57,9 @@ DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("furnace", 1),
 )
 """The tech tree the offline planner climbs for a general survival goal."""
-FOOD_MILESTONE = ("food", 5, "acquire-food")
-CHEST_MILESTONE = ("chest", 1, "place-chest")
-NON_INVENTORY = {"place-chest"}
+FOOD_MILESTONE = ("food", 5, "food.hunt")
+CHEST_MILESTONE = ("chest", 1, "base.place-chest")
+NON_INVENTORY = {"base.place-chest"}
 """Skills whose milestone only the skill's success can tick (nothing stays in the inventory)."""
 _WORD = re.compile(r"[a-z]+")
 MAX_COUNT = 2304
@@ -183,6 +192,53 @@ def tick(
     return "".join(out), newly
 
 
+def rename_skills(text: str, canonical: Callable[[str], str]) -> str:
+    """``plan.md`` with each milestone's skill under its current id.
+
+    ``canonical`` maps an old id to its new one (``place-chest`` →
+    ``base.place-chest``, see ``skills.canonical``). Only the skill in brackets
+    of a check-box milestone changes; every other byte is kept, so an
+    operator's notes and edits survive and a plan with nothing to rename comes
+    back unchanged.
+    """
+    out = []
+    for raw in text.splitlines(keepends=True):
+        box = _BOX.match(raw.rstrip("\r\n"))
+        if box is not None:
+            raw = raw[: box.start(4)] + rename_skill(raw[box.start(4) :], canonical)
+        out.append(raw)
+    return "".join(out)
+
+
+def rename_skill(text: str, canonical: Callable[[str], str]) -> str:
+    """One milestone's text (the line after its check box) with its skill's current id."""
+    action = _ACTIONABLE.match(text)
+    if action is None:
+        return text
+    new = canonical(action.group(3))
+    if new == action.group(3):
+        return text
+    return text[: action.start(3)] + new + text[action.end(3) :]
+
+
+def describe_plan(milestones: Sequence[Milestone]) -> str:
+    """The plan in one chat line: progress and the next three steps."""
+    if not milestones:
+        return "I have no plan yet."
+    done = sum(m.done for m in milestones)
+    upcoming = [m.text for m in milestones if not m.done][:3]
+    rest = "; then ".join(upcoming) if upcoming else "all done"
+    return f"Plan {done}/{len(milestones)} done. Next: {rest}."
+
+
+def goal_reply(goal: str, milestones: Sequence[Milestone]) -> str:
+    """The chat reply to a new goal: the plan's length and its first step."""
+    first = next_milestone(milestones)
+    return f"Goal set: {goal}. Plan: {len(milestones)} steps" + (
+        f", first {first.text}." if first else "; no step uses a skill I have."
+    )
+
+
 def next_milestone(milestones: Sequence[Milestone]) -> Milestone | None:
     """The first unchecked milestone the curriculum can work on."""
     return next((m for m in milestones if not m.done and m.actionable), None)
@@ -193,7 +249,7 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
 
     Items the goal names (``stone axe``, ``furnace``) become targets; with none
     named, or a goal to ``survive``, the default tech tree comes first. A chest
-    is placed by ``place-chest`` (which crafts it), not a craft milestone.
+    is placed by ``base.place-chest`` (which crafts it), not a craft milestone.
     Each target is planned with the crafting planner from what earlier
     targets left: its raw materials become gathering
     milestones, the target itself one ``craft.<item>`` milestone (the craft
@@ -202,7 +258,7 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
     """
     words = set(_WORD.findall(goal.lower()))
     named = [
-        t for t in _targets(goal, recipes) if not (t[0] == "chest" and "place-chest" in skills)
+        t for t in _targets(goal, recipes) if not (t[0] == "chest" and "base.place-chest" in skills)
     ]
     wants = words & {"food", "eat", "chest"}  # asks only for what a non-craft milestone gives
     general = (not named and not wants) or "survive" in words
@@ -239,9 +295,9 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
             plan.append(milestone(item, count, f"craft.{item}"))
         stock[item] = stock.get(item, 0) + count
         stock[TABLE] = 1  # placed once, used for every later craft
-    if "acquire-food" in skills and (general or words & {"food", "eat"}):
+    if "food.hunt" in skills and (general or words & {"food", "eat"}):
         plan.append(milestone(*FOOD_MILESTONE))
-    if "place-chest" in skills and (general or "chest" in words):
+    if "base.place-chest" in skills and (general or "chest" in words):
         plan.append(milestone(*CHEST_MILESTONE))
     return plan
 

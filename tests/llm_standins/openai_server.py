@@ -9,7 +9,7 @@ gate until the test has seen the first chunks, or a flood that never ends
 Run by hand to try a daemon against it::
 
     .venv/bin/python -m tests.llm_standins.openai_server --port 8080 \\
-        --content '{"skill": "explore", "reason": "nothing to do"}'
+        --content '{"skill": "nav.explore", "reason": "nothing to do"}'
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8080)
-    parser.add_argument("--content", default='{"skill": "explore", "reason": "stand-in"}')
+    parser.add_argument("--content", default='{"skill": "nav.explore", "reason": "stand-in"}')
     args = parser.parse_args()
     standin = OpenAIStandIn(Reply(content=args.content), port=args.port)
     logging.basicConfig(level=logging.INFO, format="%(message)s")

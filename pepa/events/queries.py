@@ -1,0 +1,52 @@
+"""Typed asks between actors: each names what it asks and the type of its answer.
+
+``self.peer("knowledge").request(ActiveLessons())`` returns
+``tuple[ActiveLesson, ...]`` to mypy; the serving actor answers in its
+``on_message`` (``case ActiveLessons(): return …``). A method name in a
+string (``call("active_lessons")``) is what these replace: grep and mypy can
+follow a class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pepa.supervision import Query
+
+__all__ = ["ActiveLesson", "ActiveLessons", "ProposalIds", "Proposals", "Reflect"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActiveLesson:
+    """A lesson confident enough for the reflex chain to act on."""
+
+    skill: str
+    hostile: str
+    verdict: str
+    alternative: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActiveLessons(Query[tuple[ActiveLesson, ...]]):
+    """Knowledge: the lessons the reflex chain acts on (confidence ≥ 0.6)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProposalIds:
+    """The proposals waiting for an operator, and those approved."""
+
+    pending: tuple[str, ...]
+    approved: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Proposals(Query[ProposalIds]):
+    """Knowledge: the ids of pending and approved proposals."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reflect(Query[Path | None]):
+    """Knowledge: reflect now on the window since the last reflection; the report's path
+    (None when it could not be written)."""

@@ -1,0 +1,208 @@
+"""The coach's decisions, pure: when to ask, whether an ask may start, what a reply becomes.
+
+The coach actor (:mod:`pepa.actors.coach`) receives events, asks these objects
+and sends what they return; nothing here reads a clock, starts a thread or
+touches the bus:
+
+- :class:`IdleStreak` counts idle reflex ticks in a row: every
+  :data:`IDLE_TICKS`-th of a streak earns one next-action ask (not while the
+  bot is known to be out of the world);
+- :class:`AskGate` says whether a structured ask may start: a model to ask,
+  no other ask running, and the shared :class:`~pepa.llm.budget.LlmBudget`
+  allows it (``now`` is wall-clock seconds, as the budget keeps them). The
+  budget's per-kind cooldown is the pacing window of idle suggestions;
+- :func:`judge` turns a raw reply into the event to publish, or a
+  :class:`Rejected` saying why not; :func:`failure` is the one log line and
+  the one :class:`~pepa.events.ErrorRaised` text of a failed ask.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import skills
+from pepa.events import DeathAnalysed, PlanProposed, TaskSuggested
+from pepa.llm.budget import LlmBudget
+from pepa.llm.validate import ReplyRejected, SkillCatalog, validate_next_action, validate_postmortem
+from pepa.survival.curriculum import validate_plan
+from pepa.world.view import WorldView
+
+__all__ = [
+    "IDLE_TICKS",
+    "Ask",
+    "AskGate",
+    "Failure",
+    "IdleStreak",
+    "Outcome",
+    "Refusal",
+    "Rejected",
+    "failure",
+    "judge",
+    "plan_skills",
+]
+
+IDLE_TICKS = 20
+"""Idle reflex ticks in a row before the coach asks for a next action."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ask:
+    """What one structured ask is for."""
+
+    kind: str
+    """``analysis``, ``escalation`` or ``plan`` (a kind of :data:`pepa.llm.budget.KINDS`)."""
+    death_id: int = 0
+    """The death explained (analysis only)."""
+    goal: str = ""
+    """The goal planned for (plan only)."""
+
+    @property
+    def subject(self) -> str:
+        """What it is about, for "no LLM analysis of death 3" lines."""
+        if self.kind == "analysis":
+            return f"death {self.death_id}"
+        if self.kind == "plan":
+            return f"goal {self.goal!r}"
+        return "a next action"
+
+    @property
+    def title(self) -> str:
+        """What it asks for, for "pi post-mortem of death 3: …" lines."""
+        if self.kind == "analysis":
+            return f"post-mortem of death {self.death_id}"
+        if self.kind == "plan":
+            return f"plan for {self.goal!r}"
+        return "next action"
+
+
+class IdleStreak:
+    """Idle reflex ticks in a row; the ``ticks``-th of a streak earns one ask, then it restarts."""
+
+    def __init__(self, ticks: int = IDLE_TICKS) -> None:
+        self.ticks = ticks
+        self.streak = 0
+
+    def tick(self, idle: bool, view: WorldView | None) -> bool:
+        """Count one reflex tick; True when a next action should be asked now.
+
+        ``view`` is the latest world view (None before the first): a bot known
+        to be out of the world is not worth a suggestion; the streak still
+        restarts, so the next try waits a whole streak.
+        """
+        if not idle:
+            self.streak = 0
+            return False
+        self.streak += 1
+        if self.streak < self.ticks:
+            return False
+        self.streak = 0  # one try per streak; the gate decides whether it runs
+        return view is None or view.connected
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refusal:
+    """Why a structured ask does not start."""
+
+    why: str
+    quiet: bool = False
+    """A choice, not news (no model configured): logged at debug only."""
+
+
+class AskGate:
+    """One structured ask at a time, only with a model, only within the budget."""
+
+    def __init__(self, budget: LlmBudget, *, offline: bool) -> None:
+        self.budget = budget
+        self.offline = offline
+        self.busy = False
+        """An ask is running (its reply not yet handled)."""
+
+    def admit(self, ask: Ask, now: float) -> Refusal | None:
+        """None when ``ask`` may start at wall time ``now`` (then it is counted and running)."""
+        if self.offline:
+            return Refusal(why="offline back end", quiet=True)
+        if self.busy:
+            return Refusal(why="another ask is running")
+        refusal = self.budget.try_spend(ask.kind, now)
+        if refusal is not None:
+            return Refusal(why=refusal)
+        self.busy = True
+        return None
+
+    def finished(self) -> None:
+        """The running ask's reply (or failure) was handled: the next may start."""
+        self.busy = False
+
+
+Outcome = DeathAnalysed | TaskSuggested | PlanProposed
+"""What a good reply becomes."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rejected:
+    """A reply that is not published: why, and how it began (empty when not shown)."""
+
+    why: str
+    excerpt: str = ""
+
+
+def plan_skills() -> frozenset[str]:
+    """Skill ids a plan's milestone may name: the registry's, and ``craft.*`` style families."""
+    return frozenset(skills.REGISTRY) | {f"{prefix}.*" for prefix in skills.FAMILIES}
+
+
+def judge(
+    ask: Ask, reply: str, *, backend: str, catalog: SkillCatalog, known: Collection[str]
+) -> Outcome | Rejected:
+    """The event a raw ``reply`` to ``ask`` becomes, validated; or why it is rejected.
+
+    ``known`` is what a plan may name (:func:`plan_skills`): only milestones with
+    a known skill survive, and a plan with none is rejected.
+    """
+    try:
+        if ask.kind == "analysis":
+            post = validate_postmortem(reply, catalog)
+            return DeathAnalysed(
+                death_id=ask.death_id,
+                backend=backend,
+                cause=post.cause,
+                analysis=post.analysis,
+                lessons=tuple(lesson.as_dict() for lesson in post.lessons),
+            )
+        if ask.kind == "plan":
+            lines = [line.strip() for line in reply.splitlines() if line.strip()]
+            try:
+                plan = validate_plan(lines, known)
+            except ValueError as exc:
+                return Rejected(why=f"reply rejected: {exc}", excerpt=reply[:200])
+            milestones = tuple(m.text for m in plan)
+            return PlanProposed(goal=ask.goal, milestones=milestones, source=backend)
+        action = validate_next_action(reply, catalog)
+    except ReplyRejected as exc:
+        return Rejected(why=f"reply rejected: {exc.reason}", excerpt=exc.excerpt)
+    return TaskSuggested(skill=action.skill, reason=action.reason, source=backend)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Failure:
+    """How a failed ask is told: one log line (at ``level``) and one error event's text."""
+
+    level: int
+    line: str
+    error: str
+
+
+def failure(
+    ask: Ask, *, backend: str, why: str, excerpt: str = "", unavailable: bool = False
+) -> Failure:
+    """The log line and error text of an ask that gave nothing to publish."""
+    what = ask.title
+    if excerpt:
+        level, line = logging.WARNING, f"{backend} {what} {why}; reply began {excerpt!r}"
+    elif unavailable:  # said once where it was found; not again for every ask
+        level, line = logging.INFO, f"{backend} {what} not asked: {why}"
+    else:
+        level, line = logging.WARNING, f"{backend} {what} failed: {why}"
+    return Failure(level=level, line=line, error=f"{backend} {what}: {why}")

@@ -1,0 +1,192 @@
+"""Perception through a fake link: raw JS snapshots and events in, typed events and views out."""
+
+from __future__ import annotations
+
+import pytest
+
+from pepa.actors.perception import OBSERVE_INTERVAL, Perception, WorldEvent
+from pepa.events import (
+    ActionFinished,
+    ChatReceived,
+    Connected,
+    Died,
+    Disconnected,
+    HealthChanged,
+    HostileSpotted,
+    Kicked,
+    PlayersListed,
+    Respawned,
+    WorldObserved,
+)
+from pepa.testing import ActorHarness, FakeLink, entity, raw_snapshot
+from pepa.world.view import Vec3, WorldView
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def perception(link: FakeLink | None = None) -> ActorHarness[Perception]:
+    return ActorHarness(Perception, link=link or FakeLink(), server_label="localhost:25565")
+
+
+def views(h: ActorHarness[Perception]) -> list[WorldView]:
+    return [e.view for e in h.events(WorldObserved)]
+
+
+def kinds(events: list[object]) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def test_the_first_snapshot_publishes_health_and_the_view() -> None:
+    link = FakeLink(world=raw_snapshot(hp=18, food=15, position=(1.0, 64.0, -2.0)))
+    h = perception(link)
+    assert kinds(h.published) == ["HealthChanged", "WorldObserved"]
+    assert h.last(HealthChanged) == HealthChanged(hp=18.0, food=15, previous_hp=None)
+    view = h.last(WorldObserved).view
+    assert (view.connected, view.hp, view.food, view.position) == (
+        True, 18.0, 15, Vec3(1.0, 64.0, -2.0),
+    )  # fmt: skip
+
+
+def test_the_observe_timer_publishes_only_what_changed() -> None:
+    link = FakeLink()
+    h = perception(link)
+    h.advance(10.5 * OBSERVE_INTERVAL)  # ten ticks of the same world, then half an interval
+    assert len(h.events(WorldObserved)) == 1
+    link.world = raw_snapshot(position=(5.0, 64.0, 0.5))
+    h.advance(OBSERVE_INTERVAL / 4)
+    assert len(h.events(WorldObserved)) == 1  # not yet: the next tick sees it
+    h.advance(OBSERVE_INTERVAL / 2)
+    assert len(h.events(WorldObserved)) == 2
+    assert h.last(WorldObserved).view.position == Vec3(5.0, 64.0, 0.5)
+    assert h.events(HealthChanged) == [HealthChanged(hp=20.0, food=20, previous_hp=None)]
+    link.play(raw_snapshot(hp=12, position=(5.0, 64.0, 0.5)))
+    h.advance(OBSERVE_INTERVAL)
+    assert h.last(HealthChanged) == HealthChanged(hp=12.0, food=20, previous_hp=20.0)
+    assert len(h.events(WorldObserved)) == 3
+
+
+def test_a_health_event_takes_a_snapshot_at_once() -> None:
+    link = FakeLink()
+    h = perception(link)
+    link.world = raw_snapshot(hp=9)
+    h.send(WorldEvent({"type": "health"}))  # no timer tick needed
+    assert h.last(WorldObserved).view.hp == 9.0
+
+
+def test_an_entities_event_spots_the_hostile_before_the_snapshot() -> None:
+    link = FakeLink()
+    h = perception(link)
+    zombie = entity(7, "zombie", 5.0)
+    link.world = raw_snapshot(entities=[zombie])
+    h.published.clear()
+    h.send(WorldEvent({"type": "entities", "spawned": [zombie]}))
+    assert kinds(h.published) == ["HostileSpotted", "WorldObserved"]  # spotted once, first
+    assert h.last(HostileSpotted) == HostileSpotted(name="zombie", distance=5.0, entity_id=7)
+    assert [t.name for t in h.last(WorldObserved).view.threats] == ["zombie"]
+    h.advance(1.0)
+    assert len(h.events(HostileSpotted)) == 1  # still the same zombie
+
+
+def test_a_far_or_peaceful_entity_is_no_threat() -> None:
+    h = perception()
+    h.send(WorldEvent({"type": "entities", "spawned": [
+        entity(1, "zombie", 40.0), entity(2, "cow", 3.0, kind="animal"), "garbage",
+    ]}))  # fmt: skip
+    assert h.events(HostileSpotted) == []
+
+
+def test_death_names_the_nearest_threat_and_is_counted_in_the_next_view() -> None:
+    link = FakeLink(world=raw_snapshot(entities=[entity(3, "skeleton", 9.0),
+                                                 entity(4, "creeper", 2.0)]))  # fmt: skip
+    h = perception(link)
+    link.world = raw_snapshot(hp=0, entities=[entity(4, "creeper", 2.0)])
+    h.send(WorldEvent({"type": "death", "position": {"x": 1, "y": 64, "z": 2}}))
+    died = h.last(Died)
+    assert died == Died(reason="killed near creeper", position={"x": 1.0, "y": 64.0, "z": 2.0})
+    after = h.published[h.published.index(died) + 1 :]
+    observed = [e for e in after if isinstance(e, WorldObserved)]
+    assert observed and observed[0].view.deaths == 1
+    assert h.actor.model.last_death == Vec3(1.0, 64.0, 2.0)
+    h.send(WorldEvent({"type": "respawn"}))
+    assert h.last(Respawned) == Respawned()
+    assert h.last(WorldObserved).view.deaths == 1  # still counted after the respawn
+
+
+def test_a_death_with_no_threat_and_no_position() -> None:
+    h = perception()
+    h.send(WorldEvent({"type": "death", "position": "somewhere"}))
+    assert h.last(Died) == Died(reason="died", position=None)
+
+
+def test_end_publishes_disconnected_and_an_empty_view() -> None:
+    link = FakeLink(world=raw_snapshot(entities=[entity(7, "zombie", 5.0)]))
+    h = perception(link)
+    h.send(WorldEvent({"type": "death", "position": None}))
+    link.connected = False
+    h.send(WorldEvent({"type": "end", "reason": "socketClosed"}))
+    assert h.last(Disconnected) == Disconnected(reason="socketClosed")
+    view = h.last(WorldObserved).view
+    assert (view.connected, view.hp, view.position, view.entities) == (False, None, None, ())
+    assert view.deaths == 1  # the count outlives the connection
+    h.advance(1.0)
+    assert h.last(WorldObserved) is h.events(WorldObserved)[-1]
+    assert h.last(WorldObserved).view == view  # offline: nothing new to publish
+
+
+def test_connected_carries_the_version_into_the_view() -> None:
+    link = FakeLink(connected=False, world=None)
+    h = perception(link)
+    assert h.last(WorldObserved).view == WorldView()  # nothing seen yet
+    link.connected, link.world = True, raw_snapshot()
+    h.send(WorldEvent({"type": "connected", "version": "1.16.5"}))
+    assert h.last(Connected) == Connected(server="localhost:25565", version="1.16.5")
+    view = h.last(WorldObserved).view
+    assert (view.connected, view.version) == (True, "1.16.5")
+    assert view.to_wire()["version"] == "1.16.5"
+
+
+def test_action_done_becomes_action_finished() -> None:
+    link = FakeLink()
+    h = perception(link)
+    action_id = link.goto(10, 64, 10)
+    h.send(WorldEvent(link.done(ok=False, error="No path")))
+    assert h.last(ActionFinished) == ActionFinished(
+        action_id=str(action_id), ok=False, action="goto", error="No path"
+    )
+    h.send(WorldEvent(link.done(ok=True)))
+    assert h.last(ActionFinished).ok is True
+    assert h.last(ActionFinished).error == ""
+
+
+def test_chat_and_player_list_events_with_wrongly_typed_fields() -> None:
+    h = perception()
+    h.send(WorldEvent({"type": "chat", "from": ["alice"], "text": 5, "kind": "player",
+                       "senderUuid": 12, "onList": "yes"}))  # fmt: skip
+    assert h.last(ChatReceived) == ChatReceived(
+        sender=None, text="5", kind="player", sender_uuid=None, on_list=False
+    )
+    h.send(WorldEvent({"type": "chat", "from": "bob", "text": "hi", "kind": "player",
+                       "onList": True}))  # fmt: skip
+    assert (h.last(ChatReceived).sender, h.last(ChatReceived).on_list) == ("bob", True)
+    h.send(WorldEvent({"type": "players", "players": "everyone"}))
+    assert h.last(PlayersListed) == PlayersListed(players=())
+    h.send(WorldEvent({"type": "players", "players": [
+        {"name": "alice", "uuid": 7}, {"uuid": "x"}, None, {"name": "bob", "uuid": "u"},
+    ]}))  # fmt: skip
+    assert h.last(PlayersListed) == PlayersListed(players=(("alice", None), ("bob", "u")))
+
+
+def test_kicked_and_unknown_events() -> None:
+    h = perception()
+    before = len(h.published)
+    h.send(WorldEvent({"type": "somethingNew"}), WorldEvent({}))
+    assert len(h.published) == before
+    h.send(WorldEvent({"type": "kicked", "reason": "spam"}))
+    assert h.last(Kicked) == Kicked(reason="spam")
+
+
+def test_without_a_link_the_view_is_empty() -> None:
+    h = ActorHarness(Perception, link=None)
+    assert h.last(WorldObserved).view == WorldView()
+    h.advance(1.0)
+    assert len(h.events(WorldObserved)) == 1
