@@ -102,6 +102,7 @@ class EmbeddedWorld:
         self._sock: socket.socket | None = None
         self._buf = b""
         self._lock = threading.Lock()
+        self._pump: threading.Thread | None = None
         self._ids = 0
 
     @property
@@ -158,12 +159,15 @@ class EmbeddedWorld:
                         done.set()
                     if keep is not None:
                         keep = _keep_line(keep, line, self.log_path)
+            except ValueError:
+                pass  # stdout closed by stop() while a line was awaited: the end anyway
             finally:
                 if keep is not None:
                     os.close(keep)
                 done.set()
 
-        threading.Thread(target=pump, name="pepa-world-log", daemon=True).start()
+        self._pump = threading.Thread(target=pump, name="pepa-world-log", daemon=True)
+        self._pump.start()
         if not done.wait(timeout) or not found:
             code = self.proc.poll()
             self.stop()
@@ -218,8 +222,11 @@ class EmbeddedWorld:
                 logger.warning("the embedded world did not stop in %gs; killed", timeout)
                 proc.kill()
                 proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+        pump, self._pump = self._pump, None
+        if pump is not None:
+            pump.join(5.0)  # it reads to the end of the output, then the pipe can close
+        if proc.stdout is not None and (pump is None or not pump.is_alive()):
+            proc.stdout.close()  # (a pump still held by a lingering child closes it at exit)
 
     def __enter__(self) -> EmbeddedWorld:
         return self.start()
