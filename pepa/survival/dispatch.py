@@ -8,7 +8,7 @@ no link, no bus.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,13 +81,13 @@ def prepare(
     now: float,
     *,
     last_attack: float,
-    escape_mode: str,
+    escape_mode: Callable[[WorldView], str],
 ) -> Prepared:
     """The arguments and label of a decision's skill, or ``wait`` inside the attack cooldown."""
     skill_id = decision.skill or ""
     args = dict(decision.args)
     if skill_id == "survive.escape":
-        args["mode"] = escape_mode
+        args["mode"] = escape_mode(world)  # only for an escape: not on the defend path
     if skill_id == "combat.attack-nearest" and now - last_attack < ATTACK_COOLDOWN:
         return Prepared(args=args, label=label(skill_id, args), wait=True)
     return Prepared(args=args, label=label(skill_id, args))

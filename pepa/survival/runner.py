@@ -63,9 +63,7 @@ class SkillRunner:
         if decision.skill is None or self.link is None:
             return "idle"
         skill_id, skill = decision.skill, skills.get(decision.skill)
-        ready = prepare(
-            decision, world, now, last_attack=self.last_attack, escape_mode=choose_mode(world)
-        )
+        ready = prepare(decision, world, now, last_attack=self.last_attack, escape_mode=choose_mode)
         if ready.wait:
             return "wait"
         if skill_id == "combat.attack-nearest":
