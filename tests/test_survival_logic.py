@@ -110,6 +110,26 @@ def test_trapped_for_three_seconds_escapes() -> None:
     assert memory.trapped_since is None
 
 
+def test_a_bot_working_its_way_through_tight_spaces_is_not_trapped() -> None:
+    memory = Memory()
+    enclosed = {"openSides": 0, "ceiling": 2}
+    memory.observe(world(enclosure=enclosed), 10.0)
+    # it moved on two blocks, still enclosed (digging through leaves): the clock starts again
+    onward = world(enclosure=enclosed, position={**HERE, "x": HERE["x"] + 2})
+    memory.observe(onward, 12.5)
+    assert decide(onward, 14.0, memory).reflex == "idle"
+    assert decide(onward, 15.5, memory).skill == "survive.escape"
+
+
+def test_a_gathering_task_gets_the_diggers_grace_before_escaping() -> None:
+    memory = Memory()
+    memory.slot.task = {"skill": "gather.wood", "args": {}}
+    canopy = world(enclosure={"openSides": 0, "ceiling": 2})
+    memory.observe(canopy, 0.0)
+    assert decide(canopy, 10.0, memory).reflex == "task"
+    assert decide(canopy, 20.0, memory).skill == "survive.escape"
+
+
 def test_escape_mode_depends_on_blocks_tools_and_ceiling() -> None:
     assert choose_mode(world(inventory={"items": {"dirt": 4}})) == "up"
     roofed = world(inventory={"items": {"dirt": 4, "stone_pickaxe": 1}},

@@ -50,8 +50,11 @@ SLEEP_SAFE_RADIUS = 8.0
 BED_RADIUS = 16.0
 SLEEP_RETRY = 30.0
 TRAPPED_AFTER = 3.0
-MINING = ("gather.stone", "craft.")
-"""Task skills that dig down into stone: standing in their own hole is not being trapped."""
+TRAPPED_MOVED = 1.0
+"""Blocks moved while enclosed that start the trapped clock again."""
+MINING = ("gather.", "craft.")
+"""Task skills that dig their way (into stone, through a tree's leaves): standing
+enclosed in their own hole or canopy is not being trapped."""
 MINING_GRACE = 20.0
 """Seconds enclosed before escaping while such a task runs (the watchdog covers worse)."""
 FLEE_DISTANCE = 16.0
@@ -109,7 +112,9 @@ class Memory:
     sleep_retry_at: float = -math.inf
     """No sleep attempt before this time (after a refusal)."""
     trapped_since: float | None = None
-    """Since when no side has been open."""
+    """Since when no side has been open at the spot where the bot stands."""
+    trapped_at: Vec3 | None = None
+    """Where the bot stood when it was first seen enclosed."""
     sleeping: bool = False
     """Whether the bot lies in a bed."""
     advice: dict[tuple[str, str], dict[str, tuple[str, float]]] = field(default_factory=dict)
@@ -126,10 +131,18 @@ class Memory:
         enclosure = world.enclosure
         trapped = world.connected and enclosure is not None and enclosure.open_sides == 0
         self.sleeping = world.sleeping
-        if trapped:
-            self.trapped_since = now if self.trapped_since is None else self.trapped_since
-        else:
-            self.trapped_since = None
+        here = world.position
+        moved = (
+            here is not None
+            and self.trapped_at is not None
+            and here.distance_to(self.trapped_at) >= TRAPPED_MOVED
+        )
+        if trapped and (self.trapped_since is None or moved):
+            # a bot that works its way on through tight spaces is not stuck: the
+            # clock starts again at each new spot
+            self.trapped_since, self.trapped_at = now, here
+        elif not trapped:
+            self.trapped_since, self.trapped_at = None, None
 
 
 def _best_food(items: Mapping[str, int], food: int) -> str | None:

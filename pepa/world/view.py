@@ -83,6 +83,10 @@ class Vec3:
         """``{"x": …, "y": …, "z": …}``: the shape of skill arguments and the wire."""
         return {"x": self.x, "y": self.y, "z": self.z}
 
+    def distance_to(self, other: Vec3) -> float:
+        """Blocks between the two points."""
+        return math.dist((self.x, self.y, self.z), (other.x, other.y, other.z))
+
     def horizontal_distance(self, other: Vec3) -> float:
         """Blocks between the two points, ignoring height."""
         return math.hypot(self.x - other.x, self.z - other.z)

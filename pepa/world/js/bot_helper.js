@@ -227,14 +227,19 @@ function createBot (opts, onEvent) {
     }
   }
 
-  // Can the bot walk away from where it stands? Counts the four sides whose
-  // feet and head blocks are free, and whether the column above is open.
+  // Can the bot walk away from where it stands? Counts the four sides it can
+  // step onto: feet and head blocks free, or a one-block step up with room to
+  // jump (two free blocks above the step and one above the bot's head); and
+  // whether the column above is open.
   function enclosure (pos) {
     const feet = pos.floored()
     const free = (p) => { const b = bot.blockAt(p); return !b || b.boundingBox === 'empty' }
+    const canJump = free(feet.offset(0, 2, 0))
     let openSides = 0
     for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
-      if (free(feet.offset(dx, 0, dz)) && free(feet.offset(dx, 1, dz))) openSides++
+      const level = free(feet.offset(dx, 0, dz))
+      const head = free(feet.offset(dx, 1, dz))
+      if (head && (level || (canJump && free(feet.offset(dx, 2, dz))))) openSides++
     }
     let ceiling = null
     for (let dy = 2; dy <= 6; dy++) {
