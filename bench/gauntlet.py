@@ -1,8 +1,11 @@
 """The gauntlet: the bot alone in a fixed-seed sandbox for N game days, learning on and off.
 
-Run: ``.venv/bin/python bench/gauntlet.py [--days 3] [--seed 20261130] [--time-scale 24]``.
+Run: ``.venv/bin/python bench/gauntlet.py [--days 3] [--seed 20261130] [--time-scale 24]
+[--profile hard]``.
 
-Each run starts a fresh sandbox world (same seed) with game time accelerated
+Each run starts a fresh sandbox world (same seed and sandbox profile: ``default``,
+or ``hard`` with dusk at the start, hard difficulty, denser spawns and hazards
+near spawn; docs/sandbox.md "Profiles") with game time accelerated
 (``time_scale``: at 24 a 20-minute Minecraft day lasts 50 s; mobs and hunger
 keep real time), a fresh state folder and knowledge base, and ``pepa start``
 with the curriculum on. The first run has lessons and advice on, the second
@@ -35,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pepa.config import SANDBOX_PROFILES
 from pepa.survival.curriculum import parse_plan
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
@@ -43,11 +47,11 @@ BOT = "pepa_bot"
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def run(mode: str, *, days: int, seed: int, time_scale: float) -> dict[str, Any]:
+def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> dict[str, Any]:
     """One gauntlet run; ``mode`` is ``on`` or ``off`` (lessons and advice)."""
     root = Path(tempfile.mkdtemp(prefix=f"pepa-gauntlet-{mode}-", dir="/tmp"))
     world = EmbeddedWorld(
-        root / "world", port=free_port(), control=True, sandbox=True, seed=seed
+        root / "world", port=free_port(), control=True, sandbox=True, seed=seed, profile=profile
     ).start()
     daemon = Daemon(
         root, host="127.0.0.1", port=world.port, curriculum=True,
@@ -58,12 +62,12 @@ def run(mode: str, *, days: int, seed: int, time_scale: float) -> dict[str, Any]
         daemon.in_world(timeout=90)
         world.op("time_scale", factor=time_scale)
         started = time.monotonic()
-        first_day = int(world.op("life_stats")["day"])
+        first_tick = _game_tick(world.op("life_stats"))
         sampled: set[int] = set()
         pause = threading.Event()
         while True:
             stats = world.op("life_stats")
-            day = int(stats["day"]) - first_day
+            day = (_game_tick(stats) - first_tick) // 24000  # whole days, from any start time
             if day >= days:
                 break
             noon = 5000 <= int(stats["time"]) % 24000 <= 7000
@@ -89,6 +93,7 @@ def run(mode: str, *, days: int, seed: int, time_scale: float) -> dict[str, Any]
     return {
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "mode": f"learning {mode}",
+        "profile": profile,
         "seed": seed,
         "game_days": days,
         "time_scale": time_scale,
@@ -104,6 +109,11 @@ def run(mode: str, *, days: int, seed: int, time_scale: float) -> dict[str, Any]
         "items_held_at_end": sum(int(n) for n in inventory.values()),
         "milestones": f"{sum(m.done for m in plan)}/{len(plan)}",
     }
+
+
+def _game_tick(stats: dict[str, Any]) -> int:
+    """Game ticks since the world's clock started (the hard profile starts at dusk)."""
+    return int(stats["day"]) * 24000 + int(stats["time"]) % 24000
 
 
 def _alive(world: EmbeddedWorld) -> bool:
@@ -129,14 +139,31 @@ def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return list(raw.execute(sql))
 
 
+def _add_columns(path: Path, keys: list[str]) -> None:
+    """Rewrite an older ``path`` with the columns ``keys`` (rows before profiles: ``default``)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    if rows and list(rows[0]) == keys:
+        return
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=keys, restval="")
+        writer.writeheader()
+        writer.writerows({"profile": "default", **row} for row in rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=3, help="game days per run")
     parser.add_argument("--seed", type=int, default=20261130, help="world seed")
     parser.add_argument("--time-scale", type=float, default=24.0, help="game time speed-up")
+    parser.add_argument(
+        "--profile", choices=SANDBOX_PROFILES, default="default", help="the sandbox's profile"
+    )
     args = parser.parse_args()
     results = [
-        run(mode, days=args.days, seed=args.seed, time_scale=args.time_scale)
+        run(mode, days=args.days, seed=args.seed, time_scale=args.time_scale, profile=args.profile)
         for mode in ("on", "off")
     ]
     keys = list(results[0])
@@ -148,6 +175,7 @@ def main() -> None:
     with (RESULTS / "gauntlet.jsonl").open("a") as handle:
         for row in results:
             handle.write(json.dumps(row) + "\n")
+    _add_columns(RESULTS / "gauntlet.csv", keys)
     new = not (RESULTS / "gauntlet.csv").exists()
     with (RESULTS / "gauntlet.csv").open("a", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=keys)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import orjson
 
 from pepa import __version__
-from pepa.config import LLM_CHOICES, Config, read_dotenv, resolve
+from pepa.config import LLM_CHOICES, SANDBOX_PROFILES, Config, read_dotenv, resolve
 from pepa.errors import ConfigError, LockError, PepaError
 from pepa.statedir import StateDirError, secure_state
 
@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     start.add_argument("--seed", type=int, default=None, help="embedded world seed (a new world)")
     start.add_argument(
+        "--sandbox-profile",
+        dest="sandbox_profile",
+        metavar="NAME",
+        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
+    )
+    start.add_argument(
         "--reload",
         action="store_true",
         help="restart the worker when Python files under pepa/ or skills/ change (development)",
@@ -101,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     world = sub.add_parser("world", help="run only the embedded world server")
     _add_settings(world)
     world.add_argument("--seed", type=int, default=None, help="world seed")
+    world.add_argument(
+        "--profile",
+        "--sandbox-profile",
+        dest="sandbox_profile",
+        metavar="NAME",
+        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
+    )
 
     propose = sub.add_parser("propose", help="list proposals; apply an approved one on a branch")
     actions = propose.add_subparsers(
@@ -134,6 +147,7 @@ def load(args: argparse.Namespace) -> Config:
             "llm",
             "fault_injection",
             "sandbox",
+            "sandbox_profile",
         )
     }
     return resolve(flags, os.environ, read_dotenv(Path(".env")))
@@ -195,7 +209,8 @@ def _embedded_world(config: Config, seed: int | None) -> EmbeddedWorld:
     """The embedded world of ``config``: the sandbox in ``sandbox/``, a flat one in ``world/``.
 
     Apart, so that a flat world made before the sandbox existed never gets
-    hills generated next to its flat chunks. An existing world keeps its seed.
+    hills generated next to its flat chunks. An existing world keeps its seed
+    and its terrain's profile (hazards); the rest of the profile applies at once.
     """
     from pepa.world.embedded import DEFAULT_VERSION, EmbeddedWorld
 
@@ -206,6 +221,7 @@ def _embedded_world(config: Config, seed: int | None) -> EmbeddedWorld:
         seed=seed if seed is not None else DEFAULT_SEED,
         log_path=config.server_dir / "world.log",
         sandbox=config.sandbox,
+        profile=config.sandbox_profile,
     )
 
 
@@ -234,7 +250,7 @@ def _world(config: Config, args: argparse.Namespace) -> int:
         with world:
             print(
                 f"pepa: embedded world on {world.address} (Minecraft {world.version}, offline "
-                f"mode); log {world.log_path}; Ctrl-C stops it",
+                f"mode, profile {world.profile}); log {world.log_path}; Ctrl-C stops it",
                 flush=True,
             )
             while not stopping:

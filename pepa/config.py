@@ -22,6 +22,7 @@ from pepa.urls import redact_url
 __all__ = [
     "EMBEDDED_HOST",
     "LLM_CHOICES",
+    "SANDBOX_PROFILES",
     "Config",
     "config_from_json",
     "parse_dotenv",
@@ -32,6 +33,8 @@ __all__ = [
 EMBEDDED_HOST = "127.0.0.1"
 """Where the embedded world listens."""
 LLM_CHOICES = ("auto", "pi", "openai", "offline")
+SANDBOX_PROFILES = ("default", "hard")
+"""The sandbox's profiles: the names of pepa/world/js/sandbox/life/profiles.js's table."""
 _USERNAME = re.compile(r"[A-Za-z0-9_]{3,16}")
 """A Minecraft name, matched whole (``fullmatch``: a trailing newline is not a name)."""
 _VERSION = re.compile(r"1\.[0-9]+(\.[0-9]+)?")
@@ -64,6 +67,7 @@ _ENV = {
     "curriculum": "PEPA_CURRICULUM",
     "learning": "PEPA_LEARNING",
     "sandbox": "PEPA_SANDBOX",
+    "sandbox_profile": "PEPA_SANDBOX_PROFILE",
     "retention_days": "PEPA_RETENTION_DAYS",
     "log_max_mb": "PEPA_LOG_MAX_MB",
 }
@@ -117,6 +121,8 @@ class Config:
     """Whether lessons change what the bot does (off: the gauntlet's control run)."""
     sandbox: bool = True
     """The embedded world is the survival sandbox (terrain, crafting, drops); False: flat."""
+    sandbox_profile: str = "default"
+    """The sandbox's profile (docs/sandbox.md "Profiles"): default, or hard."""
     retention_days: int = 30
     """Days of chat, death bundles, danger points, reflections and logs kept (pepa/retention.py)."""
     log_max_mb: int = 200
@@ -279,6 +285,7 @@ def resolve(
         curriculum=_flag(pick("curriculum"), "PEPA_CURRICULUM", default=True),
         learning=_flag(pick("learning"), "PEPA_LEARNING", default=True),
         sandbox=_flag(pick("sandbox"), "PEPA_SANDBOX", default=True),
+        sandbox_profile=_profile(pick("sandbox_profile")),
         retention_days=_whole(
             pick("retention_days"), "PEPA_RETENTION_DAYS", default=30, low=1, high=3650, unit="days"
         ),
@@ -286,6 +293,16 @@ def resolve(
             pick("log_max_mb"), "PEPA_LOG_MAX_MB", default=200, low=1, high=1024 * 1024, unit="MiB"
         ),
     )
+
+
+def _profile(value: Any) -> str:
+    """A name of :data:`SANDBOX_PROFILES` (any case); empty: ``default``."""
+    if value is None or value == "":
+        return "default"
+    name = str(value).lower()
+    if name not in SANDBOX_PROFILES:
+        raise ConfigError(f"sandbox profile {value!r} is not one of {', '.join(SANDBOX_PROFILES)}")
+    return name
 
 
 def _port(value: Any) -> int:

@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from pepa.childenv import scrubbed
+from pepa.config import SANDBOX_PROFILES
 from pepa.memory import open_append
 from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
 
@@ -88,7 +89,10 @@ class EmbeddedWorld:
         control: bool = False,
         log_path: Path | None = None,
         sandbox: bool = False,
+        profile: str = "default",
     ) -> None:
+        if profile not in SANDBOX_PROFILES:
+            raise WorldError(f"sandbox profile {profile!r} is not one of {SANDBOX_PROFILES}")
         self.world_dir = world_dir
         self.port = port
         self.version = version
@@ -96,6 +100,8 @@ class EmbeddedWorld:
         self.control = control
         self.sandbox = sandbox
         """True: seeded survival terrain and the sandbox plugins (docs/sandbox.md)."""
+        self.profile = profile
+        """The sandbox's profile (docs/sandbox.md "Profiles"); server.js refuses an unknown one."""
         self.log_path = log_path or world_dir.parent / "world.log"
         self.control_port: int | None = None
         self.proc: subprocess.Popen[bytes] | None = None
@@ -121,7 +127,7 @@ class EmbeddedWorld:
             str(node), str(JS_DIR / "server.js"), "--port", str(self.port),
             "--world", str(self.world_dir), "--version", self.version, "--seed", str(self.seed),
             "--control-port", "0" if self.control else "none", "--parent-pid", str(os.getpid()),
-            "--sandbox", "1" if self.sandbox else "0",
+            "--sandbox", "1" if self.sandbox else "0", "--profile", self.profile,
         ]  # fmt: skip
         # no pepa secret (AuthMe password, OpenAI key, database URL) in the world's Node
         env = scrubbed(NODE_PATH=str(modules), PEPA_NODE_MODULES=str(modules))
@@ -140,7 +146,10 @@ class EmbeddedWorld:
         self.control_port = info.get("controlPort")
         if self.control and self.control_port:
             self._sock = socket.create_connection(("127.0.0.1", self.control_port), timeout=30)
-        logger.info("embedded world on %s (%s, %s)", self.address, self.version, self.world_dir)
+        logger.info(
+            "embedded world on %s (%s, %s, profile %s)",
+            self.address, self.version, self.world_dir, self.profile,
+        )  # fmt: skip
         return self
 
     def _wait_ready(self, timeout: float, log: int | None) -> dict[str, Any]:

@@ -64,12 +64,15 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
 // --- survival sandbox (tests/test_sandbox_life.py) --------------------------
 //   stdin:  {"op":"eat","item":"bread"} | {"op":"attack","name":"cow"} | {"op":"sleep"} | {"op":"use_bed"}
 //           {"op":"control","state":"jump","on":true} | {"op":"inventory"}
+//           {"op":"shield","name":"skeleton"} | {"op":"unshield"}
 //   stdout: {"type":"health","health","food","saturation"} on every update_health,
 //           {"type":"ate"|"attacked"|"slept"|"wake"|"death"}, {"type":"inventory","items":[..]},
+//           {"type":"breath","oxygen"} (0..20) on every air supply update, {"type":"shield"|"unshield"},
 //           {"type":"failed","op","error"}
 bot.on('health', () => out({ type: 'health', health: bot.health, food: bot.food, saturation: bot.foodSaturation }))
 bot.on('wake', () => out({ type: 'wake' }))
 bot.on('death', () => out({ type: 'death' }))
+bot.on('breath', () => out({ type: 'breath', oxygen: bot.oxygenLevel }))
 const survival = {
   async eat ({ item }) {
     const food = bot.inventory.items().find((i) => i.name === item)
@@ -99,6 +102,15 @@ const survival = {
     out({ type: 'used_bed' })
   },
   async control ({ state, on }) { bot.setControlState(state, !!on) },
+  // raise the shield held in the off hand, facing the nearest `name` (tests/test_sandbox_damage.py)
+  async shield ({ name }) {
+    const target = bot.nearestEntity((e) => e.name === name)
+    if (!target) throw new Error(`no ${name} in sight`)
+    await bot.lookAt(target.position.offset(0, target.height / 2, 0), true)
+    bot.activateItem(true)
+    out({ type: 'shield', id: target.id })
+  },
+  async unshield () { bot.deactivateItem(); out({ type: 'unshield' }) },
   async inventory () {
     out({ type: 'inventory', items: bot.inventory.items().map((i) => ({ name: i.name, count: i.count })) })
   }

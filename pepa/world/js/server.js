@@ -2,6 +2,9 @@
 // Embedded/test world: flying-squid on 127.0.0.1 + the pepa test plugin.
 //
 // CLI:  node server.js --port 25565 --world /path/to/world [--control-port 0] [--version 1.16.5]
+//        [--seed N] [--sandbox 1] [--profile default|hard]
+//   --profile: the sandbox profile (sandbox/life/profiles.js; an unknown name fails
+//   before the server starts); a world's hazards come from the profile it was made with.
 //   stdout: flying-squid log lines, plus ONE line
 //     PEPA_WORLD_READY {"port":..,"controlPort":..,"version":..}
 //   when both the game port and the control port are listening.
@@ -21,13 +24,14 @@ const PLUGIN_PATH = path.join(__dirname, 'plugins', 'pepa_test_plugin.js')
 // The survival sandbox: a seeded terrain generator and every plugin in sandbox/plugins/
 const SANDBOX_DIR = path.join(__dirname, 'sandbox')
 const SANDBOX_GENERATOR = path.join(SANDBOX_DIR, 'generator.js')
+const { profileOf, worldProfile } = require('./sandbox/life/profiles')
 
-function sandboxPlugins (seed) {
+function sandboxPlugins (seed, profile) {
   const dir = path.join(SANDBOX_DIR, 'plugins')
   if (!fs.existsSync(dir)) return {}
   const plugins = {}
   for (const name of fs.readdirSync(dir).sort()) {
-    if (name.endsWith('.js')) plugins[path.join(dir, name)] = { seed }
+    if (name.endsWith('.js')) plugins[path.join(dir, name)] = { seed, profile }
   }
   return plugins
 }
@@ -41,10 +45,14 @@ async function startServer ({
   gameMode = 0,
   quiet = false,
   seed = 12345,
-  sandbox = false // true: seeded survival terrain + the sandbox plugins (see docs/sandbox.md)
+  sandbox = false, // true: seeded survival terrain + the sandbox plugins (see docs/sandbox.md)
+  profile = 'default' // the sandbox profile (docs/sandbox.md "Profiles")
 } = {}) {
   if (!worldDir) throw new Error('worldDir is required')
+  const values = profileOf(profile) // an unknown name: fail before anything starts
   fs.mkdirSync(worldDir, { recursive: true })
+  // the terrain keeps the profile the world was made with; the rest follows `profile`
+  const made = sandbox ? worldProfile(worldDir, profile) : null
   const mc = require('flying-squid')
   const settings = {
     motd: 'pepa embedded world',
@@ -55,13 +63,13 @@ async function startServer ({
     logging: false, // true would append to ./logs/<ts>.log relative to cwd
     noConsoleOutput: quiet,
     gameMode, // 0 = survival; default-settings.json says 1 (creative): players then take no melee damage
-    difficulty: 1,
+    difficulty: values.difficulty, // settings.js: serv.difficulty, sent to each client at login
     worldFolder: worldDir,
     generation: sandbox && fs.existsSync(SANDBOX_GENERATOR)
-      ? { name: SANDBOX_GENERATOR, options: { seed, worldHeight: 256 } }
+      ? { name: SANDBOX_GENERATOR, options: { seed, worldHeight: 256, hazards: made.hazards } }
       : { name: 'superflat', options: { seed, worldHeight: 80 } },
     kickTimeout: 10000,
-    plugins: { [PLUGIN_PATH]: { controlPort }, ...(sandbox ? sandboxPlugins(seed) : {}) },
+    plugins: { [PLUGIN_PATH]: { controlPort }, ...(sandbox ? sandboxPlugins(seed, profile) : {}) },
     modpe: false,
     'view-distance': 4,
     'player-list-text': { header: { text: 'pepa' }, footer: { text: 'test world' } },
@@ -76,6 +84,11 @@ async function startServer ({
     serv.once('ready', resolve)
     serv.once('error', reject)
   })
+  // flying-squid keeps no time of day in level.dat: every start begins at the profile's
+  serv.setTime(values.startTime)
+  if (made && made.profile !== profile) {
+    serv.info(`[pepa] profile ${profile}; the terrain keeps the ${made.profile} profile it was made with (hazards ${made.hazards ? 'on' : 'off'})`)
+  }
   const control = serv.pepaControl ? await serv.pepaControl.listening : null
   return {
     serv,
@@ -104,7 +117,8 @@ if (require.main === module) {
   const t0 = Date.now()
   const seed = parseInt(opt('seed', '12345'), 10)
   const sandbox = opt('sandbox', '0') === '1'
-  startServer({ port, worldDir, version, controlPort, seed, sandbox })
+  const profile = opt('profile', 'default')
+  startServer({ port, worldDir, version, controlPort, seed, sandbox, profile })
     .then(({ port, controlPort, close }) => {
       // flying-squid's own exit hook does not wait for the save: close first, then exit
       let closing = false

@@ -21,10 +21,15 @@
 //   - a small pond of still water in about one chunk in ten;
 //   - oak trees as vanilla's small oak (trunk 4-6 logs, a 5x5/3x3 blob of
 //     leaves with random corners), about one per chunk on a jittered grid;
-//   - sky light 15 above the ground, 0 below it; biome plains everywhere.
+//   - sky light 15 above the ground, 0 below it; biome plains everywhere;
+//   - with the option `hazards` (the hard profile, life/profiles.js), three
+//     dangers near the spawn point: a lava pocket 16-25 blocks away, a ravine
+//     12+ deep, 3 wide and 21 long 25-35 away, and a lake 5 deep in the
+//     middle 20-40 away; trees and ponds keep 3 blocks clear of them.
 //
-// module.exports.terrain(seed) gives the same description without building
-// chunks (heights, ponds, trees, the spawn point) to plugins and tests.
+// module.exports.terrain(seed, { hazards }) gives the same description without
+// building chunks (heights, ponds, trees, hazards, the spawn point) to plugins
+// and tests.
 
 const BASE_HEIGHT = 66
 const HILLS = [[40, 4], [14, 2]] // [scale in blocks, amplitude]: slope < 1 block per block
@@ -42,7 +47,8 @@ const ORES = [
   ['diamond_ore', 8, 1, 0, 16],
   ['lapis_ore', 7, 1, 0, 32] // vanilla: depth average 16 +- 16
 ]
-const SALT = { hills: 2, dirt: 3, bedrock: 4, pond: 5, tree: 6, leaf: 7, ore: 8 }
+const SALT = { hills: 2, dirt: 3, bedrock: 4, pond: 5, tree: 6, leaf: 7, ore: 8, hazard: 9 }
+const HAZARD_CLEAR = 3 // no tree trunk or pond within this many blocks of a hazard
 
 // --- deterministic randomness -----------------------------------------------
 
@@ -75,8 +81,11 @@ function normSeed (seed) {
 
 // --- the terrain as pure functions ------------------------------------------
 
-function terrain (rawSeed) {
+function terrain (rawSeed, { hazards = false } = {}) {
   const seed = normSeed(rawSeed)
+  // the same world without hazards: its spawn point is where they are put around
+  const plain = hazards ? terrain(rawSeed) : null
+  let danger = null // the hazards (hazardsAround), once height() exists
 
   const lattice = (ix, iz, salt) => hash(seed, ix, iz, 0, salt) / 2147483648 - 1
   const fade = (t) => t * t * t * (t * (t * 6 - 15) + 10)
@@ -130,6 +139,7 @@ function terrain (rawSeed) {
         }
       }
       result = { x: x0, z: z0, level, cells }
+      if (danger && [...cells.keys()].some(k => danger.near.has(k))) result = null
     }
     if (ponds.size > 4096) ponds.clear()
     ponds.set(key, result)
@@ -158,6 +168,7 @@ function terrain (rawSeed) {
     const x = i * TREE_CELL + 2 + ((h >>> 8) & 3)
     const z = j * TREE_CELL + 2 + ((h >>> 10) & 3)
     if (wet(x, z) || wet(x + 1, z) || wet(x - 1, z) || wet(x, z + 1) || wet(x, z - 1)) return null
+    if (danger && danger.near.has(x + ',' + z)) return null
     const base = height(x, z) + 1
     return { x, z, base, logs: 4 + ((h >>> 12) % 3) } // vanilla oak: 4 + random(3) logs
   }
@@ -209,14 +220,105 @@ function terrain (rawSeed) {
     return { x: 0, y: height(0, 0) + 1, z: 0 }
   }
 
-  return { seed, height, pond, pondDepth, wet, tree, treesNear, leafAt, spawn }
+  // The hazards around the spawn point s, each in its own third of the circle
+  // (the first at a random angle): every column of each, and `near`, the
+  // columns within HAZARD_CLEAR of one. Levels are taken from the ground like
+  // a pond's, so each is fixed by the seed whichever chunk draws it.
+  function hazardsAround (s) {
+    const rng = random(hash(seed, s.x, s.z, 0, SALT.hazard))
+    const turn = rng.next() * 2 * Math.PI
+    const at = (third, distance) => {
+      const a = turn + third * 2 * Math.PI / 3
+      return { a, x: s.x + Math.round(Math.cos(a) * distance), z: s.z + Math.round(Math.sin(a) * distance) }
+    }
+    const ellipse = (c, rx, rz, depthOf) => { // "x,z" -> depth over an oval around c
+      const cells = new Map()
+      for (let x = c.x - Math.ceil(rx); x <= c.x + Math.ceil(rx); x++) {
+        for (let z = c.z - Math.ceil(rz); z <= c.z + Math.ceil(rz); z++) {
+          const e = ((x - c.x) / rx) ** 2 + ((z - c.z) / rz) ** 2
+          if (e <= 1) cells.set(x + ',' + z, depthOf(e))
+        }
+      }
+      return cells
+    }
+    const around = (cells, r) => { // the columns within r (a square) of any of cells
+      const out = new Set()
+      for (const k of cells.keys()) {
+        const [x, z] = k.split(',').map(Number)
+        for (let dx = -r; dx <= r; dx++) for (let dz = -r; dz <= r; dz++) out.add((x + dx) + ',' + (z + dz))
+      }
+      return out
+    }
+    const lowest = (keys) => Math.min(...[...keys].map(k => { const [x, z] = k.split(',').map(Number); return height(x, z) }))
+    const columns = new Map() // "x,z" -> { top, level, fluid, stone }
+    const list = []
+
+    // a lava pocket: its surface one block below the lowest ground of its rim;
+    // the rim turns to stone, as vanilla's LakeFeature does round lava
+    const lavaAt = at(0, 19 + rng.int(3))
+    const lava = ellipse(lavaAt, 2 + rng.next(), 2 + rng.next(), (e) => e < 0.4 ? 2 : 1)
+    const lavaRim = around(lava, 1)
+    const lavaLevel = lowest(lavaRim) - 1
+    for (const k of lavaRim) {
+      const [x, z] = k.split(',').map(Number)
+      columns.set(k, lava.has(k)
+        ? { top: lavaLevel - lava.get(k), level: lavaLevel, fluid: 'lava', stone: true }
+        : { top: height(x, z), stone: true })
+    }
+    list.push({ kind: 'lava', x: lavaAt.x, z: lavaAt.z, level: lavaLevel, cells: [...lava.keys()] })
+
+    // a ravine: a trench across the way out, 3 wide (1 at its last 2 blocks
+    // each end) and 21 long, its stone floor 12 below the lowest ground it cuts
+    const ravineAt = at(1, 28 + rng.int(4))
+    const ux = -Math.sin(ravineAt.a)
+    const uz = Math.cos(ravineAt.a)
+    const ravine = new Map()
+    for (let x = ravineAt.x - 11; x <= ravineAt.x + 11; x++) {
+      for (let z = ravineAt.z - 11; z <= ravineAt.z + 11; z++) {
+        const along = (x - ravineAt.x) * ux + (z - ravineAt.z) * uz
+        const across = -(x - ravineAt.x) * uz + (z - ravineAt.z) * ux
+        if (Math.abs(along) <= 10.5 && Math.abs(across) <= (Math.abs(along) <= 8.5 ? 1.5 : 0.5)) ravine.set(x + ',' + z, 0)
+      }
+    }
+    const floor = lowest(ravine.keys()) - 12
+    for (const k of ravine.keys()) columns.set(k, { top: floor, stone: true })
+    list.push({ kind: 'ravine', x: ravineAt.x, z: ravineAt.z, floor, cells: [...ravine.keys()] })
+
+    // a lake: an oval of still water 6-8 blocks across each way, 5 deep in
+    // the middle (deep enough to drown in), its surface at its rim's lowest ground
+    const lakeAt = at(2, 28 + rng.int(4))
+    const lake = ellipse(lakeAt, 6 + rng.next() * 2, 6 + rng.next() * 2, (e) => Math.max(1, Math.min(5, Math.ceil(6 * (1 - e)))))
+    const lakeLevel = lowest(around(lake, 1))
+    for (const [k, depth] of lake) columns.set(k, { top: lakeLevel - depth, level: lakeLevel, fluid: 'water', stone: false })
+    list.push({ kind: 'lake', x: lakeAt.x, z: lakeAt.z, level: lakeLevel, cells: [...lake.keys()] })
+
+    return { columns, list, near: around(columns, HAZARD_CLEAR) }
+  }
+  if (plain) danger = hazardsAround(plain.spawn())
+  // the hazard column at (x, z) or null: { top, level?, fluid?, stone }
+  const hazard = (x, z) => (danger && danger.columns.get(x + ',' + z)) || null
+
+  return {
+    seed,
+    height,
+    pond,
+    pondDepth,
+    wet,
+    tree,
+    treesNear,
+    leafAt,
+    // the hazards lie 16+ blocks from the plain world's spawn point: they never move it
+    spawn: plain ? plain.spawn : spawn,
+    hazard,
+    hazards: danger ? danger.list : []
+  }
 }
 
 // --- chunks -----------------------------------------------------------------
 
-function generation ({ seed, registry }) {
+function generation ({ seed, registry, hazards = false }) {
   const Chunk = require('prismarine-chunk')(registry)
-  const world = terrain(seed)
+  const world = terrain(seed, { hazards })
   const state = (name) => registry.blocksByName[name].defaultState
   const AIR = 0
   const BEDROCK = state('bedrock')
@@ -224,6 +326,7 @@ function generation ({ seed, registry }) {
   const DIRT = state('dirt')
   const GRASS = state('grass_block') // snowy=false
   const WATER = state('water') // level 0: a still source
+  const FLUID = { water: WATER, lava: state('lava') }
   const LOG = state('oak_log') // axis=y
   const leavesBlock = registry.blocksByName.oak_leaves
   // states: distance 1..7, then persistent (true first): not persistent = +1
@@ -248,17 +351,20 @@ function generation ({ seed, registry }) {
         let top = world.height(wx, wz)
         const depth = pond ? (pond.cells.get(wx + ',' + wz) || 0) : 0
         if (depth) top = pond.level - depth
+        const hz = world.hazard(wx, wz) // null unless the hazards are on and cross here
+        if (hz) top = hz.top
         const dirt = DIRT_DEPTH + (hash(world.seed, wx, wz, 0, SALT.dirt) & 1)
         set(x, 0, z, BEDROCK)
         for (let y = 1; y <= top; y++) {
           let id
           if (y <= 4 && hash(world.seed, wx, y, wz, SALT.bedrock) % 5 >= y) id = BEDROCK
-          else if (y < top - dirt) id = STONE
-          else if (y < top || depth) id = DIRT
+          else if (y < top - dirt || (hz && hz.stone)) id = STONE
+          else if (y < top || depth || hz) id = DIRT
           else id = GRASS
           set(x, y, z, id)
         }
         if (depth) for (let y = top + 1; y <= pond.level; y++) set(x, y, z, WATER)
+        if (hz && hz.fluid) for (let y = top + 1; y <= hz.level; y++) set(x, y, z, FLUID[hz.fluid])
         ground[x * 16 + z] = top
       }
     }

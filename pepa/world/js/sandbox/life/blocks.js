@@ -5,21 +5,19 @@
 //
 // Simplifications (named in docs/sandbox-life.md):
 //  - every block with a collision box counts as a full cube (slabs, stairs,
-//    fences, beds): mobs walk on them and never through them;
-//  - there is no light engine: sky light is 15 in a column open to the sky and
-//    drops by one per block of horizontal distance to the nearest open column
-//    (no occlusion by walls); block light is the brightest emitter within 8
-//    blocks minus its Manhattan distance.
+//    fences, beds): mobs walk on them and never through them.
+// Light (skyLight, blockLight, canSeeSky) comes from the light model of
+// light.js, one per world, kept true by the world's block and column events.
 const { Vec3 } = require('vec3')
+const lightModel = require('./light')
 
-const COLUMN_TTL_TICKS = 100 // column heights are re-read after 5 s (blocks change)
+const EMPTY_SECTION = [0] // a missing chunk section holds only air
 
 module.exports = function blockView (registry) {
   const byState = registry.blocksByStateId
   const air = registry.blocksByName.air
-  const worlds = new WeakMap() // world -> Map "x,z" -> { tick, skyTop, lightTop }
+  const lights = new WeakMap() // world -> its light model
   const at = new Vec3(0, 0, 0)
-  let now = 0
 
   function block (world, x, y, z) {
     if (y < 0 || y > 255) return air
@@ -32,58 +30,47 @@ module.exports = function blockView (registry) {
   const solid = (world, x, y, z) => y < 0 || collidable(block(world, Math.floor(x), Math.floor(y), Math.floor(z)))
   const opaque = (b) => !!b && b.boundingBox === 'block' && !b.transparent
   const liquid = (b) => !!b && (b.name === 'water' || b.name === 'lava')
-  // blocks that keep a column from "seeing the sky" (vanilla: sky light < 15 below them)
-  const shades = (b) => opaque(b) || liquid(b) || (!!b && b.name.endsWith('_leaves'))
 
-  function column (world, x, z) {
-    let columns = worlds.get(world)
-    if (!columns) worlds.set(world, (columns = new Map()))
-    const key = `${x},${z}`
-    let c = columns.get(key)
-    if (c && now - c.tick < COLUMN_TTL_TICKS) return c
-    c = { tick: now, skyTop: -1, lightTop: -1 }
-    for (let y = 255; y >= 0; y--) {
-      const b = block(world, x, y, z)
-      if (!b) { c.skyTop = c.lightTop = 256; break } // not loaded: treat as covered
-      if (c.skyTop < 0 && shades(b)) c.skyTop = y
-      if (opaque(b)) { c.lightTop = y; break }
+  // the light model of a world, reading its loaded chunk columns directly (a mob tick reads thousands of blocks)
+  function light (world) {
+    let model = lights.get(world)
+    if (model) return model
+    let cx0 = null; let cz0 = null; let col = null
+    const local = { x: 0, y: 0, z: 0 }
+    const columnOf = (x, z) => {
+      if ((x >> 4) !== cx0 || (z >> 4) !== cz0) { cx0 = x >> 4; cz0 = z >> 4; col = world.sync.getColumn(cx0, cz0) }
+      return col
     }
-    if (columns.size > 20000) columns.clear()
-    columns.set(key, c)
-    return c
-  }
-
-  const canSeeSky = (world, x, y, z) => column(world, Math.floor(x), Math.floor(z)).skyTop < Math.floor(y)
-
-  // approximate sky light at a block (see the header): 15 - distance to open sky, 0 beyond 8
-  function skyLight (world, x, y, z) {
-    x = Math.floor(x); y = Math.floor(y); z = Math.floor(z)
-    for (let d = 0; d <= 8; d++) {
-      for (let dx = -d; dx <= d; dx++) {
-        const rest = d - Math.abs(dx)
-        for (const dz of rest === 0 ? [0] : [-rest, rest]) {
-          if (column(world, x + dx, z + dz).lightTop < y) return 15 - d
-        }
+    model = lightModel(registry, {
+      state (x, y, z) {
+        const c = columnOf(x, z)
+        if (!c) return -1
+        local.x = x & 15; local.y = y; local.z = z & 15
+        return c.getBlockStateId(local)
+      },
+      palette (x, y, z) {
+        const c = columnOf(x, z)
+        const section = c && c.sections && c.sections[y >> 4]
+        if (!c || section === undefined) return null
+        return section === null ? EMPTY_SECTION : section.palette
       }
+    })
+    const columnChanged = (corner) => { cx0 = null; model.columnChanged(corner.x >> 4, corner.z >> 4) }
+    world.on('chunkColumnLoad', columnChanged)
+    world.on('chunkColumnUnload', columnChanged)
+    const blockChanged = (before, after) => {
+      const p = after.position
+      model.changed(p.x, p.y, p.z, before.stateId, after.stateId)
     }
-    return 0
+    world.on('blockUpdate', blockChanged) // flying-squid's serv.setBlock, digging, placing, explosions
+    world.sync.on('blockUpdate', blockChanged) // writes through the sync view
+    lights.set(world, model)
+    return model
   }
 
-  function blockLight (world, x, y, z) {
-    x = Math.floor(x); y = Math.floor(y); z = Math.floor(z)
-    let best = 0
-    for (let dx = -8; dx <= 8; dx++) {
-      for (let dy = -8; dy <= 8; dy++) {
-        for (let dz = -8; dz <= 8; dz++) {
-          const d = Math.abs(dx) + Math.abs(dy) + Math.abs(dz)
-          if (d > 14) continue
-          const b = block(world, x + dx, y + dy, z + dz)
-          if (b && b.emitLight > d) best = Math.max(best, b.emitLight - d)
-        }
-      }
-    }
-    return best
-  }
+  const canSeeSky = (world, x, y, z) => light(world).canSeeSky(x, y, z)
+  const skyLight = (world, x, y, z) => light(world).skyLight(x, y, z)
+  const blockLight = (world, x, y, z) => light(world).blockLight(x, y, z)
 
   // vanilla canSee: nothing with a collision box between two points
   function lineOfSight (world, from, to) {
@@ -128,7 +115,6 @@ module.exports = function blockView (registry) {
   }
 
   return {
-    setTick: (tick) => { now = tick },
     block, solid, liquid, opaque, isLoaded, canSeeSky, skyLight, blockLight, lineOfSight, collides, standingSpots
   }
 }

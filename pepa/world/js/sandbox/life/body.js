@@ -9,6 +9,11 @@
 // tick: zombie 0.23 -> 2.28 blocks/s, cow 0.2 -> 1.73, pig/chicken 0.25 -> 2.70.
 // In the air accel = 0.02 * 0.98 * s and friction 0.91. Jump: vy = 0.42.
 // In water: buoyancy (vanilla FloatGoal keeps mobs at the surface) and drag 0.8.
+// Climbers (spiders, vanilla Spider.onClimbable = pushed against a wall last
+// tick; LivingEntity.handleOnClimbable and travel): while climbing, horizontal
+// speed is held within 0.15 and the fall within 0.15 a tick, and a tick that
+// ends against a wall sets vy = 0.2 before gravity and drag, so the mob rises
+// (0.2 - 0.08) * 0.98 = 0.118 blocks a tick and takes no fall damage.
 const { Vec3 } = require('vec3')
 
 const GROUND_FRICTION = 0.6 * 0.91
@@ -16,11 +21,12 @@ const AIR_FRICTION = 0.91
 const GRAVITY = 0.08
 const JUMP = 0.42
 
-// flutter: a chicken, which falls at 0.6 of the speed and takes no fall damage
-function newBody (width, height, { flutter = false } = {}) {
+// flutter: a chicken, which falls at 0.6 of the speed and takes no fall damage;
+// climber: a spider, which climbs the walls it walks into
+function newBody (width, height, { flutter = false, climber = false } = {}) {
   return {
     vx: 0, vy: 0, vz: 0, hw: width / 2, h: height, onGround: false, inWater: false, hitWall: false,
-    flutter, fallFrom: null, fell: 0 // fell: blocks fallen, set on the tick of landing
+    flutter, climber, climbing: false, fallFrom: null, fell: 0 // fell: blocks fallen, set on the tick of landing
   }
 }
 
@@ -39,6 +45,11 @@ function step (view, world, pos, body, { dx = 0, dz = 0, s = 0, jump = false } =
   }
   if (jump && body.onGround) body.vy = JUMP
   if (body.inWater) body.vy = Math.max(body.vy, 0) + 0.04 // float up, as FloatGoal does
+  if (body.climbing) {
+    body.vx = Math.max(-0.15, Math.min(0.15, body.vx))
+    body.vz = Math.max(-0.15, Math.min(0.15, body.vz))
+    body.vy = Math.max(body.vy, -0.15)
+  }
 
   let { x, y, z } = pos
   const speed = Math.max(Math.abs(body.vx), Math.abs(body.vy), Math.abs(body.vz))
@@ -65,9 +76,11 @@ function step (view, world, pos, body, { dx = 0, dz = 0, s = 0, jump = false } =
   // vanilla travel in water: against a bank with room above, climb out (0.3 a tick
   // while in water there; a jump here, since the feet leave the water block sooner)
   if (body.inWater && body.hitWall && !view.collides(world, x, y + 1.2, z, body.hw, body.h)) body.vy = JUMP
+  body.climbing = body.climber && body.hitWall
+  if (body.climbing) body.vy = 0.2
   // falls, for fall damage (vanilla: ceil(distance - 3) on landing, none into water)
   body.fell = 0
-  if (body.onGround || body.inWater) {
+  if (body.onGround || body.inWater || body.climbing) {
     if (body.fallFrom !== null && body.onGround && !body.inWater && !body.flutter) body.fell = body.fallFrom - y
     body.fallFrom = null
   } else body.fallFrom = Math.max(body.fallFrom ?? y, y)

@@ -1,7 +1,8 @@
 'use strict'
-// Damage with vanilla 1.16 numbers: players hurt by mobs (difficulty scaling,
-// the 10-tick hurt immunity, knockback 0.4), players' melee by weapon and
-// attack cooldown, and skeleton arrows flown tick by tick.
+// Damage with vanilla 1.16 numbers: THE funnel for every hurt to a player
+// (hurtPlayer: difficulty, shield, hurt immunity, armour, knockback, the death
+// message), players' melee by weapon and attack cooldown, and skeleton arrows
+// flown tick by tick.
 const { Vec3 } = require('vec3')
 const { scaleForDifficulty } = require('./state')
 
@@ -38,24 +39,218 @@ function immune (state, tick, amount) {
   return amount
 }
 
-// a mob (or an explosion) hurts a survival player; `from` is where the blow came from
-function hurtPlayer (serv, life, p, amount, { from = null, scale = true, strength = 0.4 } = {}) {
-  if (p.gameMode !== 0 || p.health <= 0) return 0
-  if (scale) amount = scaleForDifficulty(amount, serv.difficulty)
-  if (amount <= 0) return 0
+// --- armour (vanilla 1.16 ArmorMaterials) -------------------------------------
+// [helmet, chestplate, leggings, boots] defense, toughness, knockback resistance
+const ARMOUR = {
+  leather: [[1, 3, 2, 1], 0, 0],
+  golden: [[2, 5, 3, 1], 0, 0],
+  chainmail: [[2, 5, 4, 1], 0, 0],
+  iron: [[2, 6, 5, 2], 0, 0],
+  diamond: [[3, 8, 6, 3], 2, 0],
+  netherite: [[3, 8, 6, 3], 3, 0.1]
+}
+const PIECES = ['helmet', 'chestplate', 'leggings', 'boots'] // player inventory slots 5..8
+const FIRST_ARMOUR_SLOT = 5
+const BREAK_EVENT = 49 // LivingEntity.entityEventForEquipmentBreak: head 49, chest 50, legs 51, feet 52
+
+// what armour item `item` gives in armour slot i (0 helmet .. 3 boots): { defense, toughness, knockbackResistance }, or null
+function armourPiece (item, i) {
+  if (!item) return null
+  if (item.name === 'turtle_helmet' && i === 0) return { defense: 2, toughness: 0, knockbackResistance: 0 }
+  const [material, kind] = item.name.split('_')
+  const row = ARMOUR[material]
+  if (!row || kind !== PIECES[i]) return null
+  return { defense: row[0][i], toughness: row[1], knockbackResistance: row[2] }
+}
+
+function armourOf (p) {
+  const worn = []
+  for (let i = 0; i < 4; i++) {
+    const item = p.inventory.slots[FIRST_ARMOUR_SLOT + i]
+    const piece = armourPiece(item, i)
+    if (piece) worn.push({ slot: FIRST_ARMOUR_SLOT + i, index: i, item, ...piece })
+  }
+  const sum = (k) => worn.reduce((a, w) => a + w[k], 0)
+  return { worn, armour: sum('defense'), toughness: sum('toughness'), knockbackResistance: sum('knockbackResistance') }
+}
+
+// vanilla CombatRules.getDamageAfterAbsorb
+function afterArmour (damage, armour, toughness) {
+  const f = 2 + toughness / 4
+  const g = Math.min(20, Math.max(armour / 5, armour - damage / f))
+  return damage * (1 - g / 25)
+}
+
+// vanilla ItemStack.hurtAndBreak for a player's item (no Unbreaking): true when it broke
+function wear (p, slot, by, breakEvent) {
+  const item = p.inventory.slots[slot]
+  if (!item || !item.maxDurability) return false
+  item.durabilityUsed = (item.durabilityUsed || 0) + by
+  const broke = item.durabilityUsed >= item.maxDurability
+  p.inventory.updateSlot(slot, broke ? null : item)
+  if (broke) {
+    p._client.write('entity_status', { entityId: p.id, entityStatus: breakEvent })
+    p._writeOthersNearby('entity_status', { entityId: p.id, entityStatus: breakEvent })
+  }
+  return broke
+}
+
+// vanilla Inventory.hurtArmor: every piece loses max(1, damage / 4) (an int);
+// netherite is not worn by fire and lava
+function hurtArmour (p, worn, damage, type) {
+  if (damage <= 0) return
+  const by = Math.floor(Math.max(1, damage / 4))
+  for (const w of worn) {
+    if ((type === 'inFire' || type === 'lava') && w.item.name.startsWith('netherite_')) continue
+    wear(p, w.slot, by, BREAK_EVENT + w.index)
+  }
+}
+
+// --- shields --------------------------------------------------------------------
+// The client says it raises an item with use_item {hand} and lowers it with
+// block_dig status 5 (release use item); switching the hotbar slot drops a
+// main-hand shield. Vanilla LivingEntity.isBlocking: the shield has been up
+// for at least 5 ticks. Also keeps the player's exact look (flying-squid keeps
+// it in 1/256ths of a turn) and forgets the hurt immunity at a respawn.
+const HAND_SLOT = (p, hand) => hand === 1 ? 45 : 36 + p.heldItemSlot
+const HAND_ACTIVE = 7 // LivingEntity DATA_LIVING_ENTITY_FLAGS: 1 hand active, 2 offhand
+
+function watchPlayer (p, life) {
+  const use = { hand: null, since: 0, yaw: 0, pitch: 0 }
+  p.on('requestRespawn', () => { p._lifeHurt = null }) // a new life: no hurt immunity left
+  p._lifeUse = use
+  const show = (on) => p._writeOthersNearby('entity_metadata', {
+    entityId: p.id, metadata: [{ key: HAND_ACTIVE, type: 0, value: on ? 1 | (use.hand === 1 ? 2 : 0) : 0 }]
+  })
+  const lower = () => { if (use.hand !== null) { show(false); use.hand = null } }
+  p._client.on('use_item', ({ hand }) => {
+    const item = p.inventory.slots[HAND_SLOT(p, hand)]
+    if (!item || item.name !== 'shield' || use.hand !== null) return
+    use.hand = hand
+    use.since = life.tick
+    show(true)
+  })
+  p._client.on('block_dig', ({ status }) => { if (status === 5) lower() })
+  p._client.on('held_item_slot', () => { if (use.hand === 0) lower() })
+  const look = ({ yaw, pitch }) => { use.yaw = yaw; use.pitch = pitch }
+  p._client.on('look', look)
+  p._client.on('position_look', look)
+  p.on('spawned', lower)
+}
+
+// vanilla LivingEntity.isDamageSourceBlocked: blocking, the source not
+// bypassing armour, and the flat direction from the source to the player
+// against the player's view vector (any angle over 90 degrees from the source)
+function shieldBlocks (life, p, sourcePos) {
+  const use = p._lifeUse
+  if (!use || use.hand === null || !sourcePos || life.tick - use.since < 5) return false
+  const item = p.inventory.slots[HAND_SLOT(p, use.hand)]
+  if (!item || item.name !== 'shield') { use.hand = null; return false }
+  const yaw = use.yaw * Math.PI / 180
+  const pitch = use.pitch * Math.PI / 180
+  const view = new Vec3(-Math.sin(yaw) * Math.cos(pitch), -Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch))
+  const to = p.position.minus(sourcePos)
+  const len = to.norm() || 1
+  return (to.x / len) * view.x + (to.z / len) * view.z < 0
+}
+
+// vanilla Player.hurtCurrentlyUsedShield: a blow of 3 or more costs 1 + floor(damage)
+function hurtShield (p, damage) {
+  if (damage < 3) return
+  const use = p._lifeUse
+  if (wear(p, HAND_SLOT(p, use.hand), 1 + Math.floor(damage), use.hand === 1 ? 48 : 47)) use.hand = null
+}
+
+// --- the funnel ---------------------------------------------------------------------
+// cause.type is the vanilla DamageSource msgId. Vanilla DamageSource flags:
+// bypassArmor (no armour, no shield, no food exhaustion), scalesWithDifficulty.
+const BYPASS_ARMOUR = new Set(['fall', 'drown', 'inWall', 'starve', 'onFire', 'generic'])
+const SCALES = new Set(['mob', 'arrow', 'explosion'])
+const DAMAGE_EXHAUSTION = 0.1 // vanilla DamageSource.getFoodExhaustion
+
+// a name as vanilla's chat shows it: a player's name, a mob's translated type
+function nameOf (e) {
+  if (!e) return null
+  if (e.type === 'player') return { text: e.username }
+  return { translate: `entity.minecraft.${e.name}` }
+}
+
+// vanilla CombatTracker.getDeathMessage / DamageSource.getLocalizedDeathMessage
+function deathMessage (p, cause) {
+  const who = nameOf(p)
+  const by = nameOf(cause.attacker)
+  let key = `death.attack.${cause.type}`
+  if (cause.type === 'fall') key = cause.distance > 5 ? 'death.fell.accident.generic' : 'death.attack.fall'
+  else if (cause.type === 'explosion' && by) key = 'death.attack.explosion.player'
+  return { translate: key, with: by && cause.type !== 'fall' ? [who, by] : [who] }
+}
+
+// the same text as an English line (the server log; clients translate themselves)
+function plain (registry, msg) {
+  const lang = registry.language || {}
+  const part = (c) => c.text !== undefined ? c.text : (lang[c.translate] || c.translate)
+  let i = 0
+  return (lang[msg.translate] || msg.translate).replace(/%(\d+\$)?s/g, (m, n) => part(msg.with[n ? Number(n.slice(0, -1)) - 1 : i++] || { text: '' }))
+}
+
+// vanilla ServerPlayer.die: the combat_event for the death screen, then the
+// message as a system chat line to everybody (showDeathMessages)
+function announceDeath (serv, p, cause) {
+  const msg = deathMessage(p, cause)
+  const json = JSON.stringify(msg)
+  p._client.write('combat_event', { event: 2, playerId: p.id, entityId: cause.attacker ? cause.attacker.id : -1, message: json })
+  for (const other of serv.players) {
+    other._client.write('chat', { message: json, position: 1, sender: '00000000-0000-0000-0000-000000000000' })
+  }
+  serv.info && serv.info(plain(serv.registry, msg))
+}
+
+// A player hurt by anything but another player's melee (flying-squid's pvp.js).
+// `from`: where the blow came from (knockback); `strength`: knockback (vanilla
+// 0.4 for a blow by an entity); `scale`: difficulty scaling (default: the
+// cause's vanilla scalesWithDifficulty); `cause`: { type, attacker?,
+// projectile?, distance? (falls) }. Returns { damage, blocked }.
+function hurtPlayer (serv, life, p, amount, { from = null, scale, strength = 0.4, cause = { type: 'generic' } } = {}) {
+  const none = { damage: 0, blocked: false }
+  if (p.gameMode === 1 || p.gameMode === 3 || p.health <= 0) return none
+  const type = cause.type
+  if (scale ?? SCALES.has(type)) amount = scaleForDifficulty(amount, serv.difficulty)
+  if (amount <= 0) return none
+  const bypass = BYPASS_ARMOUR.has(type)
+  const source = (cause.projectile || cause.attacker || {}).position || from
+  if (!bypass && shieldBlocks(life, p, source)) {
+    hurtShield(p, amount)
+    p._client.write('entity_status', { entityId: p.id, entityStatus: 29 }) // shield block sound
+    p._writeOthersNearby('entity_status', { entityId: p.id, entityStatus: 29 })
+    life.shieldBlocks = (life.shieldBlocks || 0) + 1
+    return { damage: 0, blocked: true }
+  }
   const state = p._lifeHurt || (p._lifeHurt = { hurtTick: -100, lastHurt: 0 })
   amount = immune(state, life.tick, amount)
-  if (amount <= 0) return 0
-  let velocity = new Vec3(0, 0, 0)
-  if (from && strength > 0) {
+  if (amount <= 0) return none
+  const worn = armourOf(p)
+  if (!bypass) {
+    hurtArmour(p, worn.worn, amount, type)
+    amount = afterArmour(amount, worn.armour, worn.toughness)
+  }
+  if (amount <= 0) return none
+  if (!bypass && life.exhaust) life.exhaust(p, DAMAGE_EXHAUSTION)
+  p._lifeLastDamage = { type, attacker: cause.attacker ? (cause.attacker.username || cause.attacker.name) : null, tick: life.tick, amount }
+  p.updateHealth(Math.max(0, p.health - amount))
+  // vanilla LivingEntity.knockback, less the knockback resistance of netherite
+  const push = strength * (1 - worn.knockbackResistance)
+  if (from && push > 0) {
     const dx = p.position.x - from.x
     const dz = p.position.z - from.z
     const len = Math.hypot(dx, dz) || 1
     // blocks per tick -> flying-squid's sendVelocity takes blocks per second
-    velocity = new Vec3((dx / len) * strength, p.onGround === false ? 0 : 0.4, (dz / len) * strength).scaled(20)
+    p.sendVelocity(new Vec3((dx / len) * push, p.onGround === false ? 0 : 0.4, (dz / len) * push).scaled(20), new Vec3(4, 4, 4))
   }
-  p.takeDamage({ damage: amount, velocity })
-  return amount
+  const dead = p.health <= 0
+  p._client.write('entity_status', { entityId: p.id, entityStatus: dead ? 3 : 2 }) // hurt / death
+  p._writeOthersNearby('entity_status', { entityId: p.id, entityStatus: dead ? 3 : 2 })
+  if (dead) announceDeath(serv, p, cause)
+  return { damage: amount, blocked: false }
 }
 
 // --- skeleton arrows ---------------------------------------------------------
@@ -64,6 +259,12 @@ function hurtPlayer (serv, life, p, amount, { from = null, scale = true, strengt
 // 0.2 per block of distance, 1.6 blocks/tick, spread 14 - 4 * difficulty;
 // base damage 2 + N(0, 0.25) + 0.11 * difficulty; in flight drag 0.99 and
 // gravity 0.05 per tick; a hit does ceil(speed * base damage), scaled by difficulty.
+// AbstractArrow: an arrow that misses sticks in the block it hit and stays
+// 1200 ticks (tickDespawn), falling again if the block goes; one a shield
+// blocks bounces back at a tenth of its speed and falls. A skeleton's arrow
+// cannot be picked up (pickup DISALLOWED for a non-player owner).
+const STUCK_TICKS = 1200
+
 function arrows (serv, life, view) {
   const flying = new Set()
   const arrowType = serv.registry.entitiesByName.arrow.id
@@ -81,7 +282,7 @@ function arrows (serv, life, view) {
     const vel = dir.scaled(1.6)
     const e = serv.spawnObject(arrowType, shooter.world, from, { velocity: vel.scaled(20), data: shooter.id + 1 })
     e.size = null // flying-squid's own physics off: this module flies it
-    flying.add({ e, shooter, pos: from.clone(), vel, base: 2 + life.gaussian() * 0.25 + serv.difficulty * 0.11, age: 0, stuck: -1 })
+    flying.add({ e, shooter, pos: from.clone(), vel, base: 2 + life.gaussian() * 0.25 + serv.difficulty * 0.11, stuck: -1, block: null, ignore: null })
   }
 
   // where on the segment a->a+d (0..1) it enters box [lo, hi], or null
@@ -106,44 +307,58 @@ function arrows (serv, life, view) {
     if (serv.entities[a.e.id]) serv.destroyEntity(a.e)
   }
 
+  function fly (a) {
+    if (a.stuck >= 0) {
+      if (++a.stuck >= STUCK_TICKS) remove(a)
+      else if (!view.solid(a.e.world, a.block.x, a.block.y, a.block.z)) a.stuck = -1 // its block is gone: fall
+      return
+    }
+    if (a.pos.y < -64) { remove(a); return } // out of the world
+    // the first block on the way (0.1-block steps), then the first player box
+    const len = a.vel.norm()
+    const steps = Math.max(1, Math.ceil(len / 0.1))
+    let tBlock = null
+    for (let i = 1; i <= steps; i++) {
+      const at = a.pos.plus(a.vel.scaled(i / steps))
+      if (view.solid(a.e.world, at.x, at.y, at.z)) { tBlock = (i - 1) / steps; a.block = at.floored(); break }
+    }
+    let hit = null; let tHit = 2
+    for (const p of serv.players) {
+      if (p === a.ignore || p.world !== a.e.world || p.gameMode !== 0 || p.health <= 0) continue
+      // the player's 0.6 x 1.8 box, inflated by 0.3 as vanilla projectiles do
+      const t = enter(a.pos, a.vel, p.position.offset(-0.6, -0.3, -0.6), p.position.offset(0.6, 2.1, 0.6))
+      if (t !== null && t < tHit) { hit = p; tHit = t }
+    }
+    if (hit && (tBlock === null || tHit <= tBlock)) {
+      const { blocked } = hurtPlayer(serv, life, hit, Math.ceil(len * a.base), {
+        from: a.shooter.position, cause: { type: 'arrow', attacker: a.shooter, projectile: a.e }
+      })
+      if (!blocked) { remove(a); return }
+      a.ignore = hit
+      a.pos = a.pos.plus(a.vel.scaled(tHit))
+      a.vel = a.vel.scaled(-0.1)
+    } else if (tBlock !== null) {
+      a.pos = a.pos.plus(a.vel.scaled(tBlock))
+      a.vel = new Vec3(0, 0, 0)
+      a.stuck = 0
+    } else {
+      a.pos = a.pos.plus(a.vel)
+      a.vel = a.vel.scaled(0.99).offset(0, -0.05, 0)
+    }
+    a.e.sendPosition(a.pos.clone(), a.stuck >= 0)
+  }
+
   function tick () {
     for (const a of flying) {
       if (!serv.entities[a.e.id]) { flying.delete(a); continue }
-      if (a.stuck >= 0) { if (++a.stuck > 20) remove(a); continue }
-      if (++a.age > 200) { remove(a); continue }
-      // the first block on the way (0.1-block steps), then the first player box
-      const len = a.vel.norm()
-      const steps = Math.max(1, Math.ceil(len / 0.1))
-      let tBlock = null
-      for (let i = 1; i <= steps; i++) {
-        const t = i / steps
-        if (view.solid(a.e.world, a.pos.x + a.vel.x * t, a.pos.y + a.vel.y * t, a.pos.z + a.vel.z * t)) { tBlock = (i - 1) / steps; break }
-      }
-      let hit = null; let tHit = 2
-      for (const p of serv.players) {
-        if (p.world !== a.e.world || p.gameMode !== 0 || p.health <= 0) continue
-        // the player's 0.6 x 1.8 box, inflated by 0.3 as vanilla projectiles do
-        const t = enter(a.pos, a.vel, p.position.offset(-0.6, -0.3, -0.6), p.position.offset(0.6, 2.1, 0.6))
-        if (t !== null && t < tHit) { hit = p; tHit = t }
-      }
-      if (hit && (tBlock === null || tHit <= tBlock)) {
-        hurtPlayer(serv, life, hit, Math.ceil(len * a.base), { from: a.shooter.position })
-        remove(a)
-        continue
-      }
-      if (tBlock !== null) {
-        a.pos = a.pos.plus(a.vel.scaled(tBlock))
-        a.vel = new Vec3(0, 0, 0)
-        a.stuck = 0
-      } else {
-        a.pos = a.pos.plus(a.vel)
-        a.vel = a.vel.scaled(0.99).offset(0, -0.05, 0)
-      }
-      a.e.sendPosition(a.pos.clone(), a.stuck >= 0)
+      fly(a)
     }
   }
+
+  // control op arrows: every arrow, flying or stuck
+  life.ops.arrows = () => [...flying].map(a => ({ id: a.e.id, stuck: a.stuck >= 0, position: { x: a.pos.x, y: a.pos.y, z: a.pos.z } }))
 
   return { shoot, tick, count: () => flying.size }
 }
 
-module.exports = { WEAPONS, meleeDamage, immune, hurtPlayer, arrows }
+module.exports = { WEAPONS, meleeDamage, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, arrows }

@@ -7,8 +7,13 @@
 //  - entities within 2 * power: impact = (1 - distance / (2 power)) * exposure,
 //    damage = floor((impact^2 + impact) / 2 * 7 * 2 power + 1), scaled by
 //    difficulty for players; knocked away by impact blocks/tick.
+// A player's damage goes through combat.hurtPlayer as 'explosion' with the
+// source (the creeper) as attacker: armour and a raised shield facing it count.
 // Exposure is sampled on a 2x3x2 grid of the target's box (vanilla: finer).
 // Destroyed blocks drop nothing (vanilla: each drops with chance 1 / power).
+// life.explosionsBreakBlocks false (the profile's explosionsBreakBlocks, the
+// control op `explosions {breakBlocks}`) keeps every block (vanilla: the
+// mobGriefing game rule false).
 const { Vec3 } = require('vec3')
 const { hurtPlayer } = require('./combat')
 
@@ -52,8 +57,9 @@ function exposure (view, world, center, pos, hw, h) {
   return seen / total
 }
 
-// targets: [{ entity, hurt(amount, from), push(dx, dy, dz) }] for mobs; players are found here
-async function explode (serv, life, view, { world, center, power, mobs = [] }) {
+// targets: [{ entity, hurt(amount, from), push(dx, dy, dz) }] for mobs; players are found here;
+// source: the exploding entity (a creeper), or null
+async function explode (serv, life, view, { world, center, power, source = null, mobs = [] }) {
   const radius = power * 2
   const motions = new Map() // player -> knockback (blocks/tick)
   for (const p of serv.players) {
@@ -63,7 +69,9 @@ async function explode (serv, life, view, { world, center, power, mobs = [] }) {
     const impact = (1 - d) * exposure(view, world, center, p.position, 0.3, 1.8)
     const dir = p.position.offset(0, 1.62, 0).minus(center)
     const len = dir.norm() || 1
-    hurtPlayer(serv, life, p, Math.floor((impact * impact + impact) / 2 * 7 * radius + 1), { from: center })
+    hurtPlayer(serv, life, p, Math.floor((impact * impact + impact) / 2 * 7 * radius + 1), {
+      from: center, cause: { type: 'explosion', attacker: source }
+    })
     motions.set(p, dir.scaled(impact / len))
   }
   for (const m of mobs) {
@@ -75,7 +83,7 @@ async function explode (serv, life, view, { world, center, power, mobs = [] }) {
     m.hurt(Math.floor((impact * impact + impact) / 2 * 7 * radius + 1), center)
     m.push(dir.x / len * impact, dir.y / len * impact, dir.z / len * impact)
   }
-  const blocks = blastedBlocks(view, world, center, power, life.random)
+  const blocks = life.explosionsBreakBlocks === false ? [] : blastedBlocks(view, world, center, power, life.random)
   const base = center.floored()
   for (const p of serv.players) {
     if (p.world !== world || p.position.distanceTo(center) > 64) continue

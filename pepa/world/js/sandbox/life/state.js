@@ -5,6 +5,7 @@
 //
 // Why a plain module and not a plugin: every .js file in sandbox/plugins/ is
 // loaded as a flying-squid plugin; helpers live here, in sandbox/life/.
+const { profileOf } = require('./profiles')
 
 // mulberry32: a small seeded PRNG, so a seeded sandbox spawns the same way
 // (timings still vary with the real clock, the draws do not).
@@ -23,6 +24,8 @@ function lifeOf (serv, settings = {}) {
   if (serv.pepaLife) return serv.pepaLife
   const random = seeded(settings.seed)
   const life = {
+    profile: settings.profile || 'default', // the sandbox profile the server was started with
+    settings: profileOf(settings.profile || 'default'), // its values (life/profiles.js)
     random,
     int: (n) => Math.floor(random() * n), // vanilla Random.nextInt(n)
     gaussian: () => { // vanilla Random.nextGaussian (Box-Muller)

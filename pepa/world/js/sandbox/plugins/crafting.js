@@ -19,7 +19,9 @@
 //     taking it uses one of each ingredient and leaves vanilla's remainders
 //     (a bucket from milk, a bottle from honey);
 //   - closing a window puts the grid back into the inventory (what does not
-//     fit falls to the ground) and drops the item on the cursor, as vanilla.
+//     fit falls to the ground) and drops the item on the cursor, as vanilla;
+//   - other plugins' block containers (furnace.js) open through
+//     serv.pepaContainers and get the same clicks, their own slot rules.
 //
 // Keeping the client in step: every click is answered with
 // `transaction {accepted: true}` and a `set_slot` for every slot it changed -
@@ -85,9 +87,27 @@ module.exports.server = function (serv) {
 
   // The open window of a player as a list of slots. `slots` are copies the
   // click works on; `commit` writes the changed ones back and tells the client.
+  // player._pepaTable is the block window open: a crafting table, or another
+  // plugin's container (`box`, see openContainer below).
   function windowOf (player) {
     const table = player._pepaTable
     const inv = player.inventory.slots
+    if (table && table.box) {
+      const { box } = table
+      return {
+        id: table.id,
+        kind: box.block,
+        invStart: box.size,
+        invEnd: box.size + 36,
+        hotbar: box.size + 27,
+        size: box.size + 36,
+        accepts: box.accepts,
+        limit: box.limit,
+        quickMove: box.quickMove,
+        read: () => [...box.read(), ...inv.slice(9, 45)].map(it => (it ? copy(it) : null)),
+        write: (slot, item) => (slot < box.size ? box.write(slot, item) : player.inventory.updateSlot(slot - box.size + 9, item))
+      }
+    }
     if (!table) {
       return {
         id: 0,
@@ -183,14 +203,15 @@ module.exports.server = function (serv) {
 
   function click (player, win, slots, packet) {
     const { slot, mouseButton: button, mode } = packet
-    const limit = (s, item) => (win.kind === 'inventory' && s >= 5 && s <= 8 ? 1 : item.stackSize)
-    const accepts = (s, item) => {
+    const resultSlot = win.grid ? 0 : -1 // the crafting result; a container's slots have their own rules
+    const limit = win.limit || ((s, item) => (win.kind === 'inventory' && s >= 5 && s <= 8 ? 1 : item.stackSize))
+    const accepts = win.accepts || ((s, item) => {
       if (s === 0) return false // the result slot takes nothing
       if (win.kind === 'inventory' && s >= 5 && s <= 8) return ARMOUR[s].some(k => item.name.includes(k))
       return true
-    }
+    })
     const grid = () => win.grid.map(s => slots[s])
-    const refresh = () => { slots[0] = craft(grid(), win.width) }
+    const refresh = () => { if (win.grid) slots[0] = craft(grid(), win.width) }
     const inInventory = (s) => s >= win.invStart && s < win.invEnd
     let cursor = player._pepaCursor ? copy(player._pepaCursor) : null
     const leftovers = [] // remainders that found no room in the grid
@@ -217,7 +238,7 @@ module.exports.server = function (serv) {
           drop(player, copy(cursor, n))
           cursor.count -= n
         }
-      } else if (slot === 0) {
+      } else if (slot === resultSlot) {
         const result = slots[0]
         if (result) {
           if (!cursor) { cursor = copy(result); consume() } else if (same(cursor, result) && cursor.count + result.count <= cursor.stackSize) {
@@ -246,11 +267,15 @@ module.exports.server = function (serv) {
             slots[slot] = cursor
             cursor = it
           }
+        } else if (same(it, cursor) && it.count + cursor.count <= cursor.stackSize) {
+          // a slot that takes nothing (a furnace's output) tops up a matching cursor
+          cursor.count += it.count
+          slots[slot] = null
         }
       }
     } else if (mode === 1) { // shift-click
       const it = slots[slot]
-      if (slot === 0) {
+      if (slot === resultSlot) {
         // craft again and again while the same result comes out and fits
         for (let n = 0; n < 64 && slots[0]; n++) {
           const result = slots[0]
@@ -264,7 +289,9 @@ module.exports.server = function (serv) {
         }
       } else if (it) {
         const moving = copy(it)
-        if (!inInventory(slot)) {
+        if (win.quickMove) {
+          win.quickMove(slots, slot, moving, merge)
+        } else if (!inInventory(slot)) {
           merge(slots, moving, win.invStart, win.invEnd, false)
         } else if (win.kind === 'table') {
           // vanilla 1.16 WorkbenchContainer: into the grid first, then main <-> hotbar
@@ -287,7 +314,7 @@ module.exports.server = function (serv) {
       if (target >= 0 && target !== slot) {
         const it = slots[slot]
         const other = slots[target]
-        if (slot === 0) {
+        if (slot === resultSlot) {
           if (it && !other) { slots[target] = copy(it); consume() }
         } else if (!other || (accepts(slot, other) && other.count <= limit(slot, other))) {
           slots[slot] = other
@@ -297,7 +324,7 @@ module.exports.server = function (serv) {
     } else if (mode === 4) { // Q over a slot: throw one, or the stack with ctrl
       const it = slots[slot]
       if (!cursor && slot >= 0 && it) {
-        if (slot === 0) {
+        if (slot === resultSlot) {
           drop(player, copy(it))
           consume()
         } else {
@@ -335,7 +362,7 @@ module.exports.server = function (serv) {
     } else if (mode === 6) { // double click: gather items like the cursor's
       if (cursor && slot >= 0) {
         const order = []
-        for (let s = 1; s < win.size; s++) order.push(s)
+        for (let s = 0; s < win.size; s++) if (s !== resultSlot) order.push(s)
         if (button !== 0) order.reverse()
         for (const fullOnes of [false, true]) {
           for (const s of order) {
@@ -382,8 +409,10 @@ module.exports.server = function (serv) {
     for (const item of leftovers) give(player, item)
     // A client's own guess at a shift-click, a swap, a drag or a double-click
     // may have moved items to other slots than this server did, and set_slot
-    // only corrects the slots the server changed: send the whole window.
-    if (mode !== 0) sendWindow(player, win, win.read(), player._pepaCursor)
+    // only corrects the slots the server changed: send the whole window. So
+    // after any click in a container, whose slot rules (a furnace's fuel slot)
+    // a client such as mineflayer may not know.
+    if (mode !== 0 || win.accepts) sendWindow(player, win, win.read(), player._pepaCursor)
   }
 
   // put an item into the player's inventory (vanilla addItemStackToInventory:
@@ -418,18 +447,34 @@ module.exports.server = function (serv) {
 
   // --- opening and closing ----------------------------------------------------
 
-  function openTable (player, position) {
+  // a block window: `record` is { block (its name), position, slots (a table's) | box }
+  function openWindow (player, record, inventoryType, windowTitle) {
     closeContainer(player, true)
     const id = ((player.windowId || 0) % 100) + 1 // shared with flying-squid's chest windows
     player.windowId = id
-    player.windowType = 'crafting_table'
-    player.windowPos = position
-    player._pepaTable = { id, position: position.clone(), slots: new Array(10).fill(null) }
-    player._client.write('open_window', { windowId: id, inventoryType: INVENTORY_TYPE_CRAFTING, windowTitle: TITLE })
+    player.windowType = record.block
+    player.windowPos = record.position
+    player._pepaTable = { ...record, id, position: record.position.clone() }
+    player._client.write('open_window', { windowId: id, inventoryType, windowTitle })
     player._client.write('window_items', {
       windowId: id,
       items: windowOf(player).read().map(it => Item.toNotch(it))
     })
+    return id
+  }
+
+  function openTable (player, position) {
+    openWindow(player, { block: 'crafting_table', position, slots: new Array(10).fill(null) }, INVENTORY_TYPE_CRAFTING, TITLE)
+  }
+
+  // Another plugin's container in a block (furnace.js), with the clicks, cursor,
+  // closing and reach of a crafting table. box = { block (its name), position,
+  // type (1.16.5 menu id), title (JSON chat), size (its own slots; the player's
+  // main inventory and hotbar follow), read() -> its items, write(slot, item),
+  // accepts(slot, item), limit(slot, item), quickMove(slots, slot, item, merge)
+  // for a shift-click out of `slot`, closed(player) }. Returns the window id.
+  function openContainer (player, box) {
+    return openWindow(player, { block: box.block, position: box.position, box }, box.type, box.title)
   }
 
   // vanilla Container.onContainerClosed: the cursor item drops; a crafting
@@ -444,7 +489,8 @@ module.exports.server = function (serv) {
     if (table) {
       player._pepaTable = null
       if (tellClient) player._client.write('close_window', { windowId: table.id })
-      for (let s = 1; s <= 9; s++) if (table.slots[s]) give(player, table.slots[s])
+      if (table.box) table.box.closed(player)
+      else for (let s = 1; s <= 9; s++) if (table.slots[s]) give(player, table.slots[s])
     } else {
       const grid = [1, 2, 3, 4].map(s => player.inventory.slots[s])
       player._pepaCommitting = true
@@ -487,7 +533,8 @@ module.exports.server = function (serv) {
       const table = player._pepaTable
       // the table window shows the player's inventory too: keep it in step
       if (table && slot >= 9 && slot <= 44) {
-        player._client.write('set_slot', { windowId: table.id, slot: slot + 1, item: Item.toNotch(newItem) })
+        const offset = (table.box ? table.box.size : 10) - 9
+        player._client.write('set_slot', { windowId: table.id, slot: slot + offset, item: Item.toNotch(newItem) })
       }
       // the 2x2 grid changed from outside a click (a plugin, an operation): new result
       if (!player._pepaCommitting && slot >= 1 && slot <= 4) {
@@ -507,12 +554,14 @@ module.exports.server = function (serv) {
       const far = player.position.distanceTo(table.position.offset(0.5, 0.5, 0.5)) > REACH
       player.world.getBlock(table.position).then((block) => {
         if (player._pepaTable !== table) return
-        if (far || !block || block.name !== 'crafting_table' || player.health <= 0) closeContainer(player, true)
+        if (far || !block || block.name !== table.block || player.health <= 0) closeContainer(player, true)
       }, () => {})
     }
   })
 
   serv.pepaCraft = craft // for tests and other plugins: craft(items, width)
+  // for other plugins' containers: open(player, box) -> window id; close(player)
+  serv.pepaContainers = { open: openContainer, close: (player) => closeContainer(player, true) }
 }
 
 module.exports.player = function (player) {

@@ -16,6 +16,7 @@
 // Control ops: hunger_scale {factor} (exhaustion and the food timers run that
 // many times faster), hunger {player}.
 const { lifeOf } = require('../life/state')
+const { hurtPlayer } = require('../life/combat')
 
 const SPRINT_PER_METRE = 0.1
 const JUMP = 0.05
@@ -71,7 +72,7 @@ module.exports.server = function (serv) {
         h.timer = 0
         if (health > 10 || difficulty === 3 || (health > 1 && difficulty === 2)) {
           h.starved++
-          starve(p, health - 1)
+          starve(p)
           return
         }
         h.spared++ // the difficulty floor held
@@ -84,11 +85,9 @@ module.exports.server = function (serv) {
     }
   }
 
-  // starvation bypasses armour and costs no exhaustion; no knockback
-  function starve (p, health) {
-    p.updateHealth(health)
-    p._client.write('entity_status', { entityId: p.id, entityStatus: 2 })
-    p._writeOthersNearby('entity_status', { entityId: p.id, entityStatus: health > 0 ? 2 : 3 })
+  // through the damage funnel: starvation bypasses armour and costs no exhaustion; no knockback
+  function starve (p) {
+    hurtPlayer(serv, life, p, 1, { strength: 0, cause: { type: 'starve' } })
   }
 
   serv.on('tick', () => {

@@ -8,7 +8,7 @@
 // flying-squid's own entity physics is switched off for mobs (it has no
 // collisions: a mob standing on the ground bounces 0.875 blocks up each tick).
 //
-// Control ops: spawning {on, kinds?, cap?}, life_stats, life_mob {mob}.
+// Control ops: spawning {on, kinds?, cap?}, life_stats, life_mob {mob}, light_at {x, y, z}.
 const { Vec3 } = require('vec3')
 const { lifeOf } = require('../life/state')
 const blockView = require('../life/blocks')
@@ -19,13 +19,15 @@ const { brightness } = require('../life/time')
 const makeBrains = require('../life/brains')
 
 // health, movement_speed, follow_range, attack_damage from vanilla 1.16
-// attributes; loot [item, min, max, cooked variant] from vanilla loot tables
+// attributes; loot [item, min, max, cooked variant, only when killed by a player] from vanilla loot tables
 // (minecraft-data's entityLoot gives only 1..1); weights and pack sizes from
 // the plains biome's spawn list.
 const SPECIES = {
   zombie: { hostile: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 95, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
   skeleton: { hostile: true, brain: 'archer', health: 20, speed: 0.25, follow: 16, burns: true, strollMod: 1.0, weight: 100, pack: 4, loot: [['arrow', 0, 2], ['bone', 0, 2]] },
   creeper: { hostile: true, brain: 'creeper', health: 20, speed: 0.25, follow: 16, strollMod: 0.8, weight: 100, pack: 4, loot: [['gunpowder', 0, 2]] },
+  // spider_eye: a count of -1..1 (vanilla's uniform -1..1: one in 3 kills), only when killed by a player
+  spider: { hostile: true, brain: 'spider', health: 16, speed: 0.3, follow: 16, damage: 2, climbs: true, strollMod: 0.8, weight: 100, pack: 4, loot: [['string', 0, 2], ['spider_eye', -1, 1, null, true]] },
   cow: { brain: 'animal', health: 10, speed: 0.2, panic: 2.0, weight: 8, pack: 4, loot: [['leather', 0, 2], ['beef', 1, 3, 'cooked_beef']] },
   pig: { brain: 'animal', health: 10, speed: 0.25, panic: 1.25, weight: 10, pack: 4, loot: [['porkchop', 1, 3, 'cooked_porkchop']] },
   chicken: { brain: 'animal', health: 4, speed: 0.25, panic: 1.4, weight: 10, pack: 4, loot: [['feather', 0, 2], ['chicken', 1, 1, 'cooked_chicken']] },
@@ -35,7 +37,6 @@ const SPECIES = {
 const GENERIC = { brain: 'still', health: 20, speed: 0.23, follow: 35, damage: 3, strollMod: 1.0, loot: [] }
 
 const SPAWN_MIN = 24 // vanilla: never within 24 blocks of a player or of the world spawn
-const SPAWN_MAX = 48 // vanilla: up to 128 (the loaded chunks); small here so the cap is felt
 const HOSTILE_EVERY = 10 // ticks between pack attempts per player (vanilla: every tick, per chunk)
 const PASSIVE_EVERY = 400 // vanilla: creatures are tried every 400 ticks
 const DESPAWN_FAR = 128 // vanilla instant despawn distance for monsters
@@ -47,7 +48,7 @@ module.exports.server = function (serv) {
   const Item = require('prismarine-item')(registry)
   const view = blockView(registry)
   const mobs = new Map() // entity id -> mob record
-  life.hostileCap = 12 // hostiles within 128 blocks of a player (vanilla: 70 per player area, most in caves)
+  life.hostileCap = life.settings.hostileCap // hostiles within 128 blocks of a player (life/profiles.js)
   life.passiveCap = 10 // vanilla creature cap
   life.despawned = 0 // natural hostiles removed for being far from every player
   const itemType = registry.entitiesByName.item.id
@@ -67,9 +68,10 @@ module.exports.server = function (serv) {
     const sp = SPECIES[e.name] || (e.pepaAi ? { ...GENERIC, brain: 'melee', hostile: true } : GENERIC)
     const type = registry.entitiesByName[e.name] || { width: 0.6, height: 1.8 }
     const m = {
-      e, sp, w: type.width, h: type.height, body: newBody(type.width, type.height, { flutter: e.name === 'chicken' }),
+      e, sp, w: type.width, h: type.height, body: newBody(type.width, type.height, { flutter: e.name === 'chicken', climber: !!sp.climbs }),
       target: null, seen: false, unseen: 0, cooldown: 0, fire: 0, onFire: false, swell: 0, swellDir: -1,
       seeTime: 0, drawing: -1, attackTime: -1, panicUntil: -1, wander: null, idle: 0, yaw: null,
+      path: null, pathedAt: null, repath: 0, // brains.js: the path followed, where the target was, ticks to the next
       hurtState: { hurtTick: -100, lastHurt: 0 }, lastPlayerHit: -1000, dead: false, natural: !!e._lifeNatural
     }
     e.health = sp.health
@@ -104,7 +106,8 @@ module.exports.server = function (serv) {
     delete serv.entities[m.e.id] // flying-squid's takeDamage already does it for a kill
     if (!withLoot) return
     const at = m.e.position
-    for (const [item, min, max, cooked] of m.sp.loot) {
+    for (const [item, min, max, cooked, byPlayer] of m.sp.loot) {
+      if (byPlayer && life.tick - m.lastPlayerHit >= 100) continue
       const n = min + life.int(max - min + 1)
       for (let i = 0; i < n; i++) dropItem(m.e.world, at, m.onFire && cooked ? cooked : item)
     }
@@ -148,7 +151,7 @@ module.exports.server = function (serv) {
     hitPlayer (m, p) {
       // the test plugin's spawn_mob {damage} is a final damage; otherwise scaled by difficulty
       const custom = m.e.pepaDamage !== undefined && m.e.pepaDamage !== null
-      combat.hurtPlayer(serv, life, p, custom ? Number(m.e.pepaDamage) : m.sp.damage, { from: m.e.position, scale: !custom })
+      combat.hurtPlayer(serv, life, p, custom ? Number(m.e.pepaDamage) : m.sp.damage, { from: m.e.position, scale: !custom, cause: { type: 'mob', attacker: m.e } })
     },
     setSwell (m, dir) {
       if (dir === m.swellDir) return
@@ -171,7 +174,7 @@ module.exports.server = function (serv) {
         hurt: (damage, from) => o.e.takeDamage({ damage, from }),
         push: (x, y, z) => { o.body.vx += x; o.body.vy += y; o.body.vz += z }
       }))
-      explode(serv, life, view, { world: m.e.world, center, power: 3, mobs: near }).catch(() => {})
+      explode(serv, life, view, { world: m.e.world, center, power: 3, source: m.e, mobs: near }).catch(() => {})
     }
   }
   const brains = makeBrains(ctx)
@@ -189,10 +192,13 @@ module.exports.server = function (serv) {
     const e = m.e
     if (m.body.inWater) m.fire = 0
     else if (m.sp.burns && life.isDay && life.isDay()) {
-      const head = e.position.offset(0, m.h * 0.85, 0)
-      const light = 15 - life.skyDarken()
-      const b = brightness(light)
-      if (b > 0.5 && life.random() * 30 < (b - 0.4) * 2 && view.canSeeSky(e.world, head.x, head.y, head.z)) m.fire = Math.max(m.fire, 160)
+      // vanilla Mob.isSunBurnTick: brightness of the light at the eyes, and the sky seen from them
+      // (a helmet would take the burn instead: mobs here wear none)
+      const { x, y, z } = e.position.offset(0, m.h * 0.85, 0)
+      if (view.canSeeSky(e.world, x, y, z)) {
+        const b = brightness(Math.max(view.blockLight(e.world, x, y, z), view.skyLight(e.world, x, y, z) - life.skyDarken()))
+        if (b > 0.5 && life.random() * 30 < (b - 0.4) * 2) m.fire = Math.max(m.fire, 160)
+      }
     }
     if (m.fire > 0) {
       if (m.fire % 20 === 0) e.takeDamage({ damage: 1 })
@@ -240,7 +246,6 @@ module.exports.server = function (serv) {
 
   serv.on('tick', () => {
     life.tick++
-    view.setTick(life.tick)
     for (const m of mobs.values()) {
       try { tickMob(m) } catch (err) { serv.err && serv.err(`[life] mob ${m.e.id}: ${err && err.stack}`) }
     }
@@ -288,7 +293,8 @@ module.exports.server = function (serv) {
   }
 
   // anywhere: ignore the 24-block rule (vanilla's spawns at chunk generation do)
-  function spawnPack (p, hostile, { min = SPAWN_MIN, max = SPAWN_MAX, anywhere = false } = {}) {
+  // max: vanilla spawns up to 128 blocks away (the loaded chunks); the profile's spawnMax is less, so the cap is felt
+  function spawnPack (p, hostile, { min = SPAWN_MIN, max = life.settings.spawnMax, anywhere = false } = {}) {
     const name = pick(hostile)
     if (!name) return 0
     const world = p.world
@@ -346,7 +352,8 @@ module.exports.server = function (serv) {
     return {
       time: life.timeOfDay ? life.timeOfDay() : serv.time, day: life.day, isDay: life.isDay ? life.isDay() : null,
       timeScale: life.timeScale, hungerScale: life.hungerScale, spawning: life.spawning, kinds: life.kinds,
-      hostileCap: life.hostileCap, mobs: counts, arrows: arrows.count(), despawned: life.despawned
+      hostileCap: life.hostileCap, mobs: counts, arrows: arrows.count(), despawned: life.despawned,
+      profile: life.profile, difficulty: serv.difficulty, spawnMax: life.settings.spawnMax
     }
   }
   life.ops.life_mob = ({ mob }) => {
@@ -357,6 +364,17 @@ module.exports.server = function (serv) {
       alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural,
       target: m.target ? m.target.username : null, swell: m.swell, position: { x: p.x, y: p.y, z: p.z }, onGround: m.body.onGround
     }
+  }
+  // light_at {x, y, z}: the light model at a block (overworld) and the chance that a monster
+  // passes vanilla's darkness test there now: P(sky <= random(32)) x P(raw <= random(8))
+  life.ops.light_at = ({ x, y, z }) => {
+    const world = serv.overworld
+    x = Math.floor(x); y = Math.floor(y); z = Math.floor(z)
+    const sky = view.skyLight(world, x, y, z)
+    const block = view.blockLight(world, x, y, z)
+    const raw = Math.max(block, sky - life.skyDarken())
+    const monsterChance = (Math.max(0, 32 - sky) / 32) * (Math.max(0, 8 - raw) / 8)
+    return { sky, block, raw, canSeeSky: view.canSeeSky(world, x, y, z), monsterChance }
   }
   life.ops.life_mobs = ({ name } = {}) => [...mobs.values()]
     .filter(m => !m.dead && (!name || m.e.name === name))

@@ -1,0 +1,70 @@
+'use strict'
+// The sandbox's profiles: ONE table of what a world is played with
+// (docs/sandbox.md "Profiles"). `default` stays friendly for a person trying
+// pepa; `hard` is the honest test: dusk at once, hard-difficulty damage,
+// denser spawns and hazards near spawn. Chosen per start by
+// `pepa start --sandbox-profile NAME` / `pepa world --profile NAME`
+// (server.js --profile); the plugins read the values from `life.settings`.
+//
+// A profile is a property of the world: its terrain part (hazards) is fixed
+// when the world is made and recorded in the world folder (worldProfile);
+// everything else follows the profile the server is started with.
+// No profile gives starting gear: vanilla gives none, and so did every
+// sandbox world before profiles (tests count the inventory from empty).
+const fs = require('fs')
+const path = require('path')
+
+const PROFILES = {
+  default: Object.freeze({
+    difficulty: 1, // easy, as the sandbox always was (vanilla's new worlds: normal, 2)
+    startTime: 0, // time of day at start: sunrise, where flying-squid's daycycle.js starts
+    hostileCap: 12, // hostiles within 128 blocks of a player (vanilla: 70 per player area, most in caves)
+    spawnMax: 48, // hostile packs land 24..spawnMax blocks from a player (vanilla: up to 128)
+    hazards: false, // the terrain has only ponds near spawn
+    explosionsBreakBlocks: true // vanilla's mobGriefing game rule is true by default
+  }),
+  hard: Object.freeze({
+    difficulty: 3, // hard: vanilla Player.hurt scales mob and explosion damage by 1.5
+    startTime: 12000, // dusk: monsters may spawn on the surface from 13188, 59 s later (life/time.js)
+    hostileCap: 24, // twice the default's cap
+    spawnMax: 40, // the same packs on 59 % of the ring's area ((40²-24²)/(48²-24²)): denser and closer
+    hazards: true, // a lava pocket, a ravine and a deep lake near spawn (generator.js), new worlds only
+    explosionsBreakBlocks: true // as vanilla: a creeper's crater is part of the danger
+  })
+}
+
+function profileOf (name) {
+  const profile = Object.prototype.hasOwnProperty.call(PROFILES, name) ? PROFILES[name] : null
+  if (!profile) throw new Error(`unknown sandbox profile ${JSON.stringify(name)}: choose ${Object.keys(PROFILES).join(' or ')}`)
+  return profile
+}
+
+// The file in a world folder that records the profile its terrain was made with.
+const PROFILE_FILE = 'pepa_profile.json'
+
+// The profile the world in `worldDir` was made with, { profile, hazards }: read
+// from PROFILE_FILE, or recorded there now — `requested` for a new world (no
+// level.dat yet), 'default' for a world made before profiles existed.
+function worldProfile (worldDir, requested) {
+  const file = path.join(worldDir, PROFILE_FILE)
+  let text = null
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err
+  }
+  if (text !== null) {
+    try {
+      const made = JSON.parse(text)
+      return { profile: String(made.profile), hazards: made.hazards === true }
+    } catch (err) {
+      throw new Error(`${file} is not the JSON pepa wrote (${err.message}): fix or delete it`)
+    }
+  }
+  const name = fs.existsSync(path.join(worldDir, 'level.dat')) ? 'default' : requested
+  const made = { profile: name, hazards: profileOf(name).hazards }
+  fs.writeFileSync(file, JSON.stringify(made) + '\n')
+  return made
+}
+
+module.exports = { ...PROFILES, profileOf, worldProfile, PROFILE_FILE }

@@ -1,0 +1,201 @@
+'use strict'
+// The world hurts survival players, with vanilla 1.16 numbers
+// (docs/sandbox-life.md "Damage and hazards"): falls, lava, fire and burning,
+// drowning and suffocation, each through the damage funnel
+// (life/combat.js hurtPlayer) with its cause, so a death gets its vanilla
+// message. Also the player's side of that funnel (shield and look, combat.js
+// watchPlayer) and the explosions' block-breaking switch.
+//
+// Control ops: hazards {player, air?, fire?} (read, or set the air supply and
+// fire ticks), explosions {breakBlocks}.
+const { lifeOf } = require('../life/state')
+const { hurtPlayer, watchPlayer, armourOf } = require('../life/combat')
+
+const MAX_AIR = 300 // vanilla Entity.getMaxAirSupply
+const FIRE_IMMUNE_TICKS = 20 // vanilla Player.getFireImmuneTicks
+const LAVA_FIRE_TICKS = 15 * 20 // vanilla Entity.lavaHurt: setSecondsOnFire(15)
+const FIRE_BLOCK_TICKS = 8 * 20 // vanilla BaseFireBlock.entityInside: setSecondsOnFire(8)
+const FIRE_DAMAGE = { fire: 1, soul_fire: 2 } // vanilla BaseFireBlock fireDamage
+const EYE = 1.62 // a standing player's eye height
+const WATERY = new Set(['water', 'bubble_column', 'kelp', 'kelp_plant', 'seagrass', 'tall_seagrass'])
+const CLIMBABLE = new Set(['ladder', 'vine', 'scaffolding', 'twisting_vines', 'twisting_vines_plant', 'weeping_vines', 'weeping_vines_plant'])
+
+function hazardOf (p) {
+  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, teleports: 0, last: null }
+  return p._lifeHazard
+}
+
+module.exports.server = function (serv) {
+  const life = lifeOf(serv, this.settings)
+  const { registry } = serv
+  const byState = registry.blocksByStateId
+  life.explosionsBreakBlocks = life.settings.explosionsBreakBlocks // vanilla mobGriefing
+
+  const stateAt = (world, x, y, z) => {
+    if (y < 0 || y > 255) return null
+    const pos = { x: Math.floor(x), y: Math.floor(y), z: Math.floor(z) }
+    if (!world.sync.getColumnAt(pos)) return null
+    const id = world.sync.getBlockStateId(pos)
+    return { id, block: byState[id] }
+  }
+  // every block the player's 0.6 x 1.8 box (shrunk by 0.001, as vanilla) overlaps
+  function touching (world, pos, test) {
+    for (let x = Math.floor(pos.x - 0.299); x <= Math.floor(pos.x + 0.299); x++) {
+      for (let y = Math.floor(pos.y + 0.001); y <= Math.floor(pos.y + 1.799); y++) {
+        for (let z = Math.floor(pos.z - 0.299); z <= Math.floor(pos.z + 0.299); z++) {
+          const s = stateAt(world, x, y, z)
+          if (s && s.block && test(s.block.name)) return s.block.name
+        }
+      }
+    }
+    return null
+  }
+  const inWater = (world, pos) => !!touching(world, pos, n => WATERY.has(n))
+  // vanilla Entity.updateFluidOnEyes: the eye (less 1/9) under the water's surface
+  function eyeInWater (world, pos) {
+    const eye = pos.y + EYE - 0.11111111
+    const s = stateAt(world, pos.x, eye, pos.z)
+    if (!s || !s.block || !WATERY.has(s.block.name)) return false
+    if (s.block.name === 'bubble_column') return false // vanilla: air is not used up in a bubble column
+    const above = stateAt(world, pos.x, eye + 1, pos.z)
+    let height = 1
+    if (s.block.name === 'water' && !(above && above.block && WATERY.has(above.block.name))) {
+      const level = s.id - s.block.minStateId // 0 source, 1..7 flowing, 8+ falling
+      height = (level === 0 || level >= 8 ? 8 : 8 - level) / 9
+    }
+    return Math.floor(eye) + height > eye
+  }
+  // vanilla Entity.isInWall: a 0.48-wide, 0.1-tall box at the eyes in a suffocating (opaque full) block
+  function inWall (world, pos) {
+    for (const dx of [-0.24, 0.24]) {
+      for (const dy of [-0.05, 0.05]) {
+        for (const dz of [-0.24, 0.24]) {
+          const s = stateAt(world, pos.x + dx, pos.y + EYE + dy, pos.z + dz)
+          if (s && s.block && s.block.boundingBox === 'block' && !s.block.transparent) return true
+        }
+      }
+    }
+    return false
+  }
+  const hurt = (p, amount, type, extra = {}) => hurtPlayer(serv, life, p, amount, { strength: 0, cause: { type, ...extra } })
+  const meta = (p, metadata) => {
+    p._client.write('entity_metadata', { entityId: p.id, metadata })
+    p._writeOthersNearby('entity_metadata', { entityId: p.id, metadata })
+  }
+  function show (p, h) {
+    const burning = h.fire > 0
+    if (burning !== h.burning) {
+      h.burning = burning
+      meta(p, [{ key: 0, type: 0, value: burning ? 1 : 0 }]) // shared flags: 0x01 on fire
+    }
+    if (h.air !== h.sentAir) {
+      h.sentAir = h.air
+      p._client.write('entity_metadata', { entityId: p.id, metadata: [{ key: 1, type: 1, value: h.air }] }) // air supply
+    }
+  }
+
+  // one tick of one player: vanilla Entity.baseTick, LivingEntity.baseTick, Entity.move's fire checks
+  function tickPlayer (p) {
+    const h = hazardOf(p)
+    if (p.health <= 0) return
+    if (p.gameMode === 1 || p.gameMode === 3) {
+      Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0 })
+      show(p, h)
+      return
+    }
+    const world = p.world
+    const pos = p.position
+    if (h.fire > 0) { // burning: 1 every 20 ticks
+      if (h.fire % 20 === 0) hurt(p, 1, 'onFire')
+      h.fire--
+    }
+    const lava = touching(world, pos, n => n === 'lava')
+    if (lava && p.health > 0) { // vanilla Entity.lavaHurt
+      h.fire = Math.max(h.fire, LAVA_FIRE_TICKS)
+      hurt(p, 4, 'lava')
+      h.fall *= 0.5
+    }
+    if (p.health > 0 && inWall(world, pos)) hurt(p, 1, 'inWall')
+    if (p.health > 0 && eyeInWater(world, pos)) { // vanilla LivingEntity.baseTick: drowning
+      h.air--
+      if (h.air === -20) {
+        h.air = 0
+        hurt(p, 2, 'drown')
+      }
+    } else if (h.air < MAX_AIR) h.air = Math.min(MAX_AIR, h.air + 4)
+    const fire = touching(world, pos, n => n === 'fire' || n === 'soul_fire')
+    if (fire && p.health > 0) { // vanilla BaseFireBlock.entityInside
+      h.fire++
+      if (h.fire === 0) h.fire = FIRE_BLOCK_TICKS
+      hurt(p, FIRE_DAMAGE[fire], 'inFire')
+    } else if (!lava && h.fire <= 0) h.fire = -FIRE_IMMUNE_TICKS
+    if (h.fire > 0 && inWater(world, pos)) h.fire = -FIRE_IMMUNE_TICKS // water puts it out
+    show(p, h)
+  }
+
+  serv.on('tick', () => {
+    for (const p of serv.players) {
+      try { tickPlayer(p) } catch (err) { serv.err && serv.err(`[life] hazards ${p.username}: ${err && err.stack}`) }
+    }
+  })
+
+  // vanilla Entity.checkFallDamage / LivingEntity.causeFallDamage, from the client's moves:
+  // the fall distance sums the drops of the moves in the air (not the landing move's:
+  // 9.67 for a drop of 10.5 blocks); landing hurts ceil(distance - 3); water and climbing
+  // reset it. As vanilla (ServerGamePacketListenerImpl.awaitingPositionFromClient), moves
+  // sent before the client confirmed a teleport are stale, and a jump of more than 10
+  // blocks in one move is no move: neither counts. The drop is from the last move seen
+  // here: flying-squid handles moves asynchronously, so p.position may lag behind.
+  life.fallMove = (p, { position, onGround, teleport }) => {
+    const h = hazardOf(p)
+    const last = h.last || p.position
+    h.last = position.clone()
+    if (teleport) h.teleports++
+    if (h.teleports > 0 || p.gameMode === 1 || p.gameMode === 3 || p.health <= 0) { h.fall = 0; return }
+    const dx = position.x - last.x; const dy = position.y - last.y; const dz = position.z - last.z
+    if (dx * dx + dy * dy + dz * dz > 100) return // vanilla: "moved too quickly", not a move
+    const feet = stateAt(p.world, position.x, position.y, position.z)
+    if (inWater(p.world, position) || (feet && feet.block && CLIMBABLE.has(feet.block.name))) { h.fall = 0; return }
+    if (onGround) {
+      const distance = h.fall
+      h.fall = 0
+      const damage = Math.ceil(distance - 3)
+      if (damage > 0) hurt(p, damage, 'fall', { distance })
+    } else if (dy < 0) h.fall -= dy
+  }
+
+  const player = (name) => {
+    const p = serv.getPlayer(name)
+    if (!p) throw new Error(`no such player: ${name}`)
+    return p
+  }
+  life.ops.hazards = ({ player: name, air, fire }) => {
+    const p = player(name)
+    const h = hazardOf(p)
+    if (air !== undefined) h.air = Number(air)
+    if (fire !== undefined) h.fire = Number(fire)
+    const worn = armourOf(p)
+    const use = p._lifeUse || {}
+    return {
+      tick: life.tick, health: p.health, air: h.air, fire: h.fire, fall: h.fall, armour: worn.armour, toughness: worn.toughness,
+      worn: worn.worn.map(w => ({ name: w.item.name, durabilityUsed: w.item.durabilityUsed || 0 })),
+      blocking: use.hand !== null && use.hand !== undefined, shieldBlocks: life.shieldBlocks || 0, lastDamage: p._lifeLastDamage || null
+    }
+  }
+  life.ops.explosions = ({ breakBlocks }) => {
+    if (breakBlocks !== undefined) life.explosionsBreakBlocks = !!breakBlocks
+    return { breakBlocks: life.explosionsBreakBlocks }
+  }
+}
+
+module.exports.player = function (player, serv) {
+  const life = lifeOf(serv)
+  watchPlayer(player, life)
+  const h = hazardOf(player)
+  // a respawn starts with full air, not burning, not falling, and moves the player
+  player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, last: null, teleports: h.teleports + 1 }))
+  player._client.on('teleport_confirm', () => { h.teleports = Math.max(0, h.teleports - 1) })
+  player.on('move', (move) => {
+    try { life.fallMove(player, move) } catch (err) { serv.err && serv.err(`[life] fall ${player.username}: ${err && err.stack}`) }
+  })
+}

@@ -1,0 +1,281 @@
+"""Damage and hazards in the survival sandbox, through a real mineflayer client.
+
+One funnel (``life/combat.js`` hurtPlayer) with vanilla 1.16 armour, shields
+and death messages; falls, lava, fire, drowning and suffocation from
+``sandbox/plugins/hazards.js`` (docs/sandbox-life.md "Damage and hazards").
+One seeded sandbox and one player, ``alice`` (``tests/js/operator.js``), for
+the module; each test plays on its own stone floor high above the terrain.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pepa.world.embedded import EmbeddedWorld, free_port
+from tests.conftest import SANDBOX_SEED
+from tests.waiting import eventually
+from tests.world_harness import Player, distance, server_player, teleport
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.timeout(60),
+    pytest.mark.xdist_group("sandbox_damage"),  # one world for the module, on one worker
+]
+
+NAME = "alice"
+FLOOR_Y = 100
+"""Where players stand: on a stone floor at FLOOR_Y - 1, open sky, nothing in the way."""
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[EmbeddedWorld]:
+    path = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
+    w = EmbeddedWorld(
+        path / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
+    ).start()
+    w.op("spawning", on=False)
+    w.op("set_time", time=18000, cycle=False)  # night: skeletons and zombies do not burn
+    yield w
+    w.stop()
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def module_alice(world: EmbeddedWorld) -> Iterator[Player]:
+    player = Player(world, NAME)
+    yield player
+    player.close()
+
+
+_arenas = iter(range(100))
+
+
+@pytest.fixture
+def alice(world: EmbeddedWorld, module_alice: Player) -> Player:
+    """Alice alive, healthy, empty-handed, alone and standing on a fresh floor of her own."""
+    world.op("remove_mobs")
+    eventually(lambda: me(world)["health"] > 0, 15, "alice to respawn")
+    world.op("clear_inventory", player=NAME)
+    world.op("set_food", player=NAME, food=17, saturation=0)  # no regeneration, no starvation
+    world.op("set_health", player=NAME, hp=20)
+    world.op("hazards", player=NAME, air=300, fire=-20)
+    n = next(_arenas)  # a floor per test, 24 blocks apart, all within 50 blocks of the origin
+    x, z = 24 * (n % 5 - 2), 24 * (n // 5 - 1)
+    world.op("fill", x1=x - 6, y1=FLOOR_Y - 1, z1=z - 6, x2=x + 14, y2=FLOOR_Y - 1, z2=z + 6)
+    teleport(world, module_alice, x + 0.5, FLOOR_Y, z + 0.5)
+    eventually(
+        lambda: hazards(world)["fall"] == 0 and me(world)["health"] == 20, 5, "a still alice"
+    )
+    eventually(lambda: unhurt(world), 5, "the 10 ticks of hurt immunity to pass")
+    return module_alice
+
+
+def unhurt(world: EmbeddedWorld) -> bool:
+    """No hurt immunity left from the last blow (vanilla: 10 ticks)."""
+    state = hazards(world)
+    return state["lastDamage"] is None or state["tick"] - state["lastDamage"]["tick"] >= 10
+
+
+def me(world: EmbeddedWorld) -> dict[str, Any]:
+    player = server_player(world, NAME)
+    assert player is not None
+    return player
+
+
+def hazards(world: EmbeddedWorld) -> dict[str, Any]:
+    return dict(world.op("hazards", player=NAME))
+
+
+def command(player: Player, op: str, **args: Any) -> None:
+    """Send one of operator.js's survival commands."""
+    player._send({"op": op, **args})
+
+
+def feet(world: EmbeddedWorld) -> tuple[int, int, int]:
+    here = me(world)["position"]
+    return int(here["x"] // 1), int(here["y"] // 1), int(here["z"] // 1)
+
+
+def first_hurt(player: Player, start: int, timeout: float = 15) -> float:
+    """The health of the first update below 20 after ``start``."""
+    event = player.wait_for(lambda e: e["type"] == "health" and e["health"] < 20, timeout, start)
+    return float(event["health"])
+
+
+def death_message(player: Player, start: int, timeout: float = 15) -> str:
+    """The text of the first system chat line after ``start`` that says alice died."""
+    event = player.wait_for(
+        lambda e: e["type"] == "chat" and e.get("from") is None and e["text"].startswith(NAME),
+        timeout,
+        start,
+    )
+    return str(event["text"])
+
+
+def drop(world: EmbeddedWorld, player: Player, height: float) -> None:
+    """Let ``player`` fall ``height`` blocks onto the spot below where it stands."""
+    x, y, z = feet(world)
+    teleport(world, player, x + 0.5, y + height, z + 0.5)
+
+
+def test_a_fall_hurts_by_its_height_water_softens_it_and_a_high_one_kills(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    # vanilla checkFallDamage counts the moves in the air, not the landing one: 9.67 of a
+    # 10.5-block drop; causeFallDamage: ceil(9.67 - 3) = 7
+    mark = alice.mark()
+    drop(world, alice, 10.5)
+    assert first_hurt(alice, mark) == 13
+    assert hazards(world)["lastDamage"]["type"] == "fall"
+
+    x, y, z = feet(world)
+    world.op("set_block", x=x, y=y, z=z, block="water")
+    world.op("set_health", player=NAME, hp=20)
+    mark = alice.mark()
+    drop(world, alice, 10.5)
+    eventually(
+        lambda: me(world)["position"]["y"] < y + 1 and hazards(world)["fall"] == 0, 10, "a splash"
+    )  # fmt: skip
+    assert me(world)["health"] == 20
+    assert not [e for e in alice.events[mark:] if e["type"] == "health" and e["health"] < 20]
+
+    world.op("set_block", x=x, y=y, z=z, block="air")
+    world.op("set_health", player=NAME, hp=10)
+    mark = alice.mark()
+    drop(world, alice, 20)
+    assert death_message(alice, mark) == "alice fell from a high place"
+
+
+def test_lava_sets_on_fire_until_water_and_kills_with_its_message(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    x, y, z = feet(world)
+    mark = alice.mark()
+    world.op("set_block", x=x, y=y, z=z, block="lava")
+    # vanilla lavaHurt: 4 a hit, once per 10 ticks of hurt immunity, and 15 s on fire
+    assert first_hurt(alice, mark) == 16
+    world.op("set_block", x=x, y=y, z=z, block="air")
+
+    # out of the lava the fire goes on: 1 every 20 ticks, until water puts it out
+    eventually(lambda: hazards(world)["lastDamage"]["type"] == "onFire", 5, "a burn")
+    world.op("set_block", x=x, y=y, z=z, block="water")
+    eventually(lambda: hazards(world)["fire"] <= 0, 5, "the water to put the fire out")
+    world.op("set_block", x=x, y=y, z=z, block="air")
+
+    eventually(lambda: unhurt(world), 5, "the 10 ticks of hurt immunity to pass")
+    world.op("set_health", player=NAME, hp=4)
+    mark = alice.mark()
+    world.op("set_block", x=x, y=y, z=z, block="lava")
+    assert death_message(alice, mark) == "alice tried to swim in lava"
+    world.op("set_block", x=x, y=y, z=z, block="air")
+
+
+def test_under_water_the_air_runs_out_and_the_player_drowns(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    x, y, z = feet(world)
+    world.op("set_health", player=NAME, hp=4)
+    world.op("fill", x1=x, y1=y, z1=z, x2=x, y2=y + 2, z2=z, block="water")
+    eventually(lambda: hazards(world)["air"] < 290, 5, "the air to go down")
+    mark = alice.mark()
+    world.op("hazards", player=NAME, air=20)  # 1 s of air left (vanilla: 300 ticks)
+    # vanilla: at -20 air, 2 drowning damage and the air back to 0
+    assert death_message(alice, mark) == "alice drowned"
+    breaths = [e["oxygen"] for e in alice.events[mark:] if e["type"] == "breath"]
+    assert 0 in breaths, breaths
+    world.op("fill", x1=x, y1=y, z1=z, x2=x, y2=y + 2, z2=z, block="air")
+
+
+def test_a_block_at_the_head_suffocates(world: EmbeddedWorld, alice: Player) -> None:
+    x, y, z = feet(world)
+    mark = alice.mark()
+    world.op("set_block", x=x, y=y + 1, z=z, block="stone")
+    assert first_hurt(alice, mark) == 19
+    assert hazards(world)["lastDamage"]["type"] == "inWall"
+    world.op("set_block", x=x, y=y + 1, z=z, block="air")
+
+
+def test_iron_armour_absorbs_a_zombie_hit_as_vanilla_and_the_zombie_kills(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    mark = alice.mark()
+    world.op("spawn_mob", player=NAME, name="zombie", dx=2, damage=10)
+    assert first_hurt(alice, mark) == 10
+    world.op("remove_mobs")
+
+    for slot, piece in enumerate(("helmet", "chestplate", "leggings", "boots"), start=5):
+        world.op("give", player=NAME, item=f"iron_{piece}", slot=slot)
+    assert hazards(world)["armour"] == 15  # 2 + 6 + 5 + 2
+    world.op("set_health", player=NAME, hp=20)
+    eventually(lambda: me(world)["health"] == 20, 5, "full health")
+    mark = alice.mark()
+    world.op("spawn_mob", player=NAME, name="zombie", dx=2, damage=10)
+    # CombatRules: 10 * (1 - min(20, max(15 / 5, 15 - 10 / 2)) / 25) = 6
+    assert first_hurt(alice, mark) == pytest.approx(14)
+    world.op("remove_mobs")
+    # each piece wears by max(1, 10 / 4) = 2 a hit (a slow test may have let the zombie hit twice)
+    hits = round((20 - me(world)["health"]) / 6)
+    assert [w["durabilityUsed"] for w in hazards(world)["worn"]] == [2 * hits] * 4
+
+    mark = alice.mark()
+    world.op("spawn_mob", player=NAME, name="zombie", dx=2, damage=40)
+    assert death_message(alice, mark) == "alice was slain by Zombie"
+
+
+def test_a_skeleton_shoots_from_range_and_a_raised_shield_blocks_its_arrows(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    world.op("give", player=NAME, item="shield", slot=45)  # the off hand
+    skeleton = world.op("spawn_mob", player=NAME, name="skeleton", dx=9)["ids"][0]
+    mark = alice.mark()
+    command(alice, "shield", name="skeleton")
+    alice.wait_for(lambda e: e["type"] in ("shield", "failed"), 10, mark)
+    eventually(lambda: hazards(world)["blocking"], 5, "the shield up")
+    blocked = hazards(world)["shieldBlocks"]
+    eventually(lambda: hazards(world)["shieldBlocks"] > blocked, 20, "an arrow on the shield")
+    assert me(world)["health"] == 20
+    assert not [e for e in alice.events[mark:] if e["type"] == "health" and e["health"] < 20]
+    # a blocked arrow falls and stays stuck in the floor (vanilla: 1200 ticks)
+    eventually(
+        lambda: any(a["stuck"] and a["position"]["y"] < FLOOR_Y + 0.5 for a in world.op("arrows")),
+        5, "a stuck arrow",
+    )  # fmt: skip
+
+    mark = alice.mark()
+    command(alice, "unshield")
+    # easy: ceil(1.6 * ~2.1) = 4 -> 3
+    assert 16 <= first_hurt(alice, mark, timeout=20) <= 18
+    last = hazards(world)["lastDamage"]
+    assert (last["type"], last["attacker"]) == ("arrow", "skeleton")
+    far = world.op("life_mob", mob=skeleton)["position"]
+    assert distance(far, me(world)["position"]) > 7.5  # vanilla: backs off inside 7.5 blocks
+
+
+def test_a_creeper_hurts_the_near_player_more_than_the_far_one(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    world.op("explosions", breakBlocks=False)
+    bob = Player(world, "bob")
+    try:
+        here = me(world)["position"]
+        teleport(world, bob, here["x"] - 2.5, FLOOR_Y, here["z"])
+        world.op("set_food", player="bob", food=17, saturation=0)
+        alice_mark, bob_mark = alice.mark(), bob.mark()
+        world.op("spawn_mob", player=NAME, name="creeper", dx=7)
+        near = first_hurt(alice, alice_mark, timeout=20)
+        far = bob.wait_for(lambda e: e["type"] == "health" and e["health"] < 20, 5, bob_mark)
+        # vanilla: (1 - distance / 6) * exposure = impact; floor((impact² + impact) / 2 * 42 + 1)
+        assert 20 - near > 20 - far["health"] > 0
+        x, y, z = feet(world)
+        assert all(
+            world.op("block_at", x=x + dx, y=y - 1, z=z)["name"] == "stone" for dx in range(-5, 8)
+        )
+    finally:
+        world.op("explosions", breakBlocks=True)
+        bob.close()
