@@ -100,6 +100,11 @@ def test_in_the_sandbox_the_bot_chops_a_tree_and_makes_a_crafting_table(
     finally:
         alice.close()
     sandbox_bot.wait_line("task: gather.wood", timeout=30)
+
+    def diary() -> str:
+        days = sorted((state / "diary").iterdir()) if (state / "diary").exists() else []
+        return days[-1].read_text() if days else ""
+
     try:
         eventually(
             lambda: (
@@ -108,12 +113,16 @@ def test_in_the_sandbox_the_bot_chops_a_tree_and_makes_a_crafting_table(
             timeout=120,
             what="the crafting table milestone ticked",
         )
+        # the diary line is written just after the plan: wait for it too
+        eventually(
+            lambda: "done: 1 crafting_table (craft.crafting_table)" in diary(),
+            timeout=10,
+            what="the diary's line for the crafting table",
+        )
     except AssertionError:
         print("\n".join(sandbox_bot.lines[-60:]))
         raise
-    diary = next((state / "diary").iterdir()).read_text()
-    assert "done: 1 oak_log (gather.wood)" in diary
-    assert "done: 1 crafting_table (craft.crafting_table)" in diary
+    assert "done: 1 oak_log (gather.wood)" in diary()
     assert "crafting_table" in str(me_inventory(sandbox_world))
 
 
