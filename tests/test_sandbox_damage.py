@@ -3,21 +3,26 @@
 One funnel (``life/combat.js`` hurtPlayer) with vanilla 1.16 armour, shields
 and death messages; falls, lava, fire, drowning and suffocation from
 ``sandbox/plugins/hazards.js`` (docs/sandbox-life.md "Damage and hazards").
-One seeded sandbox and one player, ``alice`` (``tests/js/operator.js``), for
-the module; each test plays on its own stone floor high above the terrain.
+One seeded sandbox and one player, ``alice`` (``tests/js/late_move.js``:
+operator.js whose client, teleported down, sends one more move from where it
+was before it confirms), for the module; each test plays on its own stone
+floor high above the terrain.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
 from tests.conftest import SANDBOX_SEED
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, server_player, teleport
@@ -28,6 +33,7 @@ pytestmark = [
     pytest.mark.xdist_group("sandbox_damage"),  # one world for the module, on one worker
 ]
 
+LATE_MOVE_JS = Path(__file__).resolve().parent / "js" / "late_move.js"
 NAME = "alice"
 FLOOR_Y = 100
 """Where players stand: on a stone floor at FLOOR_Y - 1, open sky, nothing in the way."""
@@ -48,7 +54,7 @@ def world() -> Iterator[EmbeddedWorld]:
 
 @pytest.fixture(scope="module")
 def module_alice(world: EmbeddedWorld) -> Iterator[Player]:
-    player = Player(world, NAME)
+    player = Player(world, NAME, script=LATE_MOVE_JS)
     yield player
     player.close()
 
@@ -73,6 +79,7 @@ def alice(world: EmbeddedWorld, module_alice: Player) -> Player:
         lambda: hazards(world)["fall"] == 0 and me(world)["health"] == 20, 5, "a still alice"
     )
     eventually(lambda: unhurt(world), 5, "the 10 ticks of hurt immunity to pass")
+    eventually(lambda: hazards(world)["invulnerable"] == 0, 5, "the spawn invulnerability to pass")
     return module_alice
 
 
@@ -152,6 +159,32 @@ def test_a_fall_hurts_by_its_height_water_softens_it_and_a_high_one_kills(
     assert death_message(alice, mark) == "alice fell from a high place"
 
 
+def test_a_teleport_down_is_no_fall_and_a_fall_of_5_blocks_does_2(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    # a platform beside alice, its top 6 blocks above her floor; alice jumps all along, so
+    # her client sends moves in the air and landings (an idle one sends none)
+    x, y, z = feet(world)
+    world.op("fill", x1=x + 3, y1=y + 5, z1=z - 1, x2=x + 5, y2=y + 5, z2=z + 1)
+    command(alice, "control", state="jump", on=True)
+    mark = alice.mark()
+    for _ in range(2):
+        teleport(world, alice, x + 4.5, y + 6, z + 0.5)
+        # late_move.js sends a move from half a block above where it was before it confirms:
+        # vanilla ignores the moves before the confirm and measures from where it was sent
+        moved = alice.mark()
+        world.op("teleport", player=NAME, x=x + 0.5, y=y, z=z + 0.5)
+        alice.wait_for(lambda e: e["type"] == "moved" and e["position"]["y"] == y, 10, moved)
+        eventually(lambda: me(world)["position"]["y"] < y + 1.5, 5, "alice jumping on the floor")
+    command(alice, "control", state="jump", on=False)
+    eventually(lambda: me(world)["position"]["y"] == y, 5, "alice still on the floor")
+    # a real fall: the moves in the air add up to 4.76 of its 5 blocks; ceil(4.76 - 3) = 2
+    drop(world, alice, 5)
+    assert first_hurt(alice, mark) == 18
+    last = hazards(world)["lastDamage"]
+    assert last["type"] == "fall"
+
+
 def test_lava_sets_on_fire_until_water_and_kills_with_its_message(
     world: EmbeddedWorld, alice: Player
 ) -> None:
@@ -190,6 +223,18 @@ def test_under_water_the_air_runs_out_and_the_player_drowns(
     breaths = [e["oxygen"] for e in alice.events[mark:] if e["type"] == "breath"]
     assert 0 in breaths, breaths
     world.op("fill", x1=x, y1=y, z1=z, x2=x, y2=y + 2, z2=z, block="air")
+
+
+def test_a_burning_player_keeps_its_crouch_bit(world: EmbeddedWorld, alice: Player) -> None:
+    # shared flags (metadata index 0): 0x01 on fire, 0x02 crouching, sent to everybody
+    command(alice, "control", state="sneak", on=True)
+    eventually(lambda: hazards(world)["flags"] == 0x02, 5, "alice crouching")
+    world.op("hazards", player=NAME, fire=100)
+    eventually(lambda: hazards(world)["flags"] == 0x03, 5, "alice crouching on fire")
+    command(alice, "control", state="sneak", on=False)
+    eventually(lambda: hazards(world)["flags"] == 0x01, 5, "alice standing on fire")
+    world.op("hazards", player=NAME, fire=-20)
+    eventually(lambda: hazards(world)["flags"] == 0, 5, "alice out")
 
 
 def test_a_block_at_the_head_suffocates(world: EmbeddedWorld, alice: Player) -> None:
@@ -249,8 +294,9 @@ def test_a_skeleton_shoots_from_range_and_a_raised_shield_blocks_its_arrows(
 
     mark = alice.mark()
     command(alice, "unshield")
-    # easy: ceil(1.6 * ~2.1) = 4 -> 3
-    assert 16 <= first_hurt(alice, mark, timeout=20) <= 18
+    # ceil(~1.5 blocks a tick * (2 + N(0, 0.25) + 0.11 * easy)): 3 to 5 and not scaled by the
+    # difficulty (easy would make an odd one a half: min(d / 2 + 1, d))
+    assert 20 - first_hurt(alice, mark, timeout=20) in (3, 4, 5)
     last = hazards(world)["lastDamage"]
     assert (last["type"], last["attacker"]) == ("arrow", "skeleton")
     far = world.op("life_mob", mob=skeleton)["position"]
@@ -279,3 +325,91 @@ def test_a_creeper_hurts_the_near_player_more_than_the_far_one(
     finally:
         world.op("explosions", breakBlocks=True)
         bob.close()
+
+
+def test_a_respawned_player_cannot_be_hurt_for_60_ticks(
+    world: EmbeddedWorld, alice: Player
+) -> None:
+    mark = alice.mark()
+    world.op("kill", player=NAME)
+    alice.wait_for(lambda e: e["type"] == "death", 10, mark)
+    eventually(lambda: me(world)["health"] > 0, 15, "alice to respawn")
+    state = hazards(world)
+    assert state["invulnerable"] > 0
+    ends = state["tick"] + state["invulnerable"]  # vanilla ServerPlayer.spawnInvulnerableTime: 60
+    world.op("set_food", player=NAME, food=17, saturation=0)
+    mark = alice.mark()
+    world.op("spawn_mob", player=NAME, name="zombie", dx=1, damage=4)
+    assert first_hurt(alice, mark) == 16
+    hit = hazards(world)["lastDamage"]
+    assert (hit["type"], hit["tick"] >= ends) == ("mob", True), (hit, ends)
+    world.op("remove_mobs")
+
+
+HURT = r"""
+const path = require('path')
+const combat = require(path.join(process.env.SANDBOX, 'life', 'combat'))
+// a survival player nobody sees, at full health, on easy
+const player = () => ({
+  gameMode: 0, health: 20, position: { x: 0, y: 0, z: 0 }, inventory: { slots: [] },
+  updateHealth (h) { this.health = h }, _client: { write () {} }, _writeOthersNearby () {},
+  sendVelocity () {}
+})
+const serv = { difficulty: 1, players: [], registry: {} }
+const life = { tick: 1000 }
+const hurt = (type, p = player()) =>
+  combat.hurtPlayer(serv, life, p, 4, { strength: 0, cause: { type } }).damage
+// one spawned a tick ago: still spawn invulnerable
+const spawned = () => Object.assign(player(), { _lifeInvulnerableUntil: life.tick + 59 })
+console.log(JSON.stringify({
+  arrow: hurt('arrow'), mob: hurt('mob'), explosion: hurt('explosion'),
+  invulnerable: {
+    mob: hurt('mob', spawned()),
+    fall: hurt('fall', spawned()),
+    outOfWorld: hurt('outOfWorld', spawned())
+  }
+}))
+"""
+
+
+def test_arrows_are_not_scaled_by_difficulty_and_spawn_invulnerability_spares_only_falls() -> None:
+    result = subprocess.run(
+        [str(node_binary()), "-e", HURT],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={
+            "NODE_PATH": str(node_modules()),
+            "PATH": "/usr/bin:/bin",
+            "SANDBOX": str(JS_DIR / "sandbox"),
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    # vanilla EntityDamageSource.scalesWithDifficulty: a living non-player direct entity; an
+    # arrow's is the arrow. Easy: min(4 / 2 + 1, 4) = 3
+    assert orjson.loads(result.stdout) == {
+        "arrow": 4,
+        "mob": 3,
+        "explosion": 3,
+        "invulnerable": {"mob": 0, "fall": 4, "outOfWorld": 4},
+    }
+
+
+def test_bad_numbers_in_the_hazards_and_furnace_scale_ops_are_errors(
+    world: EmbeddedWorld, module_alice: Player
+) -> None:
+    for bad in ("lots", None, float("inf"), True):
+        with pytest.raises(WorldError, match="finite number"):
+            world.op("hazards", player=NAME, air=bad)
+        with pytest.raises(WorldError, match="finite number"):
+            world.op("furnace_scale", factor=bad)
+    state = hazards(world)
+    assert (state["air"], state["fire"]) == (300, -20)  # untouched
+    # clamped to vanilla's ranges: air -20..300, fire ticks -20..32767; furnaces 0..1000 x
+    state = world.op("hazards", player=NAME, air=1e9, fire=-1e9)
+    assert (state["air"], state["fire"]) == (300, -20)
+    state = world.op("hazards", player=NAME, air=-1e9, fire=1e9)
+    assert (state["air"], state["fire"]) == (-20, 32767)
+    world.op("hazards", player=NAME, air=300, fire=-20)
+    assert world.op("furnace_scale", factor=1e9)["factor"] == 1000
+    assert world.op("furnace_scale", factor=1)["factor"] == 1

@@ -287,9 +287,12 @@ def test_a_spider_climbs_a_tower_to_reach_the_player_at_night(
     world: EmbeddedWorld, player: Player
 ) -> None:
     x, z = centre(world)
-    # the player stands on a 3x3 tower 3 blocks high; the spider starts on the floor
-    world.op("fill", x1=x - 1, y1=ARENA_Y, z1=z - 1, x2=x + 1, y2=ARENA_Y + 2, z2=z + 1)
+    # the player stands on a 3x3 tower 3 blocks high; the spider starts on the floor.
+    # The tower's top first (above the head of the player standing there), then the
+    # player onto it, then the rest: no block is ever filled in around the player
+    world.op("fill", x1=x - 1, y1=ARENA_Y + 2, z1=z - 1, x2=x + 1, y2=ARENA_Y + 2, z2=z + 1)
     teleport(world, player, x + 0.5, ARENA_Y + 3, z + 0.5)
+    world.op("fill", x1=x - 1, y1=ARENA_Y, z1=z - 1, x2=x + 1, y2=ARENA_Y + 1, z2=z + 1)
     mark = player.mark()
     spider = world.op("spawn_mob", player=NAME, name="spider", dx=6, dy=-3)["ids"][0]
     eventually(lambda: world.op("life_mob", mob=spider)["target"] == NAME, 10, "the spider to see")

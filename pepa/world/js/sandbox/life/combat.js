@@ -111,13 +111,16 @@ function hurtArmour (p, worn, damage, type) {
 // block_dig status 5 (release use item); switching the hotbar slot drops a
 // main-hand shield. Vanilla LivingEntity.isBlocking: the shield has been up
 // for at least 5 ticks. Also keeps the player's exact look (flying-squid keeps
-// it in 1/256ths of a turn) and forgets the hurt immunity at a respawn.
+// it in 1/256ths of a turn), forgets the hurt immunity at a respawn and starts
+// the spawn invulnerability at a join and a respawn.
 const HAND_SLOT = (p, hand) => hand === 1 ? 45 : 36 + p.heldItemSlot
 const HAND_ACTIVE = 7 // LivingEntity DATA_LIVING_ENTITY_FLAGS: 1 hand active, 2 offhand
 
 function watchPlayer (p, life) {
   const use = { hand: null, since: 0, yaw: 0, pitch: 0 }
-  p.on('requestRespawn', () => { p._lifeHurt = null }) // a new life: no hurt immunity left
+  const spawned = () => { p._lifeInvulnerableUntil = life.tick + SPAWN_INVULNERABLE_TICKS }
+  spawned() // a join
+  p.on('requestRespawn', () => { p._lifeHurt = null; spawned() }) // a new life: no hurt immunity left
   p._lifeUse = use
   const show = (on) => p._writeOthersNearby('entity_metadata', {
     entityId: p.id, metadata: [{ key: HAND_ACTIVE, type: 0, value: on ? 1 | (use.hand === 1 ? 2 : 0) : 0 }]
@@ -163,9 +166,17 @@ function hurtShield (p, damage) {
 
 // --- the funnel ---------------------------------------------------------------------
 // cause.type is the vanilla DamageSource msgId. Vanilla DamageSource flags:
-// bypassArmor (no armour, no shield, no food exhaustion), scalesWithDifficulty.
+// bypassArmor (no armour, no shield, no food exhaustion), scalesWithDifficulty: an
+// EntityDamageSource scales when its direct entity is a living non-player (a mob's
+// blow), not an arrow (IndirectEntityDamageSource: the arrow is the direct entity);
+// explosions always.
 const BYPASS_ARMOUR = new Set(['fall', 'drown', 'inWall', 'starve', 'onFire', 'generic'])
-const SCALES = new Set(['mob', 'arrow', 'explosion'])
+const SCALES = new Set(['mob', 'explosion'])
+// vanilla ServerPlayer.spawnInvulnerableTime: 60 ticks after a join or a respawn in
+// which ServerPlayer.hurt refuses all but outOfWorld and, on a dedicated server with
+// PvP on (the sandbox's case), fall damage
+const SPAWN_INVULNERABLE_TICKS = 60
+const HURTS_INVULNERABLE = new Set(['outOfWorld', 'fall'])
 const DAMAGE_EXHAUSTION = 0.1 // vanilla DamageSource.getFoodExhaustion
 
 // a name as vanilla's chat shows it: a player's name, a mob's translated type
@@ -214,6 +225,7 @@ function hurtPlayer (serv, life, p, amount, { from = null, scale, strength = 0.4
   const none = { damage: 0, blocked: false }
   if (p.gameMode === 1 || p.gameMode === 3 || p.health <= 0) return none
   const type = cause.type
+  if (life.tick < (p._lifeInvulnerableUntil ?? 0) && !HURTS_INVULNERABLE.has(type)) return none
   if (scale ?? SCALES.has(type)) amount = scaleForDifficulty(amount, serv.difficulty)
   if (amount <= 0) return none
   const bypass = BYPASS_ARMOUR.has(type)
@@ -258,7 +270,7 @@ function hurtPlayer (serv, life, p, amount, { from = null, scale, strength = 0.4
 // from the eyes (- 0.1) towards a third of the target's height, aimed up by
 // 0.2 per block of distance, 1.6 blocks/tick, spread 14 - 4 * difficulty;
 // base damage 2 + N(0, 0.25) + 0.11 * difficulty; in flight drag 0.99 and
-// gravity 0.05 per tick; a hit does ceil(speed * base damage), scaled by difficulty.
+// gravity 0.05 per tick; a hit does ceil(speed * base damage), not scaled by difficulty.
 // AbstractArrow: an arrow that misses sticks in the block it hit and stays
 // 1200 ticks (tickDespawn), falling again if the block goes; one a shield
 // blocks bounces back at a tenth of its speed and falls. A skeleton's arrow
@@ -361,4 +373,4 @@ function arrows (serv, life, view) {
   return { shoot, tick, count: () => flying.size }
 }
 
-module.exports = { WEAPONS, meleeDamage, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, arrows }
+module.exports = { WEAPONS, meleeDamage, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, arrows, SPAWN_INVULNERABLE_TICKS }

@@ -27,7 +27,7 @@
 // Recipes are vanilla 1.16.5's `minecraft:smelting` ones (`SMELTING`;
 // minecraft-data has crafting recipes only); no experience is given.
 // Control ops: furnace {x, y, z} (its state, or null), furnace_scale {factor}
-// (furnaces tick that many times faster).
+// (furnaces tick that many times faster, 0..1000).
 const fs = require('fs')
 const path = require('path')
 const { Vec3 } = require('vec3')
@@ -414,8 +414,11 @@ module.exports.server = function (serv, settings = {}) {
         viewers: f.viewers.size
       }
     }
+    // a finite factor, clamped to 0..1000 (more would stall a tick); anything else is an error reply
     serv.pepaOps.furnace_scale = ({ factor = 1 }) => {
-      scale = Math.max(0, Number(factor))
+      const n = Number(factor)
+      if (factor === null || typeof factor === 'boolean' || !Number.isFinite(n)) throw new Error(`factor must be a finite number, not ${JSON.stringify(factor)}`)
+      scale = Math.max(0, Math.min(1000, n))
       return { factor: scale }
     }
   }

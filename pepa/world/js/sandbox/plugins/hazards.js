@@ -6,10 +6,11 @@
 // message. Also the player's side of that funnel (shield and look, combat.js
 // watchPlayer) and the explosions' block-breaking switch.
 //
-// Control ops: hazards {player, air?, fire?} (read, or set the air supply and
-// fire ticks), explosions {breakBlocks}.
+// Control ops: hazards {player, air?, fire?, invulnerable?} (read, or set the
+// air supply, fire ticks and spawn invulnerability ticks), explosions {breakBlocks}.
 const { lifeOf } = require('../life/state')
-const { hurtPlayer, watchPlayer, armourOf } = require('../life/combat')
+const { Vec3 } = require('vec3')
+const { hurtPlayer, watchPlayer, armourOf, SPAWN_INVULNERABLE_TICKS } = require('../life/combat')
 
 const MAX_AIR = 300 // vanilla Entity.getMaxAirSupply
 const FIRE_IMMUNE_TICKS = 20 // vanilla Player.getFireImmuneTicks
@@ -19,9 +20,19 @@ const FIRE_DAMAGE = { fire: 1, soul_fire: 2 } // vanilla BaseFireBlock fireDamag
 const EYE = 1.62 // a standing player's eye height
 const WATERY = new Set(['water', 'bubble_column', 'kelp', 'kelp_plant', 'seagrass', 'tall_seagrass'])
 const CLIMBABLE = new Set(['ladder', 'vine', 'scaffolding', 'twisting_vines', 'twisting_vines_plant', 'weeping_vines', 'weeping_vines_plant'])
+// Entity DATA_SHARED_FLAGS_ID (metadata index 0) bits
+const ON_FIRE = 0x01
+const CROUCHING = 0x02
+const SPRINTING = 0x08
+// entity_action: minecraft-data names the 1.16 action ids, older ones are numbers
+const ACTION_FLAGS = { start_sneaking: [CROUCHING, true], 0: [CROUCHING, true], stop_sneaking: [CROUCHING, false], 1: [CROUCHING, false], start_sprinting: [SPRINTING, true], 3: [SPRINTING, true], stop_sprinting: [SPRINTING, false], 4: [SPRINTING, false] }
+const NEAR_SENT = 1 // blocks: a move this close to the last position sent is the client's answer to it
 
 function hazardOf (p) {
-  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, teleports: 0, last: null }
+  // pending: position packets sent and not yet confirmed; sent: the last one's position;
+  // answering: the last one confirmed, no move near it seen yet; flags: the player's own
+  // shared flags (flying-squid keeps none), sentFlags: them with the fire bit, as last sent
+  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, pending: 0, sent: null, answering: false, last: null, flags: 0, sentFlags: 0 }
   return p._lifeHazard
 }
 
@@ -82,11 +93,17 @@ module.exports.server = function (serv) {
     p._client.write('entity_metadata', { entityId: p.id, metadata })
     p._writeOthersNearby('entity_metadata', { entityId: p.id, metadata })
   }
+  // the shared flags with the fire bit: the crouch and sprint bits stay as the player set them
+  const showFlags = (p, h) => {
+    h.sentFlags = h.flags | (h.burning ? ON_FIRE : 0)
+    meta(p, [{ key: 0, type: 0, value: h.sentFlags }])
+  }
+  life.showFlags = showFlags
   function show (p, h) {
     const burning = h.fire > 0
     if (burning !== h.burning) {
       h.burning = burning
-      meta(p, [{ key: 0, type: 0, value: burning ? 1 : 0 }]) // shared flags: 0x01 on fire
+      showFlags(p, h)
     }
     if (h.air !== h.sentAir) {
       h.sentAir = h.air
@@ -143,15 +160,22 @@ module.exports.server = function (serv) {
   // the fall distance sums the drops of the moves in the air (not the landing move's:
   // 9.67 for a drop of 10.5 blocks); landing hurts ceil(distance - 3); water and climbing
   // reset it. As vanilla (ServerGamePacketListenerImpl.awaitingPositionFromClient), moves
-  // sent before the client confirmed a teleport are stale, and a jump of more than 10
-  // blocks in one move is no move: neither counts. The drop is from the last move seen
-  // here: flying-squid handles moves asynchronously, so p.position may lag behind.
+  // sent before the client confirmed every position packet sent to it (teleports, the
+  // respawn, the login's) are stale, and a jump of more than 10 blocks in one move is no
+  // move: neither counts. flying-squid handles a move asynchronously, so a stale one can
+  // come after the confirm: after it, moves are measured from the position sent and
+  // only once one near it came. The drop is from the last move seen here: p.position may
+  // lag behind.
   life.fallMove = (p, { position, onGround, teleport }) => {
     const h = hazardOf(p)
+    if (teleport || h.pending > 0) { h.fall = 0; return } // the server's own move, or a stale one
+    if (h.answering) {
+      if (position.distanceTo(h.last) > NEAR_SENT) { h.fall = 0; return }
+      h.answering = false
+    }
     const last = h.last || p.position
     h.last = position.clone()
-    if (teleport) h.teleports++
-    if (h.teleports > 0 || p.gameMode === 1 || p.gameMode === 3 || p.health <= 0) { h.fall = 0; return }
+    if (p.gameMode === 1 || p.gameMode === 3 || p.health <= 0) { h.fall = 0; return }
     const dx = position.x - last.x; const dy = position.y - last.y; const dz = position.z - last.z
     if (dx * dx + dy * dy + dz * dz > 100) return // vanilla: "moved too quickly", not a move
     const feet = stateAt(p.world, position.x, position.y, position.z)
@@ -169,15 +193,30 @@ module.exports.server = function (serv) {
     if (!p) throw new Error(`no such player: ${name}`)
     return p
   }
-  life.ops.hazards = ({ player: name, air, fire }) => {
+  // a finite number within [lo, hi], or an error reply
+  const bounded = (what, value, lo, hi) => {
+    const n = Number(value)
+    if (value === null || typeof value === 'boolean' || !Number.isFinite(n)) throw new Error(`${what} must be a finite number, not ${JSON.stringify(value)}`)
+    return Math.max(lo, Math.min(hi, n))
+  }
+  life.ops.hazards = ({ player: name, air, fire, invulnerable }) => {
     const p = player(name)
     const h = hazardOf(p)
-    if (air !== undefined) h.air = Number(air)
-    if (fire !== undefined) h.fire = Number(fire)
+    // vanilla ranges: air -20..300 (drowning wraps at -20), fire ticks -20 (not burning,
+    // just out of a fire) to a short's top, spawn invulnerability 0..60 ticks
+    const set = {
+      air: air !== undefined ? Math.round(bounded('air', air, -20, MAX_AIR)) : undefined,
+      fire: fire !== undefined ? Math.round(bounded('fire', fire, -FIRE_IMMUNE_TICKS, 32767)) : undefined,
+      invulnerable: invulnerable !== undefined ? Math.round(bounded('invulnerable', invulnerable, 0, SPAWN_INVULNERABLE_TICKS)) : undefined
+    }
+    if (set.air !== undefined) h.air = set.air
+    if (set.fire !== undefined) h.fire = set.fire
+    if (set.invulnerable !== undefined) p._lifeInvulnerableUntil = life.tick + set.invulnerable
     const worn = armourOf(p)
     const use = p._lifeUse || {}
     return {
       tick: life.tick, health: p.health, air: h.air, fire: h.fire, fall: h.fall, armour: worn.armour, toughness: worn.toughness,
+      invulnerable: Math.max(0, (p._lifeInvulnerableUntil ?? 0) - life.tick), flags: h.sentFlags,
       worn: worn.worn.map(w => ({ name: w.item.name, durabilityUsed: w.item.durabilityUsed || 0 })),
       blocking: use.hand !== null && use.hand !== undefined, shieldBlocks: life.shieldBlocks || 0, lastDamage: p._lifeLastDamage || null
     }
@@ -192,9 +231,27 @@ module.exports.player = function (player, serv) {
   const life = lifeOf(serv)
   watchPlayer(player, life)
   const h = hazardOf(player)
-  // a respawn starts with full air, not burning, not falling, and moves the player
-  player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, last: null, teleports: h.teleports + 1 }))
-  player._client.on('teleport_confirm', () => { h.teleports = Math.max(0, h.teleports - 1) })
+  // a respawn starts with full air, not burning, not falling (its position packet is counted below)
+  player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0 }))
+  // every position packet to the client (teleports, respawn, login; flying-squid's are
+  // all absolute, flags 0) waits for its teleport_confirm
+  const write = player._client.write.bind(player._client)
+  player._client.write = (name, params) => {
+    if (name === 'position') { h.pending++; h.sent = new Vec3(params.x, params.y, params.z) }
+    return write(name, params)
+  }
+  player._client.on('teleport_confirm', () => {
+    if (h.pending === 0) return
+    if (--h.pending === 0) Object.assign(h, { last: h.sent, answering: true, fall: 0 })
+  })
+  player._client.on('entity_action', ({ actionId }) => {
+    const change = ACTION_FLAGS[actionId]
+    if (!change) return
+    const flags = change[1] ? h.flags | change[0] : h.flags & ~change[0]
+    if (flags === h.flags) return
+    h.flags = flags
+    life.showFlags(player, h)
+  })
   player.on('move', (move) => {
     try { life.fallMove(player, move) } catch (err) { serv.err && serv.err(`[life] fall ${player.username}: ${err && err.stack}`) }
   })
