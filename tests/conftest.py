@@ -21,6 +21,7 @@ from pepa.knowledge import KnowledgeStore
 from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.pg_server import PostgresServer, find_bin_dir
+from tests.world_harness import SANDBOX_SEED
 
 # CI machines are not quiet: another process may hold a core. Generation time is
 # not what any property test checks, so no deadline and no "too slow" health check;
@@ -145,10 +146,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeS
         s = KnowledgeStore(url=server.create_database(f"s{next(_databases)}")).open()
     yield s
     s.close()
-
-
-SANDBOX_SEED = 20261130
-"""The seed of the survival sandbox the tests play in (a reproducible world)."""
 
 
 @pytest.fixture

@@ -11,9 +11,7 @@ floor high above the terrain.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,11 +19,10 @@ from typing import Any
 import orjson
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.embedded import EmbeddedWorld
 from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
-from tests.conftest import SANDBOX_SEED
 from tests.waiting import eventually
-from tests.world_harness import Player, distance, server_player, teleport
+from tests.world_harness import Player, distance, own_sandbox, server_player, teleport
 
 pytestmark = [
     pytest.mark.integration,
@@ -41,15 +38,8 @@ FLOOR_Y = 100
 
 @pytest.fixture(scope="module")
 def world() -> Iterator[EmbeddedWorld]:
-    path = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
-    w = EmbeddedWorld(
-        path / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
-    ).start()
-    w.op("spawning", on=False)
-    w.op("set_time", time=18000, cycle=False)  # night: skeletons and zombies do not burn
-    yield w
-    w.stop()
-    shutil.rmtree(path, ignore_errors=True)
+    with own_sandbox(time=18000) as w:  # night: skeletons and zombies do not burn
+        yield w
 
 
 @pytest.fixture(scope="module")

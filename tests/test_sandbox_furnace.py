@@ -19,10 +19,9 @@ from typing import Any
 import pytest
 
 from pepa.world.embedded import EmbeddedWorld, free_port
-from tests.conftest import SANDBOX_SEED
 from tests.test_sandbox_terrain import Crafter, free_spot, run_node
 from tests.waiting import eventually
-from tests.world_harness import teleport
+from tests.world_harness import SANDBOX_SEED, own_sandbox, teleport
 
 # one worker runs the module, so its tests share one world and one client
 pytestmark = [
@@ -312,18 +311,8 @@ def test_furnaces_come_back_after_a_restart(furnace_run: dict[str, Any]) -> None
 @pytest.fixture(scope="module")
 def world() -> Iterator[EmbeddedWorld]:
     """One quiet sandbox for the module: noon, no mobs."""
-    folder = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
-    w = EmbeddedWorld(
-        folder / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
-    ).start()
-    try:
-        w.op("spawning", on=False)
-        w.op("remove_mobs")
-        w.op("set_time", time=6000, cycle=False)
+    with own_sandbox(time=6000, remove_mobs=True) as w:
         yield w
-    finally:
-        w.stop()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

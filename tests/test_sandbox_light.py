@@ -13,21 +13,17 @@ noon, and zombies burn at noon in the open but not under a roof or leaves.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.embedded import EmbeddedWorld
 from pepa.world.node import JS_DIR, node_binary, node_modules
-from tests.conftest import SANDBOX_SEED
 from tests.waiting import eventually
-from tests.world_harness import Player, teleport
+from tests.world_harness import Player, own_sandbox, teleport
 
 pytestmark = [
     pytest.mark.integration,
@@ -157,12 +153,7 @@ def world() -> Iterator[EmbeddedWorld]:
     A block change is a packet to every player: 17 000 of them would keep a
     joined client busy long enough on a loaded machine to drop it.
     """
-    path = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
-    w = EmbeddedWorld(
-        path / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
-    ).start()
-    try:
-        w.op("spawning", on=False)
+    with own_sandbox() as w:
         west, east = ROOM
         for x1, y1, z1, x2, y2, z2 in [
             (-HALF, FLOOR, -HALF, HALF, FLOOR, HALF),  # the platform
@@ -175,9 +166,6 @@ def world() -> Iterator[EmbeddedWorld]:
         ]:
             w.op("fill", x1=x1, y1=y1, z1=z1, x2=x2, y2=y2, z2=z2)
         yield w
-    finally:
-        w.stop()
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import itertools
 import logging
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.embedded import EmbeddedWorld
 from pepa.world.node import JS_DIR, node_binary, node_modules
-from tests.conftest import SANDBOX_SEED
 from tests.waiting import eventually
-from tests.world_harness import Player, server_player, teleport
+from tests.world_harness import Player, own_sandbox, server_player, teleport
 
 log = logging.getLogger(__name__)
 
@@ -223,15 +219,8 @@ def test_a_search_is_cheap(searches: dict[str, Any]) -> None:
 @pytest.fixture(scope="module")
 def world() -> Iterator[EmbeddedWorld]:
     """One seeded sandbox for the module, at midnight, with natural spawning off."""
-    tmp = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
-    w = EmbeddedWorld(
-        tmp / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
-    ).start()
-    w.op("spawning", on=False)
-    w.op("set_time", time=18000, cycle=False)
-    yield w
-    w.stop()
-    shutil.rmtree(tmp, ignore_errors=True)
+    with own_sandbox(time=18000) as w:
+        yield w
 
 
 _arenas = itertools.count()

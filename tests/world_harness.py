@@ -10,20 +10,48 @@ or a stranger — that chats and reads replies. Everything waits on events.
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.world.embedded import EmbeddedWorld, free_port
 from pepa.world.node import node_binary, node_modules
 
 OPERATOR_JS = Path(__file__).resolve().parent / "js" / "operator.js"
+SANDBOX_SEED = 20261130
+"""The seed of the tests' sandbox worlds (its spawn: (0, 70, 0), an oak 13 blocks away)."""
+
+
+@contextmanager
+def own_sandbox(*, time: int | None = None, remove_mobs: bool = False) -> Iterator[EmbeddedWorld]:
+    """A seeded sandbox world in a folder of its own, for a module's fixture.
+
+    Natural spawning is off; ``time``: the clock stopped at that time of day;
+    ``remove_mobs``: the animals placed at the first join are gone too. The
+    world is stopped and its folder removed afterwards.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
+    world = EmbeddedWorld(
+        folder / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
+    ).start()
+    try:
+        world.op("spawning", on=False)
+        if remove_mobs:
+            world.op("remove_mobs")
+        if time is not None:
+            world.op("set_time", time=time, cycle=False)
+        yield world
+    finally:
+        world.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class Player:
