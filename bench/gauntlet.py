@@ -14,10 +14,11 @@ game day at noon a zombie is spawned 3 blocks from the bot to sample the
 reaction latency (server-side: spawn → first attack packet).
 
 Reported per run: deaths per game day, mean real and game time alive between
-deaths, stuck events, reaction latency, gathering/crafting runs that
-succeeded, items held at the end, and plan milestones reached. Results are
-appended to ``bench/results/gauntlet.jsonl`` and ``gauntlet.csv`` so
-versions can be compared.
+deaths, stuck events (the watchdog's verdicts, also counted by cause, its
+numbers as ``N``: ``no progress N s on nav.goto``, ``path failed: <error>``), reaction
+latency, gathering/crafting runs that succeeded, items held at the end, and
+plan milestones reached. Results are appended to ``bench/results/gauntlet.jsonl``
+and ``gauntlet.csv`` so versions can be compared.
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sqlite3
 import statistics
 import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,6 +48,14 @@ from tests.daemon_harness import Daemon
 
 BOT = "pepa_bot"
 RESULTS = Path(__file__).resolve().parent / "results"
+STUCK = re.compile(r"pepa\.actors\.watchdog: stuck: (?P<cause>.+) → \S+ \(")
+"""The watchdog's log line for a verdict: ``stuck: <cause> → <step> (<goal>)``."""
+
+
+def _cause(cause: str) -> str:
+    """A cause with its numbers as ``N`` (``stopped 4.2 blocks short`` → ``stopped N blocks
+    short``): the same failure counts as one cause whatever its distances and times."""
+    return re.sub(r"\d+(\.\d+)?", "N", cause)
 
 
 def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> dict[str, Any]:
@@ -90,6 +101,7 @@ def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> 
     metrics = _query(state / "knowledge.db", "select skill, ok, failed from skill_metrics")
     plan = parse_plan((state / "plan.md").read_text()) if (state / "plan.md").exists() else []
     gathered = sum(ok for skill, ok, _ in metrics if skill.startswith(("gather.", "craft.")))
+    stuck = Counter(_cause(m["cause"]) for m in map(STUCK.search, daemon.lines) if m)
     return {
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
         "mode": f"learning {mode}",
@@ -102,7 +114,8 @@ def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> 
         "deaths_per_game_day": round(deaths / days, 2),
         "mean_alive_real_s": round(elapsed / (deaths + 1), 1),
         "mean_alive_game_days": round(days / (deaths + 1), 2),
-        "stuck_events": daemon.count("stuck ("),
+        "stuck_events": sum(stuck.values()),
+        "stuck_by_cause": "; ".join(f"{n} {cause}" for cause, n in stuck.most_common()),
         "reaction_ms_median": round(statistics.median(reactions), 1) if reactions else None,
         "reaction_samples": len(reactions),
         "making_runs_ok": gathered,
@@ -139,18 +152,37 @@ def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return list(raw.execute(sql))
 
 
-def _add_columns(path: Path, keys: list[str]) -> None:
-    """Rewrite an older ``path`` with the columns ``keys`` (rows before profiles: ``default``)."""
+def _add_columns(path: Path, keys: list[str]) -> list[str]:
+    """The columns to append rows to ``path`` with: its own, then those of ``keys`` it lacks.
+
+    An older file lacking some of ``keys`` is rewritten with them (empty; rows from
+    before profiles: ``default``) into a temporary file beside it, renamed over it: no
+    old row or column is lost, and a failure leaves the old file as it was.
+    """
     if not path.exists():
-        return
+        return keys
     with path.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    if rows and list(rows[0]) == keys:
-        return
-    with path.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=keys, restval="")
-        writer.writeheader()
-        writer.writerows({"profile": "default", **row} for row in rows)
+        reader = csv.DictReader(handle)
+        old = list(reader.fieldnames or [])
+        rows = list(reader)
+    header = old + [key for key in keys if key not in old]
+    if header == old:
+        return old
+    fill = {"profile": "default"} if "profile" in header else {}
+    with tempfile.NamedTemporaryFile(
+        "w", newline="", dir=path.parent, prefix=f".{path.name}.", delete=False
+    ) as handle:
+        temporary = Path(handle.name)
+        try:
+            writer = csv.DictWriter(handle, fieldnames=header, restval="")
+            writer.writeheader()
+            writer.writerows({**fill, **row} for row in rows)
+        except BaseException:
+            handle.close()
+            temporary.unlink()
+            raise
+    temporary.replace(path)
+    return header
 
 
 def main() -> None:
@@ -175,10 +207,10 @@ def main() -> None:
     with (RESULTS / "gauntlet.jsonl").open("a") as handle:
         for row in results:
             handle.write(json.dumps(row) + "\n")
-    _add_columns(RESULTS / "gauntlet.csv", keys)
+    header = _add_columns(RESULTS / "gauntlet.csv", keys)
     new = not (RESULTS / "gauntlet.csv").exists()
     with (RESULTS / "gauntlet.csv").open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=keys)
+        writer = csv.DictWriter(handle, fieldnames=header, restval="")
         if new:
             writer.writeheader()
         writer.writerows(results)

@@ -241,9 +241,15 @@ class FakeLink:
         return self._action("escape", mode, reach)
 
     def gather(
-        self, names: list[str], count: int, radius: float = 48.0, drops: list[str] | None = None
+        self,
+        names: list[str],
+        count: int,
+        radius: float = 48.0,
+        drops: list[str] | None = None,
+        under_cover: bool = False,
     ) -> str | None:
-        return self._action("gather", list(names), count, radius, list(drops or []))
+        cover = [True] if under_cover else []  # recorded only when set
+        return self._action("gather", list(names), count, radius, list(drops or []), *cover)
 
     def craft(self, item: str, times: int = 1) -> str | None:
         return self._action("craft", item, times)
@@ -253,6 +259,18 @@ class FakeLink:
 
     def hunt(self, names: list[str], radius: float = 32.0) -> str | None:
         return self._action("hunt", list(names), radius)
+
+    def smelt(self, item: str, count: int, fuel: str) -> str | None:
+        return self._action("smelt", item, count, fuel)
+
+    def shelter(self) -> str | None:
+        return self._action("shelter")
+
+    def wear(self) -> str | None:
+        return self._action("wear")
+
+    def flee(self, sources: list[tuple[float, float]], distance: float = 16.0) -> str | None:
+        return self._action("flee", [tuple(p) for p in sources], distance)
 
     def attack(self, entity_id: int) -> bool:
         return self._instant("attack", entity_id)

@@ -11,17 +11,21 @@ from collections.abc import Callable
 from pepa.errors import PepaError
 from skills import (
     acquire_food,
+    combat_approach,
     combat_attack_nearest,
     gather,
+    gear_wear,
     nav,
     place_chest,
     survive_eat,
     survive_escape,
     survive_flee,
+    survive_shelter,
     survive_sleep,
 )
 from skills._base import Link, Skill, Started
 from skills.craft import craft_skill
+from skills.smelt import smelt_skill
 
 __all__ = [
     "ALIASES",
@@ -40,9 +44,11 @@ REGISTRY: dict[str, Skill] = {
     skill.id: skill
     for skill in (
         combat_attack_nearest.SKILL,
+        combat_approach.SKILL,
         survive_flee.SKILL,
         survive_eat.SKILL,
         survive_sleep.SKILL,
+        survive_shelter.SKILL,
         survive_escape.ESCAPE,
         survive_escape.PILLAR_UP,
         survive_escape.DIG_OUT,
@@ -51,14 +57,17 @@ REGISTRY: dict[str, Skill] = {
         nav.EXPLORE,
         gather.WOOD,
         gather.STONE,
+        gather.IRON,
+        gear_wear.SKILL,
         place_chest.SKILL,
         acquire_food.SKILL,
     )
 }
 """Every skill the reflex chain, the watchdog and the coach may start."""
 
-FAMILIES: dict[str, Callable[[str], Skill | None]] = {"craft": craft_skill}
-"""Skill families by prefix: ``craft.<item>`` for every item a recipe makes."""
+FAMILIES: dict[str, Callable[[str], Skill | None]] = {"craft": craft_skill, "smelt": smelt_skill}
+"""Skill families by prefix: ``craft.<item>`` for every item a recipe makes, ``smelt.<item>``
+for every item a furnace makes."""
 ALIASES: dict[str, str] = {
     "explore": "nav.explore",
     "place-chest": "base.place-chest",

@@ -1,6 +1,7 @@
 """The shared engine of the gathering and crafting skills: the next step toward holding an item.
 
-A craft can take many steps (logs → planks → table → sticks → pickaxe); each
+A craft can take many steps (logs → planks → table → sticks → pickaxe; ore →
+furnace → ingot); each
 run of a making skill performs only the next one, planned afresh from what
 the inventory holds now, so a restart, a pre-emption or a lost item never
 leaves a stale plan behind. The caller (the curriculum) runs the skill again
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from pepa.survival.crafting import (
     BASE_RESOURCES,
+    SMELTING,
     CraftingError,
     Recipes,
     Step,
@@ -26,12 +28,14 @@ from pepa.world.node import node_modules
 from pepa.world.view import WorldView
 from skills._base import Link, Started, started
 
-__all__ = ["LOGS", "book_for", "next_step", "recipes", "run_step"]
+__all__ = ["LOGS", "book_for", "next_step", "recipes", "run_step", "smelting_fuel"]
 
 LOGS = list(BASE_RESOURCES["gather.wood"])
 """Every log the wood gatherer digs."""
 STONE_BLOCKS = ["stone", "cobblestone"]
 """What the stone gatherer digs (stone drops cobblestone with a pickaxe)."""
+IRON_BLOCKS = ["iron_ore"]
+"""What the iron gatherer digs (iron ore drops itself with a stone pickaxe or better)."""
 DEFAULT_VERSION = "1.16.5"
 
 
@@ -64,10 +68,11 @@ def next_step(item: str, count: int, world: WorldView) -> tuple[str, str, int] |
             before = prerequisites(gatherer, items, book)
             return _first(before, items) if before else (gatherer, item, count)
     steps = plan_craft(item, items, book, count=missing)
-    if any(step.skill == "gather.stone" for step in steps):
-        before = prerequisites("gather.stone", items, book)
-        if before:
-            return _first(before, items)
+    for gatherer in ("gather.iron", "gather.stone"):
+        if any(step.skill == gatherer for step in steps):
+            before = prerequisites(gatherer, items, book)
+            if before:
+                return _first(before, items)
     return _first(steps, items) if steps else None
 
 
@@ -94,4 +99,21 @@ def run_step(link: Link, item: str, count: int, world: WorldView) -> Started:
         return started(link.gather(LOGS, n, 48.0, LOGS), "gather wood")
     if skill == "gather.stone":
         return started(link.gather(STONE_BLOCKS, n, 32.0, ["cobblestone"]), "gather stone")
+    if skill == "gather.iron":
+        return started(link.gather(IRON_BLOCKS, n, 32.0, IRON_BLOCKS), "gather iron")
+    if skill.startswith("smelt."):
+        fuel = smelting_fuel(world.inventory.items)
+        if fuel is None:
+            return Started(action_id=None, ok=False, detail=f"no fuel to smelt {what}")
+        return started(link.smelt(SMELTING[what], n, fuel), f"smelt {what}")
     return started(link.craft(what, n), f"craft {what}")
+
+
+def smelting_fuel(items: Mapping[str, int]) -> str | None:
+    """The fuel to burn: coal or charcoal first (8 smelts a piece), then planks, then logs."""
+    for name in ("coal", "charcoal"):
+        if items.get(name, 0) > 0:
+            return name
+    planks = sorted(n for n, c in items.items() if n.endswith("_planks") and c > 0)
+    logs = sorted(n for n, c in items.items() if n in LOGS and c > 0)
+    return next(iter(planks + logs), None)

@@ -1,7 +1,10 @@
-"""gather.wood and gather.stone: dig until the inventory holds enough.
+"""gather.wood, gather.stone and gather.iron: dig until the inventory holds enough.
 
 ``gather.stone`` with no pickaxe first makes a wooden one (gather wood,
-planks, sticks, a table): each run does the next step of that.
+planks, sticks, a table), ``gather.iron`` a stone one: each run does the
+next step of that. With ``under_cover`` (the night plan, from a shelter, a
+fit pickaxe held: ``night.works_under_cover``) stone and iron are dug from
+where the bot stands, down and along under its roof, never on the surface.
 """
 
 from __future__ import annotations
@@ -9,17 +12,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.survival.crafting import held
 from pepa.world.view import WorldView
-from skills._base import Link, Skill, Started, always
-from skills._making import run_step
+from skills._base import Link, Skill, Started, always, started
+from skills._making import IRON_BLOCKS, STONE_BLOCKS, run_step
 
 
 def _wood(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     return run_step(link, "oak_log", int(args.get("count") or 4), world)
 
 
+def _iron(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    count = int(args.get("count") or 3)
+    if args.get("under_cover"):
+        return _under_cover(link, IRON_BLOCKS, "iron_ore", count, world)
+    return run_step(link, "iron_ore", count, world)
+
+
 def _stone(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    return run_step(link, "cobblestone", int(args.get("count") or 3), world)
+    count = int(args.get("count") or 3)
+    if args.get("under_cover"):
+        return _under_cover(link, STONE_BLOCKS, "cobblestone", count, world)
+    return run_step(link, "cobblestone", count, world)
+
+
+def _under_cover(link: Link, blocks: list[str], drop: str, count: int, world: WorldView) -> Started:
+    """Dig ``blocks`` from where the bot stands until it holds ``count`` of ``drop``."""
+    if held(drop, world.inventory.items) >= count:
+        return Started(action_id=None)
+    return started(link.gather(blocks, count, 8.0, [drop], under_cover=True), f"mine {drop}")
 
 
 WOOD = Skill(
@@ -35,4 +56,13 @@ STONE = Skill(
     coach_may_dispatch=True,
     precondition=always,
     runner=_stone,
+)
+IRON = Skill(
+    id="gather.iron",
+    description=(
+        "Mine iron ore (default 3; below y 64, dug down to); makes a stone pickaxe first if needed."
+    ),
+    coach_may_dispatch=True,
+    precondition=always,
+    runner=_iron,
 )

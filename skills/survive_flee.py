@@ -1,4 +1,4 @@
-"""survive.flee: run to a point away from the hostiles."""
+"""survive.flee: run away from the hostiles, by the most open ground the JS side can find."""
 
 from __future__ import annotations
 
@@ -10,17 +10,22 @@ from skills._base import Link, Skill, Started, started
 
 
 def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
-    return None if args.get("to") else "no place to flee to"
+    return None if args.get("to") or args.get("from") is not None else "no place to flee to"
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    to = args["to"]
+    sources = args.get("from")
+    if sources is not None:  # bot_helper.js picks the heading by open ground and sprints;
+        # with no positions (a hostile spotted before any snapshot) it uses the ones it sees
+        points = [(float(p[0]), float(p[1])) for p in sources]
+        return started(link.flee(points, float(args.get("distance") or 16.0)), "flee")
+    to = args["to"]  # the coach's form: straight to a point, by the pathfinder
     return started(link.goto(to["x"], to["y"], to["z"], 2.0), "flee")
 
 
 SKILL = Skill(
     id="survive.flee",
-    description="Run sixteen blocks directly away from the nearby hostiles.",
+    description="Sprint away from the hostiles over open ground (16 blocks; 8 to back off).",
     coach_may_dispatch=True,
     precondition=_precondition,
     runner=_run,

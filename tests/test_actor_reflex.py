@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 
 from pepa.actors.reflex import Reflex
 from pepa.events import (
@@ -106,9 +105,8 @@ def test_low_health_pre_empts_a_running_task_and_flees_away(tmp_path: Path) -> N
     link.clear()
     zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
     h.send(WorldObserved(view=view(hp=6, position=(0, 64, 0), entities=[zombie])))
-    assert [a.method for a in link.actions] == ["stop", "goto"]
-    x, _, z, _ = link.last("goto").args
-    assert (x, z) == (pytest.approx(-16.0), pytest.approx(0.0))
+    assert [a.method for a in link.actions] == ["stop", "flee"]
+    assert link.last("flee").args == ([(3.0, 0.0)], 16.0)  # away from the zombie, 16 blocks
 
 
 def test_the_same_decision_leaves_the_running_skill_alone(tmp_path: Path) -> None:
@@ -124,11 +122,12 @@ def test_the_same_decision_leaves_the_running_skill_alone(tmp_path: Path) -> Non
 def test_a_lower_reflex_waits_for_the_running_one(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)
-    h.send(OperatorOrder(verb="come", operator="alice"), WorldObserved(view=view()))
+    h.send(WorldObserved(view=view(food=10, items={"bread": 3})))
+    assert link.last().method == "eat"
+    h.send(OperatorOrder(verb="come", operator="alice"))  # an order never stops eating
+    assert link.last().method == "eat"
+    finish(h, link)  # … it walks once the bread is eaten
     assert link.last().method == "gotoPlayer"
-    link.clear()
-    h.send(WorldObserved(view=view(food=10, items={"bread": 3})))  # eat ranks below an order
-    assert link.actions == []
 
 
 # -- eat, sleep ----------------------------------------------------------------------------
@@ -145,6 +144,8 @@ def test_hunger_eats_the_best_food_and_a_refused_bed_waits_thirty_seconds(tmp_pa
     assert link.last().method == "sleep"
     finish(h, link, ok=False, error="monsters nearby")
     assert h.last(SayInChat).text == "I can't sleep: monsters nearby"
+    assert link.last().method == "shelter"  # meanwhile not out on the surface
+    finish(h, link, ok=False, error="no blocks left to build with")
     link.clear()
     h.advance(29.0)
     assert link.calls("sleep") == []
@@ -230,6 +231,36 @@ def test_an_operator_out_of_sight_is_waited_for(tmp_path: Path) -> None:
     assert link.last().method == "follow"
 
 
+def test_waiting_for_an_unseen_operator_never_stops_defend_or_eat(tmp_path: Path) -> None:
+    link = FakeLink()
+    h = harness(tmp_path, link)
+    h.send(WorldObserved(view=view()), OperatorOrder(verb="come", operator="alice"))
+    finish(h, link, ok=False, error="cannot see alice")
+    link.clear()
+    h.send(HostileSpotted(name="zombie", distance=2.0, entity_id=9))
+    assert link.last().method == "attack" and link.last().args == (9,)
+    h.send(WorldObserved(view=view(food=10, items={"bread": 3})))  # the zombie is dead
+    assert link.last().method == "eat"
+    finish(h, link)
+    h.send(WorldObserved(view=view(food=18, items={"bread": 2})))
+    link.clear()
+    h.advance(5.0)
+    assert link.actions == []  # the order's walk still waits
+    h.send(PlayerSpotted(name="alice", distance=20.0))
+    assert link.last().method == "gotoPlayer"
+
+
+def test_an_order_given_while_fleeing_does_not_stop_the_flight(tmp_path: Path) -> None:
+    link = FakeLink()
+    h = harness(tmp_path, link)
+    zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
+    h.send(WorldObserved(view=view(hp=5, position=(0, 64, 0), entities=[zombie])))
+    assert link.last().method == "flee"
+    link.clear()
+    h.send(OperatorOrder(verb="follow", operator="alice"))
+    assert link.calls("stop") == [] and link.calls("follow") == []
+
+
 def test_a_task_that_cannot_run_is_dropped_and_reported(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)
@@ -292,7 +323,7 @@ def test_a_confident_lesson_turns_a_fight_into_a_retreat(tmp_path: Path) -> None
     link = FakeLink()
     h = harness(tmp_path, link, lessons=(lesson,))
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[creeper])))
-    assert link.calls("attack") == [] and link.last().method == "goto"
+    assert link.calls("attack") == [] and link.last().method == "flee"
     assert h.last(AdviceApplied).verdict == "avoid"
 
     control = FakeLink()
@@ -314,7 +345,7 @@ def test_health_events_update_the_view_between_snapshots(tmp_path: Path) -> None
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[entity(7, "zombie", 6.0)])))
     assert [a.method for a in link.actions] == ["lookAround"]  # healthy: a zombie at 6 waits
     h.send(HealthChanged(hp=5, food=20, previous_hp=20))
-    assert link.last().method == "goto"  # low health with a hostile near: flee
+    assert link.last().method == "flee"  # low health with a hostile near: flee
 
 
 def test_with_the_curriculum_off_a_milestone_in_the_file_is_not_worked(tmp_path: Path) -> None:

@@ -1,27 +1,45 @@
-"""The watchdog through a fake link on a fake clock: the stuck ladder and the danger areas."""
+"""The watchdog through a fake link on a fake clock: the stuck ladder, its causes, danger areas.
+
+A stall is measured lack of progress: a pre-emption or a goal change is never
+one, defend, escape and eat suspend the watch, and the ladder climbs at most
+one rung per window. :class:`Wired` runs the watchdog beside the reflex, as
+the bus wires them, to show a flight pre-empting a walk climbs no rung.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pepa.actors.reflex import Reflex
 from pepa.actors.watchdog import Watchdog
 from pepa.events import (
     ActionFinished,
     ActivityChanged,
     Connected,
     ErrorRaised,
+    OperatorOrder,
+    PlayerSpotted,
+    SayInChat,
     StuckDetected,
     WorldObserved,
 )
 from pepa.survival.progress import LADDER
-from pepa.testing import ActorHarness, FakeLink, view
+from pepa.testing import Action, ActorHarness, FakeLink, entity, view
 
 pytestmark = pytest.mark.timeout(30)
 
 STALL = 10.0
 GOTO = "nav.goto 20 64 0"
+NO_PROGRESS = f"no progress {STALL:g} s on nav.goto"
+GOAL_CHANGED = "The goal was changed before it could be completed!"
+"""mineflayer-pathfinder 2.4.5 lib/goto.js: the goal was replaced (``stop()`` sets none)."""
+PATH_STOPPED = (
+    "Path was stopped before it could be completed! Thus, the desired goal was not reached."
+)
+"""mineflayer-pathfinder 2.4.5 lib/goto.js: ``bot.pathfinder.stop()``."""
 
 
 def watchdog() -> tuple[ActorHarness[Watchdog], FakeLink]:
@@ -43,8 +61,15 @@ def finished(raw: dict[str, Any]) -> ActionFinished:
     )
 
 
+def failed_walk(error: str, action_id: str = "a1") -> ActionFinished:
+    return ActionFinished(action_id=action_id, ok=False, action="goto", error=error)
+
+
 def steps(h: ActorHarness[Watchdog]) -> list[str]:
     return [e.step for e in h.events(StuckDetected)]
+
+
+# -- measured lack of progress ------------------------------------------------------------
 
 
 def test_a_walk_without_progress_climbs_the_ladder_to_an_alert() -> None:
@@ -60,13 +85,30 @@ def test_a_walk_without_progress_climbs_the_ladder_to_an_alert() -> None:
         h.advance(STALL)
         at(h)
     assert steps(h) == [*LADDER, "alert"]
-    assert h.last(StuckDetected).reason == f"no progress for {STALL:g}s toward {GOTO}"
-    alert = ErrorRaised(source="watchdog", text=f"stuck: no progress for {STALL:g}s toward {GOTO}")
+    assert h.last(StuckDetected).reason == NO_PROGRESS  # the cause: countable, no arguments
+    alert = ErrorRaised(source="watchdog", text=f"stuck: {NO_PROGRESS}")
     assert h.events(ErrorRaised) == [alert, alert]
     # every stall is a danger area handed to the pathfinder at once
     dangers = link.calls("setDanger")
     assert len(dangers) == 5
     assert dangers[-1].args == ([(0.5, 0.5, 3.0)] * 5,)
+
+
+def test_no_progress_climbs_one_rung_per_window_whatever_else_fails() -> None:
+    h, _ = watchdog()
+    running(h, GOTO)
+    at(h)
+    h.advance(STALL)
+    at(h)
+    assert steps(h) == ["repath"]
+    for _ in range(5):  # real failures inside the window: measured, not counted again
+        h.advance(STALL / 10)
+        h.send(failed_walk("No path to the goal!"))
+        at(h)
+    assert steps(h) == ["repath"]
+    h.advance(STALL / 2)
+    at(h)
+    assert steps(h) == ["repath", "pillar-up"]
 
 
 def test_progress_restarts_the_stall_clock_and_a_new_goal_the_ladder() -> None:
@@ -88,16 +130,17 @@ def test_progress_restarts_the_stall_clock_and_a_new_goal_the_ladder() -> None:
     h.advance(STALL)
     at(h, x=2.4)
     assert steps(h) == ["repath", "pillar-up", "dig-out"]
-    running(h, "nav.follow alice")  # a new goal starts at the bottom
+    running(h, "nav.follow alice", "operator")  # a new goal starts at the bottom
     at(h, x=2.4)
     h.advance(STALL)
     at(h, x=2.4)
     assert steps(h)[-1] == "repath"
+    assert h.last(StuckDetected).reason == f"no progress {STALL:g} s on nav.follow"
 
 
 @pytest.mark.parametrize(
     ("skill", "reflex"),
-    [("gather.wood", "task"), (None, "idle"), ("survive.escape", "escape"), (None, None)],
+    [("gather.wood", "task"), (None, "idle"), ("survive.sleep", "sleep"), (None, None)],
 )
 def test_a_skill_that_is_not_a_walk_stops_the_watch(skill: str | None, reflex: str | None) -> None:
     h, _ = watchdog()
@@ -106,7 +149,7 @@ def test_a_skill_that_is_not_a_walk_stops_the_watch(skill: str | None, reflex: s
     running(h, skill, reflex)
     h.advance(10 * STALL)
     at(h)
-    h.send(finished({"id": "a1", "ok": False, "action": "goto", "error": "No path"}))
+    h.send(failed_walk("No path to the goal!"))
     assert h.events(StuckDetected) == []
 
 
@@ -115,11 +158,43 @@ def test_nothing_is_watched_before_a_walk_or_without_a_position() -> None:
     at(h)
     h.advance(10 * STALL)
     at(h)
-    running(h, "survive.flee 10 64 10")
+    running(h, "nav.explore")
     h.send(WorldObserved(view=view(position=None)))
     h.advance(10 * STALL)
     h.send(WorldObserved(view=view(position=None)))
     assert h.events(StuckDetected) == []
+
+
+# -- pre-emption and goal changes ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("error", [GOAL_CHANGED, PATH_STOPPED, "GoalChanged", "stopped"])
+def test_a_preempted_walk_is_never_stuck(error: str) -> None:
+    h, _ = watchdog()
+    running(h, GOTO)
+    at(h)
+    for n in range(10):  # pre-empted again and again, as a fight does
+        h.send(failed_walk(error, f"a{n}"))
+        h.advance(STALL / 4)
+        at(h, x=0.5 + 2 * n)  # and the bot is moving
+    assert h.events(StuckDetected) == []
+
+
+def test_a_goal_change_restarts_the_watch_without_climbing() -> None:
+    h, _ = watchdog()
+    running(h, GOTO)
+    at(h)
+    h.advance(STALL - 1)
+    at(h)
+    running(h, "nav.goto 0 64 30")  # a new goal just before the old one stalled
+    h.send(failed_walk(GOAL_CHANGED))  # the old walk's end, after the new goal was announced
+    at(h)
+    h.advance(STALL - 1)
+    at(h)
+    assert steps(h) == []
+    h.advance(1)
+    at(h)
+    assert steps(h) == ["repath"]  # the new goal's own window
 
 
 def test_a_failed_walk_climbs_a_rung_but_an_unseen_target_does_not() -> None:
@@ -129,16 +204,126 @@ def test_a_failed_walk_climbs_a_rung_but_an_unseen_target_does_not() -> None:
     h.send(finished(link.done(ok=False, error="cannot see alice")))
     assert steps(h) == []
     h.send(finished(link.done(ok=True)))
-    link.follow("alice")
-    h.send(finished(link.done(ok=False, error="No path")))  # only goto failures count
+    link.hunt(["cow"])
+    h.send(finished(link.done(ok=False, error="No path")))  # only walks' failures count
     assert steps(h) == []
     link.goto(20, 64, 0)
-    h.send(finished(link.done(ok=False, error="No path")))
+    h.send(finished(link.done(ok=False, error="No path to the goal!")))
     assert steps(h) == ["repath"]
-    assert h.last(StuckDetected).reason == "pathfinder: No path"
-    h.send(finished(link.done(ok=False, error="Timeout")))
+    assert h.last(StuckDetected).reason == "path failed: No path to the goal!"
+    h.send(finished(link.done(ok=False, error="stopped 4.2 blocks short")))
+    assert steps(h) == ["repath"]  # one rung per window
+    h.advance(STALL)
+    h.send(finished(link.done(ok=False, error="stopped 4.2 blocks short")))
     assert steps(h) == ["repath", "pillar-up"]
+    assert h.last(StuckDetected).reason == "path failed: stopped 4.2 blocks short"
     assert link.calls("setDanger") == []  # a failure has no place to avoid
+
+
+@pytest.mark.parametrize(
+    ("skill", "action"), [("nav.goto alice", "goto"), ("nav.follow alice", "follow")]
+)
+def test_a_walk_waiting_to_see_its_target_is_not_stuck_until_it_moves_again(
+    skill: str, action: str
+) -> None:
+    h, _ = watchdog()
+    running(h, skill, "operator")
+    at(h)
+    h.send(ActionFinished(action_id="a1", ok=False, action=action, error="cannot see alice"))
+    for _ in range(5):  # the reflex waits for alice: standing still is not a stall
+        h.advance(STALL)
+        at(h)
+    assert steps(h) == []
+    at(h, x=5.0)  # she came into sight: the walk goes on, watched again
+    h.advance(STALL)
+    at(h, x=5.0)
+    assert steps(h) == ["repath"]
+
+
+def test_a_walk_that_waited_to_see_its_target_is_judged_again_once_she_is_seen() -> None:
+    h, _ = watchdog()
+    running(h, "nav.follow alice", "operator")
+    at(h)
+    h.send(ActionFinished(action_id="a1", ok=False, action="follow", error="cannot see alice"))
+    h.advance(STALL)
+    at(h)
+    h.send(PlayerSpotted(name="alice", distance=20.0))  # the follow starts again, the bot stays
+    at(h)
+    assert steps(h) == []
+    h.advance(STALL)
+    at(h)
+    assert steps(h) == ["repath"]
+
+
+# -- defend, escape and eat suspend the watch ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reflex", "skill"),
+    [
+        ("defend", "survive.flee"),
+        ("defend", "combat.attack-nearest zombie"),
+        ("escape", "survive.escape"),
+        ("eat", "survive.eat bread"),
+    ],
+)
+def test_defend_escape_and_eat_suspend_the_watch_and_the_walk_restarts_it(
+    reflex: str, skill: str
+) -> None:
+    h, _ = watchdog()
+    running(h, GOTO)
+    at(h)
+    for _ in range(2):
+        h.advance(STALL)
+        at(h)
+    assert steps(h) == ["repath", "pillar-up"]
+    running(h, skill, reflex)
+    for n in range(10):
+        h.send(failed_walk("No path to the goal!", f"b{n}"))
+        h.advance(STALL)
+        at(h)
+    assert steps(h) == ["repath", "pillar-up"]  # suspended: no verdicts
+    running(h, GOTO)  # the same walk resumes: a fresh stall clock, the rung it had reached
+    at(h)
+    h.advance(STALL - 1)
+    at(h)
+    assert steps(h) == ["repath", "pillar-up"]
+    h.advance(1)
+    at(h)
+    assert steps(h) == ["repath", "pillar-up", "dig-out"]
+    running(h, "nav.goto 1 64 1")  # a different goal: the bottom rung
+    at(h)
+    h.advance(STALL)
+    at(h)
+    assert steps(h)[-1] == "repath"
+
+
+def test_a_walk_interrupted_by_eating_every_window_still_climbs_the_ladder() -> None:
+    h, _ = watchdog()
+    running(h, GOTO)
+    for _ in range(5):  # stuck, and an eat comes before each window is up
+        at(h)
+        h.advance(STALL * 0.8)
+        at(h)
+        running(h, "survive.eat bread", "eat")
+        h.advance(STALL * 0.3)
+        running(h, GOTO)
+        at(h)
+        h.advance(STALL * 0.8)
+        at(h)
+    assert steps(h)[:4] == list(LADDER)
+
+
+def test_a_flight_is_not_a_walk_the_watchdog_judges() -> None:
+    h, _ = watchdog()
+    running(h, "survive.flee", "task")
+    at(h)
+    h.advance(STALL * 3)
+    at(h)
+    assert steps(h) == []
+
+
+# -- the danger areas ---------------------------------------------------------------------
 
 
 def test_the_danger_areas_are_handed_over_again_on_connect() -> None:
@@ -162,3 +347,149 @@ def test_without_a_link_it_still_judges() -> None:
     at(h)
     h.send(Connected(server="localhost", version="1.20.4"))
     assert steps(h) == ["repath"]
+
+
+# -- with the reflex: a fight never climbs the ladder -------------------------------------
+
+
+class Wired:
+    """The reflex and the watchdog on one fake link and clock, wired as the bus wires them.
+
+    It also plays the JS side's answer to a pre-emption: ``stop()`` ends every
+    walk it interrupts with mineflayer-pathfinder's "goal was changed", a
+    moment after the reflex has announced what replaced it.
+    """
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.link = FakeLink()
+        self.reflex = ActorHarness(
+            Reflex, link=self.link, server_dir=tmp_path, peers={"knowledge": lambda _: ()}
+        )
+        self.dog = ActorHarness(Watchdog, link=self.link, clock=self.link.clock, stall_after=STALL)
+        self._routed = {"reflex": 0, "dog": 0}
+        self._answered: set[str] = set()
+
+    def send(self, *messages: WorldObserved | OperatorOrder | ActionFinished) -> None:
+        for message in messages:
+            self.reflex.send(message)
+            if not isinstance(message, OperatorOrder):
+                self.dog.send(message)
+            self._route()
+
+    def advance(self, seconds: float) -> None:
+        self.reflex.advance(seconds)  # the clock is shared: the reflex's ticks run
+        self._route()
+
+    def finish(self, action: Action | None = None, *, ok: bool = True, error: str = "") -> None:
+        """The JS side ends ``action`` (default: the latest one)."""
+        raw = self.link.done(action, ok=ok, error=error)
+        self._answered.add(raw["id"])
+        self.send(ActionFinished(action_id=raw["id"], ok=ok, action=raw["action"], error=error))
+
+    def stuck(self) -> list[str]:
+        return [e.step for e in self.dog.events(StuckDetected)]
+
+    def _route(self) -> None:
+        while True:
+            to_dog = self.reflex.published[self._routed["reflex"] :]
+            to_reflex = self.dog.published[self._routed["dog"] :]
+            self._routed = {"reflex": len(self.reflex.published), "dog": len(self.dog.published)}
+            interrupted = self._interrupted()
+            if not (to_dog or to_reflex or interrupted):
+                return
+            for event in to_dog:
+                if isinstance(event, ActivityChanged):
+                    self.dog.send(event)
+            for event in to_reflex:
+                if isinstance(event, StuckDetected):
+                    self.reflex.send(event)
+            for done in interrupted:
+                self.reflex.send(done)
+                self.dog.send(done)
+
+    def _interrupted(self) -> list[ActionFinished]:
+        """The ends the JS side reports for the actions a ``stop()`` cut short."""
+        ends: list[ActionFinished] = []
+        pending: list[tuple[str, str]] = []  # (id, method) of the actions no stop cut yet
+        for action in self.link.actions:
+            if action.method == "stop":
+                ends += [
+                    ActionFinished(
+                        action_id=action_id,
+                        ok=False,
+                        error=GOAL_CHANGED,
+                        action="goto" if method == "gotoPlayer" else method,
+                    )
+                    for action_id, method in pending
+                    if action_id not in self._answered
+                ]
+                pending = []
+            elif action.id is not None:
+                pending.append((action.id, action.method))
+        self._answered |= {e.action_id for e in ends}
+        return ends
+
+
+def test_a_flight_that_preempts_an_order_climbs_no_rung_and_the_walk_is_watched_again(
+    tmp_path: Path,
+) -> None:
+    w = Wired(tmp_path)
+    here = (0.5, 64.0, 0.5)
+    w.send(WorldObserved(view=view(position=here)), OperatorOrder(verb="come", operator="alice"))
+    assert w.link.last().method == "gotoPlayer"
+    zombies = [entity(n, "zombie", 3.0, position=(3.5, 64.0, n - 0.5)) for n in (1, 2, 3)]
+    for step in range(6):  # a flight: pre-emption, new flight targets, a pathfinder giving up
+        w.send(WorldObserved(view=view(hp=6, position=here, entities=zombies)))
+        w.advance(0.03)
+        here = (here[0] - 1.0, 64.0, 0.5)
+        zombies = [entity(n, "zombie", 3.0, position=(here[0] + 3.0, 64.0, 0.5)) for n in (1, 2)]
+        if step == 3:
+            w.send(failed_walk("No path to the goal!", w.link.last().id or ""))
+    assert any(e.reflex == "defend" for e in w.reflex.events(ActivityChanged)), "the bot flees"
+    assert w.stuck() == []
+    assert w.link.calls("escape") == []  # no pillar-up or dig-out fights the flight
+    w.send(WorldObserved(view=view(hp=6, position=here)))  # the zombies are gone
+    w.finish()  # the flight ends
+    w.advance(STALL / 2)  # safe for a few seconds: the order resumes
+    assert w.link.last().method == "gotoPlayer"
+    w.send(WorldObserved(view=view(hp=6, position=here)))
+    assert w.stuck() == []
+    w.advance(STALL)
+    w.send(WorldObserved(view=view(hp=6, position=here)))
+    assert w.stuck() == ["repath"]  # real lack of progress still counts
+
+
+def test_the_reflex_runs_no_rung_while_defend_or_escape_runs(tmp_path: Path) -> None:
+    w = Wired(tmp_path)
+    zombie = entity(7, "zombie", 3.0, position=(3.5, 64.0, 0.5))
+    w.send(WorldObserved(view=view(hp=6, entities=[zombie])))  # flight: defend runs
+    flight = w.link.last()
+    w.link.clear()
+    for step in ("repath", "pillar-up", "dig-out"):
+        w.reflex.send(StuckDetected(step=step, reason=NO_PROGRESS))  # a verdict already on its way
+    assert w.link.actions == []
+    w.send(WorldObserved(view=view(hp=20, entities=[zombie])))
+    w.finish(flight)  # the flight ends at full health: a melee fight, defend runs no action
+    assert w.link.last().method == "attack"
+    w.link.clear()
+    w.reflex.send(StuckDetected(step="dig-out", reason=NO_PROGRESS))
+    assert w.link.calls("escape") == [] and w.link.calls("stop") == []
+    w.send(WorldObserved(view=view(open_sides=0, ceiling=1)))  # trapped long enough: escape runs
+    w.advance(5.0)
+    assert w.link.last().method == "escape"
+    w.link.clear()
+    w.reflex.send(StuckDetected(step="pillar-up", reason=NO_PROGRESS))
+    assert w.link.actions == []
+    w.reflex.send(StuckDetected(step="alert", reason=NO_PROGRESS))  # the operators still hear
+    assert w.link.actions == []
+    assert w.reflex.last(SayInChat).text == f"I'm stuck and could not get free: {NO_PROGRESS}"
+
+
+def test_the_gauntlet_counts_causes_whatever_their_numbers() -> None:
+    from bench.gauntlet import _cause
+
+    assert _cause("path failed: stopped 4.2 blocks short") == "path failed: stopped N blocks short"
+    assert _cause("path failed: stopped 12 blocks short") == _cause(
+        "path failed: stopped 0.5 blocks short"
+    )
+    assert _cause("no progress 60 s on nav.goto") == "no progress N s on nav.goto"

@@ -18,6 +18,7 @@ from pepa.survival.assigner import (
 )
 from pepa.survival.crafting import Recipes
 from pepa.survival.curriculum import (
+    DEFAULT_GOAL,
     derive_plan,
     describe_plan,
     goal_reply,
@@ -29,10 +30,10 @@ from pepa.survival.curriculum import (
     tick,
     validate_plan,
 )
-from pepa.testing import view
+from pepa.testing import FakeLink, view
 from pepa.world.node import node_modules
 from pepa.world.view import WorldView
-from skills._making import next_step
+from skills._making import next_step, smelting_fuel
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -71,6 +72,32 @@ def test_a_goal_naming_items_plans_for_them_and_stone_needs_a_pickaxe_first(
     assert texts[-1] == "1 stone_axe (craft.stone_axe)"
 
 
+def test_the_default_goal_goes_on_to_iron_tools_armour_and_a_shield(recipes: Recipes) -> None:
+    texts = [m.text for m in derive_plan("survive", recipes, KNOWN)]
+    crafted = [t.split(" (")[0].split(" ", 1)[1] for t in texts if "(craft." in t]
+    assert crafted[crafted.index("furnace") :] == [
+        "furnace", "iron_pickaxe", "iron_sword", "iron_chestplate", "shield",
+        "iron_helmet", "iron_leggings", "iron_boots",
+    ]  # fmt: skip
+    # iron ore is mined once a stone pickaxe is made, and the furnace comes before it
+    assert texts.index("1 stone_pickaxe (craft.stone_pickaxe)") < texts.index(
+        "3 iron_ore (gather.iron)"
+    )
+    assert texts.index("1 furnace (craft.furnace)") < texts.index("3 iron_ore (gather.iron)")
+    assert "iron" in DEFAULT_GOAL and "shield" in DEFAULT_GOAL
+
+
+def test_an_iron_goal_alone_makes_the_stone_pickaxe_and_the_furnace_on_the_way(
+    recipes: Recipes,
+) -> None:
+    texts = [m.text for m in derive_plan("an iron pickaxe", recipes, KNOWN)]
+    assert texts.index("1 stone_pickaxe (craft.stone_pickaxe)") < texts.index(
+        "3 iron_ore (gather.iron)"
+    )
+    assert "1 furnace (craft.furnace)" in texts
+    assert texts[-1] == "1 iron_pickaxe (craft.iron_pickaxe)"
+
+
 def test_a_goal_for_food_or_a_chest_alone_is_just_that(recipes: Recipes) -> None:
     assert [m.text for m in derive_plan("some food", recipes, KNOWN)] == ["5 food (food.hunt)"]
     assert [m.text for m in derive_plan("a chest", recipes, KNOWN)] == [
@@ -79,8 +106,8 @@ def test_a_goal_for_food_or_a_chest_alone_is_just_that(recipes: Recipes) -> None
 
 
 def test_what_no_skill_can_make_ends_the_plan_with_an_honest_note(recipes: Recipes) -> None:
-    plan = derive_plan("an iron pickaxe", recipes, KNOWN)
-    assert plan and not plan[-1].actionable and "iron_pickaxe" in plan[-1].text
+    plan = derive_plan("a diamond pickaxe", recipes, KNOWN)
+    assert plan and not plan[-1].actionable and "diamond_pickaxe" in plan[-1].text
     without_stone = derive_plan("stone pickaxe", recipes, KNOWN - {"gather.stone"})
     assert without_stone[-1].text == "stone_pickaxe: needs gather.stone, not a skill yet"
 
@@ -128,6 +155,45 @@ def test_making_goes_one_step_at_a_time_from_what_is_held() -> None:
     assert next_step("cobblestone", 3, world(wooden_pickaxe=1)) == (
         "gather.stone", "cobblestone", 3,
     )  # fmt: skip
+
+
+def test_iron_is_mined_with_a_stone_pickaxe_and_smelted_in_a_carried_furnace() -> None:
+    # iron ore without a stone pickaxe: the stone pickaxe's first step
+    tools = {"wooden_pickaxe": 1, "crafting_table": 1, "stick": 2}
+    assert next_step("iron_ore", 3, world(**tools)) == ("gather.stone", "cobblestone", 3)
+    assert next_step("iron_ore", 3, world(stone_pickaxe=1)) == ("gather.iron", "iron_ore", 3)
+    # ore, a furnace and fuel held: smelt them all in one go
+    held = {"stone_pickaxe": 1, "furnace": 1, "iron_ore": 3, "coal": 1}
+    assert next_step("iron_ingot", 3, world(**held)) == ("smelt.iron_ingot", "iron_ingot", 3)
+    # no furnace: make one first (8 cobblestone at a table)
+    held = {"stone_pickaxe": 1, "iron_ore": 1, "coal": 1, "crafting_table": 1}
+    assert next_step("iron_ingot", 1, world(**held)) == ("gather.stone", "cobblestone", 8)
+    assert next_step("iron_ingot", 1, world(**held, cobblestone=8)) == (
+        "craft.furnace", "furnace", 1,
+    )  # fmt: skip
+    # no coal: planks burn (1.5 smelts a plank), made from a log
+    step = next_step("iron_ingot", 3, world(furnace=1, iron_ore=3, oak_log=1))
+    assert step == ("craft.oak_planks", "oak_planks", 1)
+    held = {"furnace": 1, "iron_ore": 3, "birch_planks": 2}  # planks of any wood burn
+    assert next_step("iron_ingot", 3, world(**held)) == ("smelt.iron_ingot", "iron_ingot", 3)
+
+
+def test_a_smelt_step_burns_the_best_fuel_held_through_the_link() -> None:
+    link = FakeLink()
+    held = {"furnace": 1, "iron_ore": 2, "oak_planks": 4, "coal": 1}
+    skills.get("smelt.iron_ingot").run(link, {"count": 2}, world(**held))
+    assert link.last().method == "smelt" and link.last().args == ("iron_ore", 2, "coal")
+    assert smelting_fuel({"birch_planks": 3, "oak_log": 1}) == "birch_planks"
+    assert smelting_fuel({"dirt": 3}) is None
+    skills.get("craft.iron_ingot").run(link, {}, world(furnace=1, iron_ore=1))
+    assert link.last().method == "gather"  # nothing to burn: wood for planks first
+    assert skills.get("gear.wear").check(world(iron_chestplate=1), {}) is None
+    assert skills.get("gear.wear").check(world(dirt=1), {}) == "no armour or shield to put on"
+    wearing = view(items={"iron_chestplate": 1}, worn=["iron_chestplate"], version="1.16.5")
+    assert wearing.worn == ("iron_chestplate",)
+    assert skills.get("gear.wear").check(wearing, {}) == "no armour or shield to put on"
+    skills.get("gear.wear").run(link, {}, world(shield=1))
+    assert link.last().method == "wear"
 
 
 def test_the_craft_family_covers_every_recipe_and_nothing_else() -> None:

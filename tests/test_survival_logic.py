@@ -62,9 +62,16 @@ def test_three_hostiles_within_twelve_flee_even_when_healthy() -> None:
     assert d.args["to"]["z"] < 0
 
 
-def test_operator_order_outranks_defend() -> None:
+def test_an_order_ranks_below_defend_escape_and_eat_and_above_the_task() -> None:
     memory = Memory(slot=TaskSlot(order={"kind": "follow", "operator": "alice"}))
-    d = decide(world(threats=[hostile(7, 2.0)]), 0.0, memory)
+    assert decide(world(threats=[hostile(7, 2.0)]), 0.0, memory).reflex == "defend"
+    hungry = world(food=10, inventory={"items": {"bread": 2}})
+    assert decide(hungry, 0.0, memory).reflex == "eat"
+    trapped = world(enclosure={"openSides": 0, "ceiling": None})
+    memory.observe(trapped, 0.0)
+    assert decide(trapped, 5.0, memory).reflex == "escape"
+    memory.slot.suggest("gather.wood", {}, "milestone")
+    d = decide(world(), 6.0, memory)
     assert (d.reflex, d.skill) == ("operator", "nav.follow")
 
 
@@ -93,10 +100,9 @@ def test_night_with_a_bed_and_no_hostile_within_eight_sleeps() -> None:
     d = decide(world(timeOfDay=14000, beds=[bed]), 0.0, Memory())
     assert (d.skill, d.args["bed"]) == ("survive.sleep", {"x": 3, "y": 5, "z": 0})
     near = world(timeOfDay=14000, beds=[bed], threats=[hostile(1, 7.0)])
-    assert decide(near, 0.0, Memory()).reflex == "idle"
-    assert decide(world(timeOfDay=14000, beds=[bed]), 5.0, Memory(sleep_retry_at=30.0)).reflex == (
-        "idle"
-    )
+    assert decide(near, 0.0, Memory()).skill == "survive.shelter"  # the bed would refuse
+    refused = decide(world(timeOfDay=14000, beds=[bed]), 5.0, Memory(sleep_retry_at=30.0))
+    assert refused.skill == "survive.shelter"
     assert decide(world(timeOfDay=6000, beds=[bed]), 0.0, Memory()).reflex == "idle"
 
 
@@ -188,11 +194,27 @@ def test_progress_watch_climbs_the_ladder_and_resets_on_progress() -> None:
         steps.append(verdict.step)
     assert steps == ["repath", "pillar-up", "dig-out", "alert", "alert"]
     assert watch.observe(Vec3(5.0, 5.0, 0.0), 306.0) is None  # progress
-    failed = watch.failed("No path", Vec3(**HERE))
-    assert failed is not None and failed.reason == "pathfinder: No path"
+    assert watch.failed("No path", Vec3(**HERE), 306.0) is None  # one rung a window at most
+    failed = watch.failed("No path", Vec3(**HERE), 365.0)
+    assert failed is not None and failed.cause == "path failed: No path"
+    assert failed.goal == "nav.goto alice"
     assert len(watch.danger) == 6
     watch.stop()
-    assert watch.failed("No path", Vec3(**HERE)) is None
+    assert watch.failed("No path", Vec3(**HERE), 1000.0) is None
+
+
+def test_progress_watch_ignores_preemption_and_pauses_for_defend_escape_and_eat() -> None:
+    watch = ProgressWatch(stall_after=60.0)
+    watch.activity("task", "nav.goto 1 2 3", 0.0)
+    for error in ("The goal was changed before it could be completed!", "stopped", "cannot see a"):
+        assert watch.failed(error, None, 100.0) is None
+    assert watch.failed("stopped 3 blocks short", None, 100.0) is not None
+    watch.activity("defend", "survive.flee", 100.0)
+    assert watch.failed("No path", None, 200.0) is None  # suspended
+    watch.activity("task", "nav.goto 1 2 3", 200.0)
+    assert watch.observe(Vec3(**HERE), 200.0) is None
+    verdict = watch.observe(Vec3(**HERE), 260.0)
+    assert verdict is not None and verdict.step == "pillar-up"  # a fresh clock, the same rung
 
 
 def test_progress_needs_a_whole_block() -> None:

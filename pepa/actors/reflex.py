@@ -50,8 +50,9 @@ from pepa.events import (
 from pepa.events.queries import ActiveLessons
 from pepa.memory import TaskFile
 from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.survival import Decision, Memory, TaskSlot, decide
+from pepa.survival import PRIORITY, Decision, Memory, TaskSlot, decide
 from pepa.survival.dispatch import IdleChores, admit, label, order_reply
+from pepa.survival.progress import SUSPENDING
 from pepa.survival.runner import SkillRunner
 from pepa.world.linkapi import Link
 from pepa.world.view import WorldView
@@ -62,6 +63,10 @@ logger = logging.getLogger(__name__)
 
 SLEEP_RETRY = 30.0
 """Seconds before trying a bed again after a refusal."""
+NIGHT_RETRY = 30.0
+"""Seconds before a failed shelter is built again."""
+SHELTER_SETTLE = 2.0
+"""Seconds a finished shelter is not built again: the world view catches up with its walls."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -203,9 +208,12 @@ class Reflex(SupervisedActor):
             self._step(now)
 
     def _step(self, now: float) -> None:
-        if self.paused or self.link is None or self.waiting_for is not None:
+        if self.paused or self.link is None:
             return
         decision = decide(self.world, now, self.memory)
+        if self.waiting_for is not None and decision.reflex == "operator":
+            self._announce(decision)
+            return  # only the order's walk waits to see the operator; the chain never does
         match admit(self.runner.running, decision):
             case "keep":
                 return
@@ -215,9 +223,9 @@ class Reflex(SupervisedActor):
 
     def _start(self, decision: Decision, now: float) -> None:
         self._announce(decision)
-        if decision.skill == "survive.eat":
-            self.memory.last_eat = now
         started = self.runner.start(decision, self.world, now)
+        if started != "wait":  # a swing inside the cooldown did not happen
+            self.memory.started(decision, now)
         if started == "idle":
             self._idle(now)
         elif started in ("refused", "failed") and decision.reflex == "task":
@@ -238,7 +246,8 @@ class Reflex(SupervisedActor):
         if running.decision.reflex == "task" and self.memory.slot.drop_task(skill_id):
             self._persist()  # done or failed: the next task comes from the curriculum
         order = self.memory.slot.order
-        if not done.ok and done.error.startswith("cannot see") and order is not None:
+        unseen = not done.ok and done.error.startswith("cannot see")
+        if order is not None and running.decision.reflex == "operator" and unseen:
             self.waiting_for = str(order.get("operator"))  # go on when they come into sight
             logger.info("waiting to see %s before going on with %s", self.waiting_for, skill_id)
             return
@@ -252,6 +261,13 @@ class Reflex(SupervisedActor):
         elif skill_id == "survive.sleep" and not done.ok:
             self.memory.sleep_retry_at = now + SLEEP_RETRY
             self.publish(SayInChat(text=f"I can't sleep: {done.error}"))
+        elif skill_id == "survive.shelter":
+            # a failure rests; a success waits for a view that shows the walls (no rebuild loop)
+            self.memory.night_retry_at = now + (SHELTER_SETTLE if done.ok else NIGHT_RETRY)
+            if done.ok:  # sheltered from now on, though the view may not show the walls yet
+                self.memory.shelter = self.memory.shelter or self.world.position
+        elif skill_id == "survive.escape" and running.decision.reflex == "night" and not done.ok:
+            self.memory.morning_retry_at = now + NIGHT_RETRY  # the way out rests, as a shelter
         self._step(now)
 
     def _idle(self, now: float) -> None:
@@ -266,8 +282,12 @@ class Reflex(SupervisedActor):
             logger.info("idle: hp %s food %s at %s", self.world.hp, self.world.food, where)
 
     def _stuck(self, step: str, reason: str, now: float) -> None:
-        logger.warning("stuck (%s): %s", reason, step)
         running = self.runner.running
+        busy = running.decision.reflex if running is not None else self.activity[0]
+        if step != "alert" and busy in SUSPENDING:  # a rung never fights a defend or an escape
+            logger.info("stuck (%s): no %s while %s runs", reason, step, busy)
+            return
+        logger.warning("stuck (%s): %s", reason, step)
         if step == "alert":
             self.publish(SayInChat(text=f"I'm stuck and could not get free: {reason}"))
         elif step == "repath" and running is not None:
@@ -299,8 +319,9 @@ class Reflex(SupervisedActor):
             self.memory.slot.give_order(verb, operator)
             self.waiting_for = None
             self._persist()
-        if self.runner.running is not None:
-            self.runner.stop()
+        running = self.runner.running
+        if running is not None and running.decision.priority <= PRIORITY["operator"]:
+            self.runner.stop()  # an order never stops defend, escape or eat
         if verb != "stay":
             self._step(now)
 

@@ -1,11 +1,17 @@
 """Watchdog: notices when a movement goal stops making progress.
 
-It follows what the reflex runs (``ActivityChanged``) and where the bot is
-(``WorldObserved``). No horizontal progress for 60 s on a movement skill, or
-a failed walk, climbs one rung of the ladder — re-path, pillar up, dig out,
-alert the operators — published as :class:`StuckDetected` for the reflex to
-act on. The rules are the pure :class:`pepa.survival.ProgressWatch`; this
-actor only routes events to it and its verdicts out.
+It follows what the reflex runs (``ActivityChanged``: which reflex, which
+skill) and where the bot is (``WorldObserved``). No horizontal progress for
+60 s on a movement skill, or a walk the pathfinder gave up on, climbs one
+rung of the ladder — re-path, pillar up, dig out, alert the operators — at
+most one rung a minute, published as :class:`StuckDetected` (its ``reason``
+is the verdict's cause) for the reflex to act on. A pre-empted walk is never
+a stall, nor is waiting to see an operator (judged again once a player
+comes into sight), and nothing is judged while
+defend, escape or eat runs. The rules
+are the pure :class:`pepa.survival.ProgressWatch`; this actor only routes
+events to it and its verdicts out, one ``stuck: <cause> → <step>`` log line
+each (the gauntlet counts them by cause).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from pepa.events import (
     ActivityChanged,
     Connected,
     ErrorRaised,
+    PlayerSpotted,
     StuckDetected,
     WorldObserved,
 )
@@ -45,19 +52,22 @@ class Watchdog(SupervisedActor):
         self.watch = ProgressWatch(stall_after=stall_after)
 
     def setup(self) -> None:
-        for event_type in (WorldObserved, ActivityChanged, ActionFinished, Connected):
+        events = (WorldObserved, ActivityChanged, ActionFinished, Connected, PlayerSpotted)
+        for event_type in events:
             self.runtime.bus.subscribe(event_type, self.handle)
 
     def on_message(self, message: Any) -> Any:
         match message:
-            case ActivityChanged(skill=skill):
-                self.watch.activity(skill, self.now())
+            case ActivityChanged(reflex=reflex, skill=skill):
+                self.watch.activity(reflex, skill, self.now())
             case WorldObserved(view=view):
                 self._report(self.watch.observe(view.position, self.now()))
-            case ActionFinished(ok=False, action="goto", error=error):
-                self._report(self.watch.failed(error, None))
+            case ActionFinished(ok=False, action="goto" | "follow", error=error):
+                self._report(self.watch.failed(error, None, self.now()))
             case ActionFinished():
                 pass
+            case PlayerSpotted():  # a walk waiting to see someone starts again: judge it
+                self.watch.resume(self.now())
             case Connected():
                 self._steer()
             case _:
@@ -72,8 +82,8 @@ class Watchdog(SupervisedActor):
     def _report(self, verdict: StuckVerdict | None) -> None:
         if verdict is None:
             return
-        logger.warning("stuck: %s → %s", verdict.reason, verdict.step)
-        self.publish(StuckDetected(step=verdict.step, reason=verdict.reason))
+        logger.warning("stuck: %s → %s (%s)", verdict.cause, verdict.step, verdict.goal)
+        self.publish(StuckDetected(step=verdict.step, reason=verdict.cause))
         self._steer()
         if verdict.step == "alert":
-            self.publish(ErrorRaised(source="watchdog", text=f"stuck: {verdict.reason}"))
+            self.publish(ErrorRaised(source="watchdog", text=f"stuck: {verdict.cause}"))

@@ -1,18 +1,23 @@
 """The reflex chain: one decision from (world, now, memory). Pure: no clock, no I/O.
 
-Priority, highest first: operator goal > defend > escape > eat > sleep >
-task > idle. The reflex actor calls :func:`decide` on every world change and
-every tick, and pre-empts a running action when a higher reflex wins.
+Priority, highest first: defend > escape > eat > operator order > sleep >
+task > idle (an order never stops defend, escape or eat). The reflex actor
+calls :func:`decide` on every world change and every tick, and pre-empts a
+running action when a higher reflex wins.
 
-- **defend**: low health (≤ 8) with a hostile within 12 blocks, or 3+
-  hostiles within 12 → flee along the away vector; else the closest hostile
-  within 4 blocks → attack it.
+- **defend**: the combat policy (:func:`pepa.survival.combat.assess`): fight
+  the nearest, flee, back off from a creeper, close in on an archer; a
+  flight, once begun, goes on while a hostile is within 20 blocks and for 3 s
+  after (:data:`SAFE_DISTANCE`, :data:`SAFE_FOR`), eating on the way when low.
 - **escape**: no side to walk out of for 3 s (a pit, walls) → get out
   (pillar up on blocks, or dig).
 - **eat**: food < 16 and something edible → the best food by
   :data:`FOOD_PRIORITY`, at most one attempt every 5 s.
-- **sleep**: night, no hostile within 8, a bed within 16 → sleep; a refusal
-  is retried after 30 s.
+- **sleep / night** (:mod:`pepa.survival.night`): from dusk, eat to a full
+  bar, then a bed within 16 (once it can be used, no hostile within 8; a
+  refusal is retried after 30 s, a shelter meanwhile), else a shelter walled
+  in round the bot, waited in until full day with no hostile near and dug
+  out of then (a failed way out is retried after 30 s).
 - **task**: the task slot (curriculum, or a skill an LLM suggested when idle).
 - **idle**: nothing to do: look around now and then.
 """
@@ -21,33 +26,40 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pepa.survival import combat, night
 from pepa.survival.taskslot import TaskSlot
 from pepa.world.view import Entity, Vec3, WorldView
 
 __all__ = ["ADVICE_ALTERNATIVES", "FOOD_PRIORITY", "PRIORITY", "Decision", "Memory", "decide"]
 
 PRIORITY = {
-    "operator": 60,
     "defend": 50,
     "escape": 45,
     "eat": 40,
+    "operator": 35,
     "sleep": 30,
+    "night": 30,
     "task": 20,
     "idle": 0,
 }
 """Higher pre-empts lower."""
 
-LOW_HP = 8.0
-FLEE_RADIUS = 12.0
-ATTACK_RADIUS = 4.0
-CROWD = 3
+SAFE_DISTANCE = 20.0
+"""A flight goes on while a hostile is this close (a zombie's follow range is 35, but one
+out of sight for 3 s gives up: vanilla NearestAttackableTargetGoal's 60 unseen ticks)."""
+SAFE_FOR = 3.0
+"""Seconds with no hostile within :data:`SAFE_DISTANCE` before a flight ends and tasks resume."""
+FLEE_EAT_HP = 12.0
+"""Below this health a bot in flight eats when nothing is within :data:`FLEE_EAT_CLEAR`."""
+FLEE_EAT_CLEAR = 6.0
+"""Eating takes 1.6 s (32 ticks), in which a zombie closes 3.7 blocks (2.28 blocks/s)."""
+BACK_OFF = 8.0
+"""Blocks a back-off from a creeper runs (a lit fuse goes out beyond 7)."""
 HUNGRY_BELOW = 16
 EAT_COOLDOWN = 5.0
-SLEEP_SAFE_RADIUS = 8.0
-BED_RADIUS = 16.0
 SLEEP_RETRY = 30.0
 TRAPPED_AFTER = 3.0
 TRAPPED_MOVED = 1.0
@@ -64,8 +76,6 @@ ADVICE_ALTERNATIVES: dict[str, tuple[str, ...]] = {
     "combat.attack-nearest": ("survive.flee", "survive.pillar-up"),
 }
 """The only skills advice may run instead of a skill (a whitelist), safest first."""
-NIGHT = (12541, 23458)
-"""Ticks of the day when a bed can be used (mineflayer's and vanilla's window)."""
 
 FOOD_PRIORITY = (
     "golden_carrot", "cooked_porkchop", "cooked_beef", "cooked_mutton", "cooked_salmon",
@@ -78,6 +88,8 @@ FOOD_PRIORITY = (
 """Best first: food points and saturation, raw meat after cooked, golden apples kept for last."""
 STARVING_ONLY = ("rotten_flesh", "spider_eye", "poisonous_potato", "pufferfish")
 """Eaten only when food is at 6 or below and nothing else is left."""
+KEPT_FOOD = ("golden_apple", "enchanted_golden_apple")
+"""Never eaten just to top up before dark."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,6 +129,18 @@ class Memory:
     """Where the bot stood when it was first seen enclosed."""
     sleeping: bool = False
     """Whether the bot lies in a bed."""
+    struck_creeper_at: float = -math.inf
+    """When the bot last swung at a creeper (it backs off after each strike)."""
+    flight_since: float | None = None
+    """Since when the bot has been fleeing; None when it is not."""
+    clear_since: float | None = None
+    """Since when, in a flight, no hostile has been within :data:`SAFE_DISTANCE`."""
+    shelter: Vec3 | None = None
+    """Where the bot walled itself in for the night (:func:`night.shelter_spot`); None when out."""
+    night_retry_at: float = -math.inf
+    """No shelter attempt before this time (after one failed)."""
+    morning_retry_at: float = -math.inf
+    """No way out of the shelter tried before this time (after one failed)."""
     advice: dict[tuple[str, str], dict[str, tuple[str, float]]] = field(default_factory=dict)
     """Lessons: (skill, hostile) → verdict → (alternative, confidence)."""
 
@@ -126,10 +150,28 @@ class Memory:
         """Take a lesson into account from now on."""
         self.advice.setdefault((skill, hostile), {})[verdict] = (alternative, confidence)
 
+    def started(self, decision: Decision, now: float) -> None:
+        """Remember what the chain needs of a skill the reflex actor has just started."""
+        if decision.skill == "survive.eat":
+            self.last_eat = now
+        elif decision.skill == "combat.attack-nearest" and decision.args.get("name") == "creeper":
+            self.struck_creeper_at = now
+        elif decision.skill == "survive.flee" and decision.args.get("flight"):
+            self.clear_since = None
+            if self.flight_since is None:
+                self.flight_since = now
+
     def observe(self, world: WorldView, now: float) -> None:
         """Update the time-based parts from a new world view."""
+        self._follow_flight(world, now)
         enclosure = world.enclosure
-        trapped = world.connected and enclosure is not None and enclosure.open_sides == 0
+        self.shelter = night.shelter_spot(world, self.shelter)
+        trapped = (
+            world.connected
+            and enclosure is not None
+            and enclosure.open_sides == 0
+            and not night.resting(world, self.shelter)  # by night walls are a shelter
+        )
         self.sleeping = world.sleeping
         here = world.position
         moved = (
@@ -144,6 +186,24 @@ class Memory:
         elif not trapped:
             self.trapped_since, self.trapped_at = None, None
 
+    def _follow_flight(self, world: WorldView, now: float) -> None:
+        """A flight ends once no hostile has been within SAFE_DISTANCE for SAFE_FOR seconds."""
+        if self.flight_since is None:
+            return
+        if not world.in_world:
+            self.flight_since = self.clear_since = None
+        elif _pursuers(world):
+            self.clear_since = None
+        elif self.clear_since is None:
+            self.clear_since = now
+        elif now - self.clear_since >= SAFE_FOR:
+            self.flight_since = self.clear_since = None
+
+
+def _pursuers(world: WorldView) -> tuple[Entity, ...]:
+    """Hostiles within SAFE_DISTANCE (the view's threats stop at 16: these go on to 20)."""
+    return tuple(e for e in world.entities if e.hostile and e.distance <= SAFE_DISTANCE)
+
 
 def _best_food(items: Mapping[str, int], food: int) -> str | None:
     for name in FOOD_PRIORITY:
@@ -156,11 +216,13 @@ def _best_food(items: Mapping[str, int], food: int) -> str | None:
     return None
 
 
-def _away(origin: Vec3, threats: Sequence[Entity]) -> dict[str, float]:
-    """A point FLEE_DISTANCE blocks from ``origin``, directly away from the threats' centre."""
+def _away(
+    origin: Vec3, threats: Sequence[Entity], distance: float = FLEE_DISTANCE
+) -> dict[str, float]:
+    """A point ``distance`` blocks from ``origin``, directly away from the threats' centre."""
     placed = [t.position for t in threats if t.position is not None]
     if not placed:
-        return {"x": origin.x + FLEE_DISTANCE, "y": origin.y, "z": origin.z}
+        return {"x": origin.x + distance, "y": origin.y, "z": origin.z}
     cx = sum(p.x for p in placed) / len(placed)
     cz = sum(p.z for p in placed) / len(placed)
     dx, dz = origin.x - cx, origin.z - cz
@@ -168,10 +230,101 @@ def _away(origin: Vec3, threats: Sequence[Entity]) -> dict[str, float]:
     if norm < 1e-6:  # threats all around the same spot as the bot: pick a direction
         dx, dz, norm = 1.0, 0.0, 1.0
     return {
-        "x": round(origin.x + dx / norm * FLEE_DISTANCE, 1),
+        "x": round(origin.x + dx / norm * distance, 1),
         "y": origin.y,
-        "z": round(origin.z + dz / norm * FLEE_DISTANCE, 1),
+        "z": round(origin.z + dz / norm * distance, 1),
     }
+
+
+def _flee(
+    world: WorldView, away: Sequence[Entity], reason: str, *, flight: bool = True
+) -> Decision | None:
+    """Run from ``away``: a flight (hysteresis: :data:`SAFE_DISTANCE`), or a back-off of a
+    few blocks. The JS side picks the direction by open ground (``from``); ``to`` is the
+    straight-away point."""
+    position = world.position
+    if position is None:
+        return None
+    distance = FLEE_DISTANCE if flight else BACK_OFF
+    sources = [
+        [round(t.position.x, 1), round(t.position.z, 1)] for t in away if t.position is not None
+    ]
+    args = {
+        "to": _away(position, away, distance),
+        "from": sources,
+        "distance": distance,
+        "flight": flight,
+    }
+    return Decision(reflex="defend", skill="survive.flee", args=args, reason=reason)
+
+
+def _fight(target: Entity, reason: str) -> Decision:
+    return Decision(
+        reflex="defend",
+        skill="combat.attack-nearest",
+        args={"entity_id": target.id, "name": target.name},
+        reason=reason,
+    )
+
+
+def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
+    """The defend link: the combat policy (:mod:`pepa.survival.combat`), lessons, flight.
+
+    A flight, once begun, goes on while any hostile is within :data:`SAFE_DISTANCE`
+    and for :data:`SAFE_FOR` seconds after the last one is (nothing below defend
+    runs meanwhile: a task would walk back to the mobs); in it the bot eats when
+    low and clear, and fights only what is already in reach.
+    """
+    struck = now - memory.struck_creeper_at < combat.CREEPER_STRIKE_GAP
+    plan = combat.assess(world, struck_creeper=struck)
+    in_flight = memory.flight_since is not None and (
+        memory.clear_since is None or now - memory.clear_since < SAFE_FOR
+    )
+    cornered = plan is not None and plan.stance == "fight"  # in reach and worth a swing
+    if in_flight and not cornered:
+        return _in_flight(world, now, memory)
+    if plan is None:
+        return None
+    target = plan.target
+    if plan.stance == "fight" and target is not None:
+        advised = _advised("combat.attack-nearest", target.name, memory)
+        if advised is not None:
+            verdict, instead = advised
+            why = f"lesson: {verdict} fighting {target.name}"
+            lesson = ("combat.attack-nearest", target.name, verdict)
+            if instead == "survive.flee":
+                fled = _flee(world, world.threats[:3] or (target,), why)
+                return None if fled is None else replace(fled, advice=lesson)
+            return Decision(reflex="defend", skill=instead, reason=why, advice=lesson)
+        return _fight(target, plan.reason)
+    if plan.stance == "approach" and target is not None and target.position is not None:
+        return Decision(
+            reflex="defend",
+            skill="combat.approach",
+            args={"entity_id": target.id, "name": target.name, "to": target.position.as_dict()},
+            reason=plan.reason,
+        )
+    return _flee(world, plan.away_from, plan.reason, flight=plan.stance == "flee")
+
+
+def _in_flight(world: WorldView, now: float, memory: Memory) -> Decision:
+    """Go on fleeing, eat on the way, or lie low until the flight is over."""
+    pursuers = _pursuers(world)
+    hp = world.hp if world.hp is not None else 20.0
+    food = 20 if world.food is None else world.food
+    clear = all(e.distance > FLEE_EAT_CLEAR for e in pursuers)
+    if hp < FLEE_EAT_HP and food < 20 and clear and now - memory.last_eat >= EAT_COOLDOWN:
+        best = _best_food(world.inventory.items, food)
+        if best is not None:
+            return Decision(
+                reflex="defend", skill="survive.eat", args={"item": best},
+                reason=f"eat in flight: hp {hp:g}, food {food}",
+            )  # fmt: skip
+    if pursuers:
+        fled = _flee(world, pursuers, f"fleeing: {pursuers[0].name} at {pursuers[0].distance:g}")
+        if fled is not None:
+            return fled
+    return Decision(reflex="defend", reason=f"lying low after a flight (safe at {SAFE_FOR:g} s)")
 
 
 def _advised(skill: str, hostile: str, memory: Memory) -> tuple[str, str] | None:
@@ -193,49 +346,13 @@ def _advised(skill: str, hostile: str, memory: Memory) -> tuple[str, str] | None
     return None
 
 
-def _is_night(time_of_day: int | None) -> bool:
-    return time_of_day is not None and NIGHT[0] <= time_of_day <= NIGHT[1]
-
-
 def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     """The single decision of the reflex chain for this moment."""
     if not world.in_world:
         return Decision(reflex="idle", reason="not in the world")
-    order = memory.slot.order
-    if order is not None:
-        skill = "nav.goto" if order.get("kind") == "come" else "nav.follow"
-        return Decision(
-            reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
-        )
-    threats = world.threats  # nearest first
-    near = [t for t in threats if t.distance <= FLEE_RADIUS]
-    hp = world.hp or 0.0
-    position = world.position
-    if near and position and (hp <= LOW_HP or len(near) >= CROWD):
-        why = f"{len(near)} hostiles within {FLEE_RADIUS:g}" if len(near) >= CROWD else f"hp {hp:g}"
-        return Decision(
-            reflex="defend", skill="survive.flee", args={"to": _away(position, near)}, reason=why
-        )
-    if threats and threats[0].distance <= ATTACK_RADIUS:
-        target = threats[0]
-        advised = _advised("combat.attack-nearest", target.name, memory)
-        if advised is not None and position:
-            verdict, instead = advised
-            return Decision(
-                reflex="defend",
-                skill=instead,
-                args={"to": _away(position, near or threats[:1])}
-                if instead == "survive.flee"
-                else {},
-                reason=f"lesson: {verdict} fighting {target.name}",
-                advice=("combat.attack-nearest", target.name, verdict),
-            )
-        return Decision(
-            reflex="defend",
-            skill="combat.attack-nearest",
-            args={"entity_id": target.id, "name": target.name},
-            reason=f"{target.name} at {target.distance}",
-        )
+    defence = _defend(world, now, memory)
+    if defence is not None:
+        return defence
     task = memory.slot.task
     mining = task is not None and str(task.get("skill", "")).startswith(MINING)
     trapped_after = MINING_GRACE if mining else TRAPPED_AFTER
@@ -248,21 +365,26 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
             return Decision(
                 reflex="eat", skill="survive.eat", args={"item": best}, reason=f"food {food}"
             )
-    if (
-        _is_night(world.time_of_day)
-        and not memory.sleeping
-        and now >= memory.sleep_retry_at
-        and not any(t.distance <= SLEEP_SAFE_RADIUS for t in threats)
-    ):
-        beds = [b for b in world.beds if b.distance <= BED_RADIUS]
-        if beds:
-            bed = min(beds, key=lambda b: b.distance)
-            return Decision(
-                reflex="sleep",
-                skill="survive.sleep",
-                args={"bed": {"x": bed.x, "y": bed.y, "z": bed.z}},
-                reason="night",
-            )
+    order = memory.slot.order
+    if order is not None:  # below defend, escape and eat: an order never stops them
+        skill = "nav.goto" if order.get("kind") == "come" else "nav.follow"
+        return Decision(
+            reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
+        )
+    fed = now - memory.last_eat >= EAT_COOLDOWN
+    supper = _best_food(world.inventory.items, food) if fed else None
+    step = night.plan(
+        world,
+        shelter=memory.shelter,
+        food=None if supper in (None, *KEPT_FOOD) else supper,
+        may_sleep=now >= memory.sleep_retry_at,
+        may_shelter=now >= memory.night_retry_at,
+        task=task,
+        may_leave=now >= memory.morning_retry_at,
+    )
+    if step is not None:  # a task mined under cover stays the task (the slot drops it when done)
+        reflex = {"sleep": "sleep", "eat": "eat", "mine": "task"}.get(step.kind, "night")
+        return Decision(reflex=reflex, skill=step.skill, args=step.args, reason=step.reason)
     if task is not None:
         return Decision(
             reflex="task",

@@ -19,7 +19,10 @@ from pathlib import Path
 
 __all__ = [
     "BASE_RESOURCES",
+    "FURNACE",
+    "IRON_PICKAXES",
     "PICKAXES",
+    "SMELTING",
     "CraftingError",
     "Recipe",
     "Recipes",
@@ -39,9 +42,17 @@ BASE_RESOURCES = {
         "dark_oak_log",
     ),
     "gather.stone": ("cobblestone",),
+    "gather.iron": ("iron_ore",),
 }
 """Items that come from gathering, not crafting, and the skill that gathers them."""
 TABLE = "crafting_table"
+FURNACE = "furnace"
+SMELTING = {"iron_ingot": "iron_ore"}
+"""Item → what a furnace smelts into it (vanilla 1.16.5 ``data/minecraft/recipes/iron_ingot.json``,
+a ``minecraft:smelting`` recipe: one ore, one ingot; minecraft-data has crafting recipes only)."""
+COAL_SMELTS, PLANK_SMELTS = 8.0, 1.5
+"""Items one coal (or charcoal) and one plank smelt: burn time over the 200 ticks of a smelt
+(vanilla 1.16.5 ``AbstractFurnaceTileEntity.getBurnTimes``: coal 1600, planks 300)."""
 
 
 def held(item: str, inventory: Mapping[str, int]) -> int:
@@ -75,7 +86,7 @@ class Step:
     """One thing to do, in order."""
 
     skill: str
-    """``gather.wood``, ``gather.stone`` or ``craft.<item>``."""
+    """``gather.wood``, ``gather.stone``, ``gather.iron``, ``craft.<item>`` or ``smelt.<item>``."""
     item: str
     """What it yields."""
     count: int
@@ -160,6 +171,9 @@ def _make(
     if skill is not None:
         steps.append(Step(skill=skill, item=item, count=missing))
         return
+    if item in SMELTING:
+        _smelt(item, missing, stock, recipes, steps, depth)
+        return
     recipe = _choose(item, stock, recipes)
     crafts = math.ceil(missing / recipe.count)
     if recipe.needs_table and item != TABLE and stock.get(TABLE, 0) < 1:
@@ -169,6 +183,25 @@ def _make(
         _make(ingredient, per_craft * crafts, stock, recipes, steps, depth + 1)
     steps.append(Step(skill=f"craft.{item}", item=item, count=crafts))
     stock[item] = stock.get(item, 0) + crafts * recipe.count - missing
+
+
+def _smelt(
+    item: str, count: int, stock: dict[str, int], recipes: Recipes, steps: list[Step], depth: int
+) -> None:
+    """Smelt ``count`` of ``item``: a furnace (held, placed for the smelt and taken back), the
+    input, and fuel: coal when held, else planks."""
+    if stock.get(FURNACE, 0) < 1:
+        _make(FURNACE, 1, stock, recipes, steps, depth + 1)
+        stock[FURNACE] = stock.get(FURNACE, 0) + 1  # kept: the smelt picks it up again
+    _make(SMELTING[item], count, stock, recipes, steps, depth + 1)
+    coal = next((f for f in ("coal", "charcoal") if stock.get(f, 0) > 0), None)
+    if coal is not None and stock[coal] >= math.ceil(count / COAL_SMELTS):
+        fuel, pieces = coal, math.ceil(count / COAL_SMELTS)
+    else:  # the planks held, else oak ones from logs
+        held = sorted(n for n, c in stock.items() if n.endswith("_planks") and c > 0)
+        fuel, pieces = next(iter(held), "oak_planks"), math.ceil(count / PLANK_SMELTS)
+    _make(fuel, pieces, stock, recipes, steps, depth + 1)
+    steps.append(Step(skill=f"smelt.{item}", item=item, count=count))
 
 
 def _choose(item: str, stock: Mapping[str, int], recipes: Recipes) -> Recipe:
@@ -218,8 +251,16 @@ PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_picka
             "golden_pickaxe", "wooden_pickaxe")  # fmt: skip
 
 
+IRON_PICKAXES = PICKAXES[:4]
+"""The pickaxes that harvest iron ore (vanilla 1.16.5: stone tier or better)."""
+
+
 def prerequisites(skill: str, inventory: Mapping[str, int], recipes: Recipes) -> list[Step]:
-    """What must happen before ``skill`` can work: ``gather.stone`` needs a pickaxe first."""
-    if skill == "gather.stone" and not any(inventory.get(p, 0) > 0 for p in PICKAXES):
+    """What must happen before ``skill`` can work: ``gather.stone`` needs a pickaxe first,
+    ``gather.iron`` a stone one (whose stone needs a pickaxe first)."""
+    has = [p for p in PICKAXES if inventory.get(p, 0) > 0]
+    if skill in ("gather.stone", "gather.iron") and not has:
         return plan_craft("wooden_pickaxe", inventory, recipes)
+    if skill == "gather.iron" and not any(p in IRON_PICKAXES for p in has):
+        return plan_craft("stone_pickaxe", inventory, recipes)
     return []

@@ -11,7 +11,8 @@ are, never worked on. A milestone is done when the inventory holds the
 count (``base.place-chest`` and other skills that leave nothing in the inventory
 are ticked when the skill succeeds). Offline, :func:`derive_plan` turns a
 goal into milestones with the crafting planner over minecraft-data recipes
-(wood → planks → table → wooden pickaxe → stone → stone tools → furnace …),
+(wood → planks → table → wooden pickaxe → stone → stone tools → furnace →
+iron ore → ingots → iron tools, armour and a shield),
 using only skills that exist; an LLM's plan goes through :func:`validate_plan`.
 A plan that names skills by their ids of before (``place-chest``) is brought
 to the current ids by :func:`rename_skills`.
@@ -23,7 +24,16 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pepa.survival.crafting import PICKAXES, TABLE, CraftingError, Recipes, held, plan_craft
+from pepa.survival.crafting import (
+    FURNACE,
+    IRON_PICKAXES,
+    PICKAXES,
+    TABLE,
+    CraftingError,
+    Recipes,
+    held,
+    plan_craft,
+)
 
 __all__ = [
     "DEFAULT_GOAL",
@@ -48,15 +58,26 @@ __all__ = [
 _BOX = re.compile(r"^(\s*[-*] \[)([ xX])(\]\s+)(.*?)\s*$")
 _ACTIONABLE = re.compile(r"^(?:(\d+)\s+)?([a-z0-9_]+)\s*\(([a-z0-9_.\-]+)\)")
 
-DEFAULT_GOAL = "survive: wooden and stone tools, a furnace, food in the bag and a chest at base"
+DEFAULT_GOAL = (
+    "survive: wooden and stone tools, a furnace, iron tools, iron armour and a shield, "
+    "food in the bag and a chest at base"
+)
 """The goal a fresh bot works toward until an operator sets another."""
 DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("wooden_pickaxe", 1),
     ("stone_pickaxe", 1),
     ("stone_sword", 1),
     ("furnace", 1),
+    ("iron_pickaxe", 1),
+    ("iron_sword", 1),
+    ("iron_chestplate", 1),
+    ("shield", 1),
+    ("iron_helmet", 1),
+    ("iron_leggings", 1),
+    ("iron_boots", 1),
 )
-"""The tech tree the offline planner climbs for a general survival goal."""
+"""The tech tree the offline planner climbs for a general survival goal: stone, a furnace,
+then iron (smelted) tools, the chestplate and a shield first, the rest of the armour last."""
 FOOD_MILESTONE = ("food", 5, "food.hunt")
 CHEST_MILESTONE = ("chest", 1, "base.place-chest")
 NON_INVENTORY = {"base.place-chest"}
@@ -288,9 +309,15 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
         if ("cobblestone", "gather.stone") in gathered and not any(p in stock for p in PICKAXES):
             queue[:0] = [("wooden_pickaxe", 1), (item, count)]  # stone needs a pickaxe first
             continue
+        if ("iron_ore", "gather.iron") in gathered and not any(p in stock for p in IRON_PICKAXES):
+            queue[:0] = [("stone_pickaxe", 1), (item, count)]  # iron needs a stone one first
+            continue
         plan += [milestone(it, n, skill) for (it, skill), n in gathered.items()]
         if any(s.skill == f"craft.{TABLE}" for s in steps):
             plan.append(milestone(TABLE, 1, f"craft.{TABLE}"))
+        if any(s.skill == f"craft.{FURNACE}" for s in steps) and item != FURNACE:
+            plan.append(milestone(FURNACE, 1, f"craft.{FURNACE}"))
+            stock[FURNACE] = 1  # carried: each smelt places it and takes it back
         if item != TABLE:
             plan.append(milestone(item, count, f"craft.{item}"))
         stock[item] = stock.get(item, 0) + count
@@ -303,7 +330,8 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
 
 
 def _can(skill: str, skills: Collection[str]) -> bool:
-    return skill in skills or (skill.startswith("craft.") and "craft.*" in skills)
+    # the craft skill smelts on its way (an ingot for a pickaxe)
+    return skill in skills or (skill.startswith(("craft.", "smelt.")) and "craft.*" in skills)
 
 
 def _targets(goal: str, recipes: Recipes) -> list[tuple[str, int]]:

@@ -2,8 +2,9 @@
 
 Two things share the slot, and an operator always outranks the plan:
 
-- an **order** — an operator's ``come`` or ``follow`` — outranks every reflex
-  (see :mod:`pepa.survival.chain`);
+- an **order** — an operator's ``come`` or ``follow`` — ranks below defend,
+  escape and eat and above the night plan and the task (see
+  :mod:`pepa.survival.chain`): waiting on an order never stops a reflex;
 - a **task** — the curriculum's milestone, or a skill an LLM suggested while
   idle — runs when nothing more urgent does.
 

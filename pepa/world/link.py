@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
     "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
-    "hunt",
+    "hunt", "smelt", "shelter", "wear", "flee",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
@@ -237,10 +237,16 @@ class MinecraftLink:
         return self._action("escape", reach, mode)
 
     def gather(
-        self, names: list[str], count: int, radius: float = 48.0, drops: list[str] | None = None
+        self,
+        names: list[str],
+        count: int,
+        radius: float = 48.0,
+        drops: list[str] | None = None,
+        under_cover: bool = False,
     ) -> str | None:
-        """Dig the nearest ``names`` blocks until holding ``count`` of ``drops`` (or ``names``)."""
-        return self._action("gather", names, count, radius, drops or [])
+        """Dig the nearest ``names`` blocks until holding ``count`` of ``drops`` (or ``names``);
+        ``under_cover``: only down and along from where the bot stands, under its roof."""
+        return self._action("gather", names, count, radius, drops or [], under_cover)
 
     def craft(self, item: str, times: int = 1) -> str | None:
         """Craft ``item`` ``times`` times, at a crafting table when its recipe needs one."""
@@ -253,6 +259,22 @@ class MinecraftLink:
     def place(self, item: str) -> str | None:
         """Place one ``item`` block on the ground next to the bot."""
         return self._action("place", item)
+
+    def smelt(self, item: str, count: int, fuel: str) -> str | None:
+        """Smelt ``count`` of ``item`` burning ``fuel`` in a furnace near by (or one it places)."""
+        return self._action("smelt", item, count, fuel)
+
+    def shelter(self) -> str | None:
+        """Wall the bot in for the night: into the ground, or with blocks it holds."""
+        return self._action("shelter")
+
+    def wear(self) -> str | None:
+        """Put on the armour it holds and a shield in the off-hand."""
+        return self._action("wear")
+
+    def flee(self, sources: list[tuple[float, float]], distance: float = 16.0) -> str | None:
+        """Sprint ``distance`` blocks away from the (x, z) ``sources``, by the most open ground."""
+        return self._action("flee", [list(p) for p in sources], distance)
 
     def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
         """Make the pathfinder go around these (x, z, radius) areas."""

@@ -58,6 +58,10 @@ def _bool(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -115,6 +119,8 @@ class Entity:
     """minecraft-data's category, e.g. ``Hostile mobs``."""
     username: str | None = None
     """A player's account name."""
+    swelling: bool | None = None
+    """A creeper's fuse is lit (it hisses and explodes 1.5 s later); None for other mobs."""
 
     @property
     def hostile(self) -> bool:
@@ -147,6 +153,7 @@ class Entity:
             type=_str(fields.get("type")),
             kind=_str(fields.get("kind")),
             username=username,
+            swelling=_bool(fields.get("swelling")),
         )
 
 
@@ -253,6 +260,10 @@ class WorldView:
     entities: tuple[Entity, ...] = ()
     """Everything within the snapshot's radius, nearest first."""
     inventory: Inventory = field(default_factory=Inventory)
+    """What the bot holds; its counts include what it wears (:attr:`worn`)."""
+    worn: tuple[str, ...] = ()
+    """Armour worn and the off-hand item (head, torso, legs, feet, off-hand order, empty ones left
+    out)."""
     deaths: int = 0
     """Deaths perception counted since the worker started."""
     version: str | None = None
@@ -282,6 +293,7 @@ class WorldView:
             beds=tuple(sorted((b for b in beds if b is not None), key=lambda b: b.distance)),
             entities=_entities(fields.get("entities")),
             inventory=Inventory.parse(fields.get("inventory")),
+            worn=tuple(w for w in _list(fields.get("worn")) if isinstance(w, str)),
             deaths=deaths,
             version=version or _str(fields.get("version")),
         )
@@ -379,6 +391,7 @@ class WorldView:
                     "distance": e.distance,
                     "id": e.id,
                     "position": e.position.as_dict() if e.position else None,
+                    **({} if e.swelling is None else {"swelling": e.swelling}),  # creepers
                 }
                 for e in self.threats
             ],
@@ -388,6 +401,7 @@ class WorldView:
                 "items": dict(self.inventory.items),
                 "emptySlots": self.inventory.empty_slots,
             },
+            "worn": list(self.worn),
             "deaths": self.deaths,
             "version": self.version,
         }

@@ -15,10 +15,21 @@ const { performance } = require('perf_hooks')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', '..', 'node_modules')
 const mineflayer = require(path.join(NM, 'mineflayer'))
 const { pathfinder, Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
+const armorManager = require(path.join(NM, 'mineflayer-armor-manager'))
 
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
+const WORN_SLOTS = [5, 6, 7, 8, 45] // player window: head, torso, legs, feet, off-hand
+// blocks a shelter is built of, in this order (never sand or gravel: they fall); dirt
+// before cobblestone, which the tools need
+const SHELTER_BLOCKS = ['dirt', 'cobblestone', 'stone', 'oak_planks', 'spruce_planks', 'birch_planks',
+  'jungle_planks', 'acacia_planks', 'dark_oak_planks', 'netherrack', 'grass_block', 'coarse_dirt', 'andesite',
+  'diorite', 'granite']
+// items one piece of fuel smelts: burn ticks / 200 (vanilla 1.16.5 AbstractFurnaceTileEntity.getBurnTimes)
+const fuelSmelts = (name) => (name === 'coal' || name === 'charcoal' ? 8 : 1.5)
+const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
+const CREEPER_STATE = 15 // the creeper's swell-direction metadata index in 1.16.5
 const NIL_UUID = /^0{8}-0{4}-0{4}-0{4}-0{12}$|^0$/
 const CHAT_RE = /^<(\w{1,16})> (.*)$/s
 const r1 = (v) => Math.round(v * 10) / 10
@@ -33,7 +44,9 @@ function entityInfo (e, from) {
     type: e.type || null, // 'player' | 'hostile' | 'passive' | 'mob' | 'object' | ...
     kind: e.kind || null, // minecraft-data category, e.g. 'Hostile mobs'
     distance: from && e.position ? r1(from.distanceTo(e.position)) : null,
-    position: vxyz(e.position)
+    position: vxyz(e.position),
+    // a creeper's fuse: metadata 15 is its swell direction (vanilla 1.16.5 CreeperEntity.STATE: -1 idle, 1 lit)
+    swelling: e.name === 'creeper' ? !!(e.metadata && e.metadata[CREEPER_STATE] === 1) : undefined
   }
 }
 
@@ -63,6 +76,11 @@ function createBot (opts, onEvent) {
     logErrors: false
   })
   bot.loadPlugin(pathfinder)
+  // armour picked up is put on when better (mineflayer-armor-manager). Not
+  // loaded: mineflayer-pvp (its attack replaces the pathfinder's movements, so
+  // the danger areas, and its stop may wait 5 s: no instant pre-emption) and
+  // mineflayer-tool (it chooses tools for blocks only; bestTool/bestWeapon here)
+  bot.loadPlugin(armorManager)
 
   // ---- entity spawn/gone batching: one event per event-loop turn ----------
   let pendingSpawn = []
@@ -193,6 +211,7 @@ function createBot (opts, onEvent) {
     }
     const counts = {}
     const items = []
+    const worn = []
     let empty = 0
     const inv = bot.inventory
     if (inv) {
@@ -201,6 +220,11 @@ function createBot (opts, onEvent) {
         if (!it) { empty++; continue }
         counts[it.name] = (counts[it.name] || 0) + it.count
         items.push({ slot: s, name: it.name, count: it.count })
+      }
+      // worn armour and the off-hand count as held too (a milestone's chestplate is worn)
+      for (const s of WORN_SLOTS) {
+        const it = inv.slots[s]
+        if (it) { counts[it.name] = (counts[it.name] || 0) + it.count; worn.push(it.name) }
       }
     }
     return {
@@ -223,7 +247,8 @@ function createBot (opts, onEvent) {
       sleeping: !!bot.isSleeping,
       heldItem: bot.heldItem ? bot.heldItem.name : null,
       entities: ents,
-      inventory: { counts, items, emptySlots: empty }
+      inventory: { counts, items, emptySlots: empty },
+      worn
     }
   }
 
@@ -267,6 +292,8 @@ function createBot (opts, onEvent) {
   // stop() bumps the epoch; a long action that sees it changed gives up at
   // its next step instead of fighting the pre-empting action for the pathfinder
   let cancelEpoch = 0
+  const placedFurnaces = new Set() // furnaces this bot placed to smelt: dug back up after
+  const loadedFurnaces = new Set() // furnaces this bot put something in: the only ones it takes from
   const countOf = (name) => bot.inventory.items().filter(i => i.name === name).reduce((n, i) => n + i.count, 0)
   const waitFor = (test, ms) => new Promise((resolve) => {
     if (test()) return resolve(true)
@@ -316,6 +343,22 @@ function createBot (opts, onEvent) {
     await bot.placeBlock(below, new Vec3(0, 1, 0))
     return below.position.offset(0, 1, 0)
   }
+  // Put one `item` in the free cell right above the bot's head, against a wall beside it
+  async function placeOverhead (item) {
+    const it = bot.inventory.items().find(i => i.name === item)
+    if (!it) throw new Error(`no ${item} to place`)
+    const cell = bot.entity.position.floored().offset(0, 2, 0)
+    const here = bot.blockAt(cell)
+    if (!here || here.boundingBox !== 'empty') throw new Error('no room next to me or above me')
+    for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+      const wall = bot.blockAt(cell.offset(dx, 0, dz))
+      if (!wall || wall.boundingBox !== 'block') continue
+      await bot.equip(it, 'hand')
+      await bot.placeBlock(wall, new Vec3(-dx, 0, -dz))
+      return cell
+    }
+    throw new Error('no free ground next to me and nothing to hold a block above me')
+  }
   async function reachTable () {
     let table = bot.findBlock({ matching: bot.registry.blocksByName.crafting_table.id, maxDistance: 32 })
     if (!table) {
@@ -327,6 +370,193 @@ function createBot (opts, onEvent) {
     }
     return bot.blockAt(table.position)
   }
+
+  // ----------------------------------------------------- armour and nights --
+  // Put on every held armour piece better than the one worn and a shield in the
+  // off-hand (mineflayer-armor-manager's equipAll); how many of those slots changed
+  async function wearBest () {
+    const worn = () => WORN_SLOTS.map(s => (bot.inventory.slots[s] ? bot.inventory.slots[s].name : null))
+    const before = worn()
+    await bot.armorManager.equipAll()
+    return worn().filter((name, i) => name !== before[i]).length
+  }
+  const solid = (p) => { const b = bot.blockAt(p); return !!b && b.boundingBox === 'block' }
+  const liquid = (p) => { const b = bot.blockAt(p); return !!b && (b.name === 'water' || b.name === 'lava') }
+  // Digging two blocks down from `feet` is safe: both diggable solid blocks that
+  // are not furniture and quick to dig with the best held tool (DIG_DOWN_MS), solid
+  // ground under them, no water or lava beside them or beside the feet
+  const DIG_DOWN_MS = 1500
+  function canDigDown (feet) {
+    for (const dy of [1, 2]) {
+      const b = bot.blockAt(feet.offset(0, -dy, 0))
+      if (!b || b.boundingBox !== 'block' || !b.diggable || /table|furnace|chest|_bed$|bedrock/.test(b.name)) return false
+      const tool = bestTool(b)
+      if (b.digTime(tool ? tool.type : null, false, false, false, [], {}) > DIG_DOWN_MS) return false
+    }
+    if ([0, 1, 2].some(dy => SIDES.some(([dx, dz]) => liquid(feet.offset(dx, -dy, dz))))) return false
+    return solid(feet.offset(0, -3, 0))
+  }
+  // Stand in the middle of the block (sneaking, so no overshoot): a bot over a
+  // block's edge also stands on its neighbour and would not drop into a hole dug
+  // under its feet. The hitbox is 0.6 wide: within 0.15 of the centre it is inside
+  async function centre () {
+    const c = bot.entity.position.floored().offset(0.5, 0, 0.5)
+    const off = () => Math.hypot(bot.entity.position.x - c.x, bot.entity.position.z - c.z)
+    if (off() <= 0.15) return
+    await bot.lookAt(new Vec3(c.x, bot.entity.position.y + bot.entity.height, c.z), true)
+    bot.setControlState('sneak', true)
+    bot.setControlState('forward', true)
+    try {
+      await waitFor(() => off() <= 0.15, 2000)
+    } finally {
+      bot.setControlState('forward', false)
+      bot.setControlState('sneak', false)
+    }
+  }
+  // Put a held shelter block at `cell`, against any solid neighbour; false when none holds
+  async function fill (cell) {
+    const item = SHELTER_BLOCKS.map(n => bot.inventory.items().find(i => i.name === n)).find(i => i)
+    if (!item) throw new Error('no blocks left to build with')
+    for (const [dx, dy, dz] of [[0, -1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, 1, 0]]) {
+      const ref = bot.blockAt(cell.offset(dx, dy, dz))
+      if (!ref || ref.boundingBox !== 'block') continue
+      await bot.equip(item, 'hand')
+      await bot.placeBlock(ref, new Vec3(-dx, -dy, -dz))
+      return true
+    }
+    return false
+  }
+  // Mining under cover (a gather by night from a shelter): the dug space stays a
+  // sealed pocket under the shelter's roof. A cell is dug only when each of its
+  // six neighbours is solid or already part of the pocket (never into open air,
+  // water or lava: no way opens onto the surface), and the bot only moves down
+  // (a 1x1 shaft) or along (a 1x2 tunnel) toward a wanted block it sees within
+  // COVER_REACH blocks sideways of where it started; never up, never below
+  // COVER_FLOOR (bedrock reaches y 4 in the sandbox). Blocks are dug beside its
+  // feet or head or under its feet, where their drops fall to it.
+  const COVER_REACH = 6
+  const COVER_FLOOR = 6
+  const COVER_DIGS = 64 // blocks one run digs at most
+  const AROUND = [[0, 1, 0], [0, -1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1]]
+  async function mineUnderCover (wanted, held, count, epoch) {
+    const start = bot.entity.position.floored()
+    const pocket = new Set([start.toString(), start.offset(0, 1, 0).toString()])
+    const skipped = new Set()
+    let dug = 0
+    const sealed = (p) => {
+      const b = bot.blockAt(p)
+      if (!b || b.boundingBox !== 'block' || !b.diggable || /bedrock|table|furnace|chest|_bed$/.test(b.name)) return false
+      return AROUND.every(([dx, dy, dz]) => { const q = p.offset(dx, dy, dz); return pocket.has(q.toString()) || (solid(q) && !liquid(q)) })
+    }
+    const dig = async (p) => {
+      const b = bot.blockAt(p)
+      const tool = bestTool(b)
+      if (b.harvestTools && !tool) throw new Error(`no tool can harvest ${b.name}`)
+      if (tool) await bot.equip(tool, 'hand')
+      await bot.dig(b, true)
+      pocket.add(p.toString())
+      dug++
+    }
+    while (held() < count) {
+      if (epoch !== cancelEpoch) return { error: 'stopped', dug }
+      if (dug >= COVER_DIGS) return { error: `dug ${dug} blocks under cover (have ${held()}/${count})`, dug }
+      await waitFor(() => bot.entity.onGround, 2000)
+      const feet = bot.entity.position.floored()
+      pocket.add(feet.toString()).add(feet.offset(0, 1, 0).toString())
+      const under = feet.offset(0, -1, 0)
+      const mine = [under, ...SIDES.flatMap(([dx, dz]) => [feet.offset(dx, 0, dz), feet.offset(dx, 1, dz)])]
+        .find(p => { const b = bot.blockAt(p); return b && wanted.has(b.name) && sealed(p) })
+      if (mine) { // in reach: dig it, its drop falls to the bot (or it falls onto it)
+        const had = held()
+        await dig(mine)
+        await waitFor(() => held() > had, 1000)
+        continue
+      }
+      const ore = bot.findBlock({
+        matching: (b) => b && wanted.has(b.name),
+        maxDistance: COVER_REACH + 2,
+        useExtraInfo: (b) => {
+          const q = b.position
+          return !skipped.has(q.toString()) && q.y <= feet.y + 1 && Math.max(Math.abs(q.x - start.x), Math.abs(q.z - start.z)) <= COVER_REACH
+        }
+      })
+      const dx = ore ? Math.sign(ore.position.x - feet.x) : 0
+      const dz = ore ? Math.sign(ore.position.z - feet.z) : 0
+      const along = ore && (dx || dz) && !(ore.position.y < feet.y && Math.abs(ore.position.x - feet.x) + Math.abs(ore.position.z - feet.z) <= 1)
+      if (along) { // a step of tunnel toward it, on the longer axis
+        const [sx, sz] = Math.abs(ore.position.x - feet.x) >= Math.abs(ore.position.z - feet.z) ? [dx, 0] : [0, dz]
+        const next = feet.offset(sx, 0, sz)
+        const cells = [next.offset(0, 1, 0), next].filter(p => !pocket.has(p.toString()))
+        if (cells.every(sealed) && solid(next.offset(0, -1, 0))) {
+          for (const p of cells) { await dig(p); if (epoch !== cancelEpoch) return { error: 'stopped', dug } }
+          await gotoWithin(new goals.GoalBlock(next.x, next.y, next.z), 4000).catch(() => {})
+          if (bot.entity.position.floored().equals(next)) continue
+        }
+        skipped.add(ore.position.toString()) // no sealed way to it
+        continue
+      }
+      // nothing in reach: a block deeper
+      if (under.y <= COVER_FLOOR) return { error: `no ${[...wanted].join('/')} above y ${COVER_FLOOR} under cover (have ${held()}/${count})`, dug }
+      if (!sealed(under) || !solid(under.offset(0, -1, 0))) return { error: `cannot dig down at ${under} without opening the cover (have ${held()}/${count})`, dug }
+      await dig(under)
+      await waitFor(() => bot.entity.onGround && bot.entity.position.y < feet.y - 0.5, 3000)
+    }
+    return { error: null, dug }
+  }
+
+  // ----------------------------------------------------------------- flight --
+  // Where to run: FLEE_HEADINGS directions around the bot, each scored by the
+  // open ground along it (feet and head free, solid ground, a step of one block
+  // up or down, no water or lava, never within FLEE_MOB_GAP of a hostile) and by
+  // how straight it points away from the hostiles' centre. Pure reads of the
+  // loaded world: 16 headings x 16 blocks is ~1000 block reads, well under 1 ms.
+  const FLEE_HEADINGS = 16
+  const FLEE_MOB_GAP = 2.5
+  const passable = (b) => !b || b.boundingBox === 'empty'
+  const wet = (b) => !!b && (b.name === 'water' || b.name === 'lava')
+  // blocks of walkable ground from `from` along unit (dx, dz), at most `max`, stopping short of any mob
+  function openRun (from, dx, dz, max, mobs) {
+    let y = Math.floor(from.y)
+    let run = 0
+    for (let i = 1; i <= max; i++) {
+      const x = from.x + dx * i
+      const z = from.z + dz * i
+      if (mobs.some(m => Math.hypot(m.x - x, m.z - z) < FLEE_MOB_GAP)) break
+      const at = (dy) => bot.blockAt(new Vec3(Math.floor(x), y + dy, Math.floor(z)))
+      let step = null
+      for (const dy of [0, 1, -1]) { // level, a step up, a step down
+        const ground = at(dy - 1)
+        if (passable(at(dy)) && passable(at(dy + 1)) && !wet(at(dy)) && ground && ground.boundingBox === 'block' && !wet(ground)) { step = dy; break }
+      }
+      if (step === null) break
+      y += step
+      run = i
+    }
+    return run
+  }
+  // the best heading away from `mobs` ([{x, z}]): { dx, dz, run }
+  function fleeHeading (pos, mobs, max) {
+    let ax = 0
+    let az = 0
+    for (const m of mobs) { ax += pos.x - m.x; az += pos.z - m.z }
+    const norm = Math.hypot(ax, az)
+    if (norm < 1e-6) { ax = 1; az = 0 } else { ax /= norm; az /= norm }
+    let best = null
+    for (let k = 0; k < FLEE_HEADINGS; k++) {
+      const a = (k / FLEE_HEADINGS) * 2 * Math.PI
+      const dx = Math.cos(a)
+      const dz = Math.sin(a)
+      const away = dx * ax + dz * az // 1 straight away, 0 sideways, -1 toward them
+      if (away < 0) continue
+      const run = openRun(pos, dx, dz, max, mobs)
+      const score = run * (0.25 + 0.75 * away)
+      if (!best || score > best.score) best = { dx, dz, run, score }
+    }
+    return best
+  }
+  const hostilesNear = (pos, radius) => Object.values(bot.entities)
+    .filter(e => e !== bot.entity && e.position && (e.type === 'hostile' || e.kind === 'Hostile mobs') && e.position.distanceTo(pos) <= radius)
+    .map(e => ({ x: e.position.x, z: e.position.z }))
 
   // --------------------------------------------------------------- actions --
   function done (id, ok, extra) { emit(Object.assign({ type: 'actionDone', id, ok }, extra || {})) }
@@ -364,7 +594,7 @@ function createBot (opts, onEvent) {
       bot.pathfinder.setGoal(new goals.GoalFollow(p, range == null ? 2 : Number(range)), true)
       return true
     },
-    stop (id) { cancelEpoch++; bot.pathfinder.stop(); bot.pathfinder.setGoal(null); if (id != null) done(id, true, { action: 'stop' }); return true },
+    stop (id) { cancelEpoch++; bot.clearControlStates(); bot.pathfinder.stop(); bot.pathfinder.setGoal(null); if (bot.targetDigBlock) bot.stopDigging(); if (id != null) done(id, true, { action: 'stop' }); return true },
     // attack(entityId): one swing, at once; returns false if the entity is unknown.
     // The best weapon is equipped after the swing, for the next one: the first
     // hit must not wait for an inventory round trip.
@@ -410,11 +640,12 @@ function createBot (opts, onEvent) {
         (e) => done(id, false, { action: 'escape', error: String(e && e.message), position: vxyz(bot.entity.position) }))
       return true
     },
-    // gather(id, names, count, radius): dig the nearest block whose name is in
+    // gather(id, names, count, radius, drops, underCover): dig the nearest block whose name is in
     // `names` and pick up its drop, until the inventory holds `count` of any of
     // `drops` (default: the names). The best harvesting tool is equipped first;
     // a block the held tools cannot harvest is skipped (it would drop nothing).
-    gather (id, names, count, radius, drops) {
+    // underCover: only down and along from here, under the roof (mineUnderCover).
+    gather (id, names, count, radius, drops, underCover) {
       const wanted = new Set(names)
       const yields = new Set(drops && drops.length ? drops : names)
       const held = () => bot.inventory.items().filter(i => yields.has(i.name)).reduce((n, i) => n + i.count, 0)
@@ -422,6 +653,12 @@ function createBot (opts, onEvent) {
       const key = (v) => `${v.x},${v.y},${v.z}`
       let dug = 0
       const epoch = cancelEpoch
+      if (underCover) {
+        mineUnderCover(wanted, held, count, epoch).then(
+          (r) => done(id, !r.error, { action: 'gather', error: r.error || undefined, dug: r.dug, held: held(), position: vxyz(bot.entity.position) }),
+          (e) => done(id, false, { action: 'gather', error: String(e && e.message), held: held() }))
+        return true
+      }
       const step = async () => {
         while (held() < count) {
           if (epoch !== cancelEpoch) return 'stopped'
@@ -435,7 +672,7 @@ function createBot (opts, onEvent) {
           const tool = bestTool(block)
           if (block.harvestTools && !tool) return `no tool can harvest ${block.name}`
           try {
-            await bot.pathfinder.goto(new goals.GoalLookAtBlock(block.position, bot.world, { reach: 4 }))
+            await gotoWithin(new goals.GoalLookAtBlock(block.position, bot.world, { reach: 4 }), 60000)
             if (epoch !== cancelEpoch) return 'stopped'
             if (tool) await bot.equip(tool, 'hand')
             const fresh = bot.blockAt(block.position)
@@ -479,6 +716,7 @@ function createBot (opts, onEvent) {
           if (!recipe) throw new Error(`no recipe for ${item} with this inventory`)
         }
         await bot.craft(recipe, times || 1, table)
+        if (/_(helmet|chestplate|leggings|boots)$|^shield$/.test(item)) await wearBest()
       }
       run().then(
         () => done(id, true, { action: 'craft', item, held: countOf(item) }),
@@ -526,11 +764,232 @@ function createBot (opts, onEvent) {
         })
       return true
     },
+    // flee(id, from, distance): sprint `distance` blocks away from the points
+    // `from` ([[x, z], ...], the hostiles when the decision was made), in legs:
+    // each leg runs along the best heading of fleeHeading (from the hostiles seen
+    // now), jumping steps up; a leg ends at its open run's end or when blocked
+    // for 1 s; four legs at most. No heading open: the pathfinder's way instead.
+    flee (id, from, distance) {
+      const epoch = cancelEpoch
+      const want = Number(distance) || 16
+      const start = bot.entity.position.clone()
+      const seen = (from || []).map(p => ({ x: Number(p[0]), z: Number(p[1]) }))
+      const off = () => { bot.setControlState('forward', false); bot.setControlState('sprint', false); bot.setControlState('jump', false) }
+      const run = async () => {
+        for (let leg = 0; leg < 4; leg++) {
+          const pos = bot.entity.position
+          const moved = start.distanceTo(pos)
+          if (moved >= want) return { moved, legs: leg }
+          const live = hostilesNear(pos, 24)
+          const heading = fleeHeading(pos, live.length ? live : seen, Math.ceil(want - moved) + 2)
+          if (!heading || heading.run < 2) {
+            if (leg > 0) return { moved, legs: leg } // cornered after a run: the chain decides again
+            const a = live.length ? live : seen
+            const cx = a.reduce((n, m) => n + m.x, 0) / Math.max(1, a.length)
+            const cz = a.reduce((n, m) => n + m.z, 0) / Math.max(1, a.length)
+            const len = Math.hypot(pos.x - cx, pos.z - cz) || 1
+            const to = pos.offset((pos.x - cx) / len * want, 0, (pos.z - cz) / len * want)
+            await gotoWithin(new goals.GoalNear(to.x, to.y, to.z, 2), 15000)
+            return { moved: start.distanceTo(bot.entity.position), legs: 1, pathfinder: true }
+          }
+          await bot.look(Math.atan2(-heading.dx, -heading.dz), 0, true)
+          const legStart = pos.clone()
+          let last = pos.clone()
+          let prev = pos.clone()
+          let lastMove = Date.now()
+          bot.setControlState('forward', true)
+          bot.setControlState('sprint', true)
+          await new Promise((resolve) => {
+            const tick = () => {
+              try {
+                const here = bot.entity.position
+                const ahead = bot.blockAt(here.offset(heading.dx * 0.8, 0, heading.dz * 0.8))
+                bot.setControlState('jump', !passable(ahead)) // a step up
+                if (here.distanceTo(last) > 0.1) { last = here.clone(); lastMove = Date.now() }
+                const teleported = here.distanceTo(prev) > 3 // the server moved the bot
+                prev = here.clone()
+                const over = epoch !== cancelEpoch || !bot.entity.isValid || bot.health <= 0 || teleported ||
+                  legStart.distanceTo(here) >= heading.run - 0.5 || start.distanceTo(here) >= want ||
+                  Date.now() - lastMove > 1000
+                if (over) { bot.removeListener('physicsTick', tick); resolve() }
+              } catch (e) { bot.removeListener('physicsTick', tick); resolve() }
+            }
+            bot.on('physicsTick', tick)
+          })
+          if (epoch !== cancelEpoch) throw new Error('stopped') // stop() let go of the keys
+          off()
+        }
+        return { moved: start.distanceTo(bot.entity.position), legs: 4 }
+      }
+      bot.pathfinder.setGoal(null) // the legs steer by hand
+      run().then(
+        (r) => done(id, true, Object.assign({ action: 'flee', position: vxyz(bot.entity.position) }, r, { moved: r1(r.moved) })),
+        (e) => { if (epoch === cancelEpoch) off(); done(id, false, { action: 'flee', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }) })
+      return true
+    },
     // place(id, item): put one `item` (a block) on the ground next to the bot
     place (id, item) {
       placeNear(item).then(
         (pos) => done(id, true, { action: 'place', item, position: vxyz(pos) }),
         (e) => done(id, false, { action: 'place', item, error: String(e && e.message) }))
+      return true
+    },
+    // smelt(id, input, count, fuel): smelt `count` of `input` in a furnace within
+    // 32 blocks — one this bot loaded before (what it left there comes back first)
+    // or an empty one: never someone else's — or one placed from the inventory
+    // (beside the bot, or above its head down a shaft) and dug back up after,
+    // burning `fuel` (only the pieces the smelts need); each output is taken as it
+    // comes (vanilla: 10 s an item)
+    smelt (id, input, count, fuel) {
+      const epoch = cancelEpoch
+      const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
+      let made = 0
+      // a furnace near by this bot may use, open; null when none (at most 3 looked into)
+      const openUsable = async () => {
+        const mine = (p) => loadedFurnaces.has(p.toString())
+        const spots = bot.findBlocks({ matching: bot.registry.blocksByName.furnace.id, maxDistance: 32, count: 8 })
+          .sort((a, b) => mine(b) - mine(a))
+        for (const at of spots.slice(0, 3)) {
+          stopped()
+          if (bot.entity.position.distanceTo(at) > 3.5) {
+            if (!await gotoWithin(new goals.GoalNear(at.x, at.y, at.z, 2), 20000).then(() => true, () => false)) continue
+          }
+          stopped()
+          const furnace = await bot.openFurnace(bot.blockAt(at))
+          if (mine(at) || (!furnace.inputItem() && !furnace.outputItem() && !furnace.fuelItem())) return { at, furnace }
+          furnace.close() // someone else's smelting: hands off
+        }
+        return null
+      }
+      const run = async () => {
+        let usable = await openUsable()
+        if (!usable) { // no ground beside the bot (down a mine shaft): above its head
+          const block = bot.blockAt(await (groundSpot() ? placeNear('furnace') : placeOverhead('furnace')))
+          placedFurnaces.add(block.position.toString())
+          stopped()
+          usable = { at: block.position, furnace: await bot.openFurnace(block) }
+        }
+        const { at, furnace } = usable
+        try {
+          if (furnace.outputItem()) await furnace.takeOutput()
+          if (furnace.inputItem()) await furnace.takeInput()
+          if (furnace.fuelItem() && furnace.fuelItem().name !== fuel) await furnace.takeFuel()
+          const n = Math.min(Number(count), countOf(input))
+          if (!n) throw new Error(`no ${input} to smelt`)
+          loadedFurnaces.add(at.toString())
+          const inSlot = furnace.fuelItem() ? furnace.fuelItem().count : 0
+          const pieces = Math.min(Math.ceil(n / fuelSmelts(fuel)) - inSlot, countOf(fuel))
+          if (pieces > 0) await furnace.putFuel(bot.registry.itemsByName[fuel].id, null, pieces)
+          if (!furnace.fuelItem() && !furnace.fuel) throw new Error(`no ${fuel} to burn`)
+          await furnace.putInput(bot.registry.itemsByName[input].id, null, n)
+          const until = Date.now() + n * 10000 + 20000
+          while (made < n) {
+            stopped()
+            const out = furnace.outputItem()
+            if (out) { made += out.count; await furnace.takeOutput(); continue }
+            if (Date.now() > until) throw new Error(`only ${made} of ${n} smelted in time`)
+            await waitFor(() => !!furnace.outputItem() || epoch !== cancelEpoch, 1000)
+          }
+        } finally {
+          furnace.close()
+        }
+        // our own furnace goes back into the bag for the next smelt
+        const mine = bot.blockAt(at)
+        if (mine && mine.name === 'furnace' && placedFurnaces.has(at.toString())) {
+          const tool = bestTool(mine)
+          if (tool) {
+            const had = countOf('furnace')
+            stopped()
+            await bot.equip(tool, 'hand')
+            await bot.dig(mine, true)
+            placedFurnaces.delete(at.toString())
+            loadedFurnaces.delete(at.toString())
+            // picked up where it drops (beside or onto the bot); else walk over to it
+            if (!await waitFor(() => countOf('furnace') > had, 1000)) {
+              stopped()
+              const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(at) < 4)
+              if (drop) await gotoWithin(new goals.GoalNear(drop.position.x, drop.position.y, drop.position.z, 0.5), 8000).catch(() => {})
+              await waitFor(() => countOf('furnace') > had, 1500)
+            }
+          }
+        }
+      }
+      run().then(
+        () => done(id, true, { action: 'smelt', made, furnace: countOf('furnace') }),
+        (e) => done(id, false, { action: 'smelt', error: epoch !== cancelEpoch ? 'stopped' : String(e && e.message), made }))
+      return true
+    },
+    // shelter(id): wall the bot in for the night. Where digging down is safe
+    // (canDigDown) it digs the two blocks under its feet and drops into the hole;
+    // then every open side at feet and head level and the block above the head is
+    // filled with held blocks (SHELTER_BLOCKS), with one support block beside the
+    // roof when nothing holds it; a torch goes on a wall when held. On flat
+    // ground that is 2 blocks in the ground (the dug ones come back as drops), 10
+    // on the spot. Done when no side is open and a block is above the head.
+    shelter (id) {
+      const epoch = cancelEpoch
+      const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
+      const run = async () => {
+        bot.pathfinder.setGoal(null)
+        await waitFor(() => bot.entity.onGround, 2000)
+        await centre()
+        stopped()
+        await waitFor(() => bot.entity.onGround, 2000)
+        const start = bot.entity.position.floored()
+        const walled = SIDES.every(([dx, dz]) => solid(start.offset(dx, 0, dz)) && solid(start.offset(dx, 1, dz)))
+        let dug = 0
+        if (!walled && canDigDown(start)) { // already in a hole (or a shelter): close what is open
+          for (const dy of [1, 2]) {
+            const b = bot.blockAt(start.offset(0, -dy, 0))
+            const tool = bestTool(b)
+            if (tool) await bot.equip(tool, 'hand')
+            await bot.dig(b, true)
+            stopped()
+            await waitFor(() => bot.entity.onGround && bot.entity.position.y < start.y - dy + 0.5, 3000)
+            dug++
+          }
+        }
+        const closed = () => { const e = enclosure(bot.entity.position); return e.openSides === 0 && e.ceiling === 2 }
+        let feet = null
+        // a bot still falling or jumping stands lower than it seems: build from where it
+        // lands, and once more if it then stands lower still
+        for (let pass = 0; pass < 2 && !closed(); pass++) {
+          await waitFor(() => bot.entity.onGround, 2000)
+          feet = bot.entity.position.floored()
+          const walls = SIDES.flatMap(([dx, dz]) => [feet.offset(dx, 0, dz), feet.offset(dx, 1, dz)])
+          for (const cell of walls) {
+            stopped()
+            if (!solid(cell) && !await fill(cell)) throw new Error(`nothing to place a block against at ${cell}`)
+          }
+          const roof = feet.offset(0, 2, 0)
+          if (!solid(roof) && !await fill(roof)) {
+            stopped()
+            await fill(feet.offset(1, 2, 0)) // a support on the east wall, then the roof against it
+            await fill(roof)
+          }
+          await waitFor(closed, 500)
+        }
+        // a torch on the wall at head height (a server refuses a block in the cell of the feet)
+        const torch = bot.inventory.items().find(i => i.name === 'torch')
+        if (torch && feet) {
+          await bot.equip(torch, 'hand')
+          const [dx, dz] = SIDES[0]
+          await bot.placeBlock(bot.blockAt(feet.offset(dx, 1, dz)), new Vec3(-dx, 0, -dz)).catch(() => {})
+        }
+        const e = enclosure(bot.entity.position)
+        if (!closed()) throw new Error(`still open: ${e.openSides} sides, ceiling ${e.ceiling}`)
+        return dug
+      }
+      run().then(
+        (dug) => done(id, true, { action: 'shelter', dug, position: vxyz(bot.entity.position) }),
+        (e) => done(id, false, { action: 'shelter', error: epoch !== cancelEpoch ? 'stopped' : String(e && e.message), position: vxyz(bot.entity.position) }))
+      return true
+    },
+    // wear(id): put on the best armour held and a shield in the off-hand
+    wear (id) {
+      wearBest().then(
+        (worn) => done(id, true, { action: 'wear', worn }),
+        (e) => done(id, false, { action: 'wear', error: String(e && e.message) }))
       return true
     },
     chat (text) { bot.chat(String(text)); return true },

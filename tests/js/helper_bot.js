@@ -1,0 +1,38 @@
+'use strict'
+// The bot's own JS module (pepa/world/js/bot_helper.js) as a test client: its
+// actions run exactly as Python runs them, driven by JSON lines on stdin.
+//   node helper_bot.js HOST PORT USERNAME
+//   stdin:  {"id":1,"op":"smelt","args":["iron_ore",1,"coal"]}  (an action; its id goes first)
+//           {"id":2,"op":"snapshot"} | {"id":3,"op":"digging"} | {"op":"quit"}
+//   stdout: every event bot_helper emits ({"type":"spawn"|"actionDone"|...}),
+//           {"type":"ready"} once the server has ended the login,
+//           {"type":"snapshot","id":2,"value":{..}}
+const path = require('path')
+const readline = require('readline')
+const { createBot } = require(path.join(__dirname, '..', '..', 'pepa', 'world', 'js', 'bot_helper.js'))
+
+const [host, port, username] = process.argv.slice(2)
+const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
+const api = createBot({ host, port: Number(port), username, version: '1.16.5', respawn: true }, out)
+const bot = api.bot
+
+bot.once('spawn', () => {
+  // flying-squid ends a login only when the client looks or moves (see crafter.js)
+  const nudge = () => bot.look(bot.entity.yaw + 0.1, bot.entity.pitch, true)
+  const nudging = setInterval(nudge, 500)
+  bot.once('forcedMove', () => { clearInterval(nudging); out({ type: 'ready' }) })
+  nudge()
+})
+bot.on('end', () => process.exit(0))
+
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const c = JSON.parse(line)
+  if (c.op === 'quit') { api.quit('bye'); setTimeout(() => process.exit(0), 500); return }
+  if (c.op === 'snapshot') { out({ type: 'snapshot', id: c.id, value: JSON.parse(api.snapshot()) }); return }
+  if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }
+  try {
+    api[c.op](String(c.id), ...(c.args || []))
+  } catch (e) {
+    out({ type: 'actionDone', id: String(c.id), ok: false, error: String(e && e.message) })
+  }
+})

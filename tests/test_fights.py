@@ -1,0 +1,150 @@
+"""Fights and flights on a real flying-squid server: the bot defends itself whatever it waits on.
+
+One world and one ``pepa start`` daemon for the module (each scenario puts the
+bot back at full health on clear ground and removes the mobs first); mobs are
+the test plugin's zombies with ``ai`` (walk at the nearest player, hit once a
+second).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pepa.world.embedded import EmbeddedWorld, free_port
+from tests.conftest import SANDBOX_SEED
+from tests.daemon_harness import Daemon
+from tests.waiting import eventually
+from tests.world_harness import Player, distance, server_player, teleport
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+BOT = "pepa_bot"
+
+
+@pytest.fixture(scope="module")
+def arena() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
+    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))  # short: AF_UNIX paths
+    world = EmbeddedWorld(root / "world", port=free_port(), control=True).start()
+    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
+    try:
+        daemon.in_world()
+        yield world, daemon
+    finally:
+        daemon.close()
+        world.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh(arena: tuple[EmbeddedWorld, Daemon]) -> tuple[EmbeddedWorld, Daemon]:
+    """The shared arena, with no mobs and the bot at full health and food."""
+    world, _ = arena
+    world.op("remove_mobs")
+    world.op("set_health", player=BOT, hp=20)
+    world.op("set_food", player=BOT, food=20, saturation=5)
+    return arena
+
+
+def me(world: EmbeddedWorld) -> dict[str, Any]:
+    player = server_player(world, BOT)
+    assert player is not None
+    return player
+
+
+def zombies(world: EmbeddedWorld) -> list[dict[str, Any]]:
+    return list(world.op("entities", name="zombie"))
+
+
+def test_waiting_for_an_unseen_operator_the_bot_still_fights(
+    fresh: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = fresh
+    alice = Player(world, "alice")
+    try:
+        here = me(world)["position"]
+        # beyond sight (150 blocks); flying-squid re-counts who sees whom on a move of
+        # over 2 blocks, from the last count: the second move makes the bot forget her
+        teleport(world, alice, here["x"] + 300, here["y"], here["z"])
+        teleport(world, alice, here["x"] + 310, here["y"], here["z"])
+        mark = len(daemon.lines)
+        alice.say(f"{BOT} come")
+        daemon.wait_line("waiting to see alice", start=mark)
+        world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=True, damage=1)
+        eventually(
+            lambda: any(z["health"] < 20 for z in zombies(world)) or not zombies(world),
+            20, "the bot to hit the zombie while it waits for alice",
+        )  # fmt: skip
+    finally:
+        alice.close()
+
+
+def centre(points: list[dict[str, float]]) -> dict[str, float]:
+    return {k: sum(p[k] for p in points) / len(points) for k in ("x", "y", "z")}
+
+
+def test_three_zombies_at_low_health_are_outrun_not_just_stepped_from(
+    fresh: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    """The old flight ran 16 blocks and stopped, and the zombies caught up: this one goes on."""
+    world, daemon = fresh
+    world.op("set_health", player=BOT, hp=6)
+    world.op("spawn_mob", player=BOT, name="zombie", count=3, dx=4, spacing=1, ai=True)
+    start = me(world)["position"]
+    herd = centre([z["position"] for z in zombies(world)])
+    deaths = daemon.count("died at")
+
+    def clear() -> bool:
+        here = me(world)["position"]
+        return min(distance(here, z["position"]) for z in zombies(world)) > 22
+
+    eventually(clear, 40, "the bot to get over 22 blocks from every zombie")
+    here = me(world)["position"]
+    assert distance(here, herd) > distance(start, herd) + 15  # away from their centre
+    assert me(world)["health"] > 0 and daemon.count("died at") == deaths
+    assert all(z["health"] == 20 for z in zombies(world))  # it ran; it did not fight
+
+
+@pytest.fixture(scope="module")
+def sandbox_arena() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
+    """The survival sandbox (its creepers swell and explode), natural spawning off, at noon."""
+    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
+    world = EmbeddedWorld(
+        root / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
+    ).start()
+    world.op("spawning", on=False)
+    world.op("set_time", time=6000, cycle=False)
+    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
+    try:
+        daemon.in_world()
+        yield world, daemon
+    finally:
+        daemon.close()
+        world.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_bot_does_not_stay_next_to_a_creeper(
+    sandbox_arena: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    """Spawned 2 blocks from a bare-handed bot, inside the 3 where its fuse lights (1.5 s to
+    the blast; once lit it burns on until its target is 7 blocks off): the bot strikes once
+    and backs off beyond 7. The old policy stood and swung until the blast."""
+    world, daemon = sandbox_arena
+    world.op("clear_inventory", player=BOT)
+    world.op("set_health", player=BOT, hp=20)
+    creeper = world.op("spawn_mob", player=BOT, name="creeper", dx=2)["ids"][0]
+
+    def away() -> bool:
+        state = world.op("life_mob", mob=creeper)
+        assert state["alive"], "the creeper blew up next to the bot"
+        return distance(me(world)["position"], state["position"]) > 7.0
+
+    eventually(away, 20, "the bot to back off beyond 7 blocks of the creeper")
+    assert me(world)["health"] == 20
+    assert daemon.count("creeper") >= 1

@@ -1,0 +1,304 @@
+"""Nights and iron on the real sandbox server (docs/survival.md "Nights").
+
+A real ``pepa start`` bot at dusk with 8 dirt, a torch and no bed digs in,
+roofs itself over and lights the hole (the server sees solid blocks all
+round it and the torch), is not "rescued"
+by the escape reflex while it shelters, and digs its way out when the
+morning comes; the bot's own JS module (tests/js/helper_bot.js drives
+bot_helper.js) places a furnace, smelts iron ore with coal and takes the
+furnace back, and from its shelter mines stone down under its roof without
+opening the way to a cave beside it. One quiet sandbox world for the module.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pepa.world.embedded import EmbeddedWorld, free_port
+from tests.conftest import SANDBOX_SEED
+from tests.daemon_harness import Daemon
+from tests.waiting import eventually
+from tests.world_harness import Player, server_player, teleport
+
+# one worker runs the module: its tests share one world
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.timeout(120),
+    pytest.mark.xdist_group("nights"),
+]
+
+BOT = "pepa_bot"
+HELPER_JS = Path(__file__).parent / "js" / "helper_bot.js"
+SOLID_NOT = ("air", "cave_air", "void_air", "water", "lava", "torch")
+SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[EmbeddedWorld]:
+    """One quiet sandbox for the module: noon, the clock stopped, no mobs."""
+    folder = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
+    w = EmbeddedWorld(
+        folder / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
+    ).start()
+    try:
+        w.op("spawning", on=False)
+        w.op("remove_mobs")
+        w.op("set_time", time=6000, cycle=False)
+        yield w
+    finally:
+        w.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def feet(world: EmbeddedWorld, name: str) -> tuple[int, int, int]:
+    player = server_player(world, name)
+    assert player is not None, f"{name} is not on the server"
+    return tuple(math.floor(player["position"][k]) for k in "xyz")  # type: ignore[return-value]
+
+
+def block(world: EmbeddedWorld, x: int, y: int, z: int) -> str:
+    return str(world.op("block_at", x=x, y=y, z=z)["name"])
+
+
+def solid(world: EmbeddedWorld, x: int, y: int, z: int) -> bool:
+    return block(world, x, y, z) not in SOLID_NOT
+
+
+def closed_in(world: EmbeddedWorld, spot: tuple[int, int, int]) -> bool:
+    """Every side at feet and head level and the block above the head solid, on the server."""
+    x, y, z = spot
+    cells = [(x + dx, y + dy, z + dz) for dx, dz in SIDES for dy in (0, 1)] + [(x, y + 2, z)]
+    return all(solid(world, *cell) for cell in cells)
+
+
+def test_at_dusk_with_dirt_and_no_bed_the_bot_shelters_and_leaves_in_the_morning(
+    world: EmbeddedWorld,
+) -> None:
+    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
+    bot = Daemon(root, host="127.0.0.1", port=world.port)
+    try:
+        bot.in_world()
+        eventually(lambda: server_player(world, BOT) is not None, 30, "the bot on the server")
+        # a plain patch of dirt with open air above it: the same ground on every run
+        x, y, z = feet(world, BOT)
+        world.op("fill", x1=x - 2, y1=y - 4, z1=z - 2, x2=x + 2, y2=y - 1, z2=z + 2, block="dirt")
+        world.op("fill", x1=x - 2, y1=y, z1=z - 2, x2=x + 2, y2=y + 3, z2=z + 2, block="air")
+        teleport(world, BOT, x + 0.5, y, z + 0.5)
+        world.op("clear_inventory", player=BOT)
+        world.op("give", player=BOT, item="dirt", count=8)
+        world.op("give", player=BOT, item="torch", count=1)
+        start = len(bot.lines)
+        world.op("set_time", time=12100, cycle=False)  # dusk
+
+        bot.wait_line("night: survive.shelter", 30, start=start)
+        eventually(lambda: closed_in(world, feet(world, BOT)), 40, "the bot walled in")
+        spot = feet(world, BOT)
+        assert spot[1] == y - 2  # two blocks into the ground, roofed over
+        head = (spot[0], spot[1] + 1, spot[2])
+        lit = ("torch", "wall_torch")
+        eventually(lambda: block(world, *head) in lit, 10, "a torch on the shelter's wall")
+        # dawn (23500, no longer night) at 5x: 500 ticks, 5 s still walled in, then full day
+        # (0) and out
+        world.op("time_scale", factor=5)
+        world.op("set_time", time=23500, cycle=True)
+        bot.wait_line("night: survive.escape (morning)", 40, start=start)
+
+        def out() -> bool:
+            here = feet(world, BOT)
+            return math.dist(here, spot) >= 2.0
+
+        eventually(out, 40, "the bot out of its shelter")
+        assert bot.count("no way out on foot") == 0  # the escape reflex never ran at night
+    finally:
+        world.op("time_scale", factor=1)
+        world.op("set_time", time=6000, cycle=False)
+        bot.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+class HelperBot(Player):
+    """bot_helper.js in its own node process (tests/js/helper_bot.js)."""
+
+    def __init__(self, world: EmbeddedWorld, username: str) -> None:
+        self._ids = 0
+        super().__init__(world, username, script=HELPER_JS)
+        self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
+
+    def snapshot(self) -> dict[str, Any]:
+        self._ids += 1
+        ask, mark = self._ids, self.mark()
+        self._send({"id": ask, "op": "snapshot"})
+        event = self.wait_for(lambda e: e["type"] == "snapshot" and e["id"] == ask, 10, mark)
+        return dict(event["value"])
+
+    def digging(self) -> bool:
+        """Whether the bot is digging a block now (mineflayer's ``bot.targetDigBlock``)."""
+        self._ids += 1
+        ask, mark = self._ids, self.mark()
+        self._send({"id": ask, "op": "digging"})
+        event = self.wait_for(lambda e: e["type"] == "digging" and e["id"] == ask, 10, mark)
+        return bool(event["value"])
+
+    def act(self, op: str, *args: Any, timeout: float = 60.0) -> dict[str, Any]:
+        """Run one action to its end: its ``actionDone`` event."""
+        self._ids += 1
+        action, mark = str(self._ids), self.mark()
+        self._send({"id": action, "op": op, "args": list(args)})
+        return self.wait_for(
+            lambda e: e["type"] == "actionDone" and e.get("id") == action, timeout, mark
+        )
+
+
+HELPER = "smelter_bot"
+
+
+@pytest.fixture(scope="module")
+def helper(world: EmbeddedWorld) -> Iterator[HelperBot]:
+    bot = HelperBot(world, HELPER)
+    yield bot
+    bot.close()
+
+
+def give(world: EmbeddedWorld, helper: HelperBot, kit: dict[str, int]) -> None:
+    """Exactly ``kit`` in the helper bot's inventory, once its client knows."""
+    world.op("clear_inventory", player=HELPER)
+    for item, count in kit.items():
+        world.op("give", player=HELPER, item=item, count=count)
+    eventually(lambda: helper.snapshot()["inventory"]["counts"] == kit, 20, "the kit held")
+
+
+def test_the_bot_smelts_iron_ore_with_coal_in_a_furnace_it_places_and_takes_back(
+    world: EmbeddedWorld, helper: HelperBot
+) -> None:
+    world.op("furnace_scale", factor=10)  # 20 ticks of cooking a second is vanilla
+    try:
+        give(world, helper, {"furnace": 1, "coal": 1, "iron_ore": 2, "stone_pickaxe": 1})
+        done = helper.act("smelt", "iron_ore", 2, "coal")
+        assert done["ok"], done
+        assert done["made"] == 2
+        held = world.op("inventory", player=HELPER)
+        assert held == {"iron_ingot": 2, "furnace": 1, "stone_pickaxe": 1}  # coal burnt, ore gone
+        x, y, z = feet(world, HELPER)
+        around = range(-3, 4)
+        near = [(x + i, y + j, z + k) for i in around for j in (-1, 0, 1) for k in around]
+        assert not any(world.op("block_at", x=a, y=b, z=c)["name"] == "furnace" for a, b, c in near)
+    finally:
+        world.op("furnace_scale", factor=1)
+
+
+def test_the_bot_wears_the_armour_it_crafts_and_a_shield_in_the_off_hand(
+    world: EmbeddedWorld, helper: HelperBot
+) -> None:
+    give(world, helper, {"iron_ingot": 8, "crafting_table": 1})
+    done = helper.act("craft", "iron_chestplate", 1)
+    assert done["ok"], done
+    eventually(lambda: helper.snapshot()["worn"] == ["iron_chestplate"], 10, "the chestplate on")
+    world.op("give", player=HELPER, item="leather_helmet", count=1)
+    world.op("give", player=HELPER, item="shield", count=1)
+    eventually(lambda: len(helper.snapshot()["inventory"]["counts"]) == 3, 10, "the rest held")
+    done = helper.act("wear")
+    assert done["ok"] and done["worn"] == 2, done
+    # out of the server's main inventory, into the armour and off-hand slots
+    eventually(lambda: world.op("inventory", player=HELPER) == {}, 10, "the kit worn")
+    snap = helper.snapshot()
+    assert snap["worn"] == ["leather_helmet", "iron_chestplate", "shield"]
+    assert snap["inventory"]["counts"] == {"iron_chestplate": 1, "leather_helmet": 1, "shield": 1}
+
+
+def test_the_bot_mines_iron_ore_below_with_a_stone_pickaxe(
+    world: EmbeddedWorld, helper: HelperBot
+) -> None:
+    give(world, helper, {"stone_pickaxe": 1})
+    above = feet(world, HELPER)[1]
+    done = helper.act("gather", ["iron_ore"], 2, 32.0, ["iron_ore"], timeout=90)
+    assert done["ok"], done
+    assert world.op("inventory", player=HELPER)["iron_ore"] >= 2
+    assert feet(world, HELPER)[1] < above  # dug down to it: iron ore lies below y 64
+
+
+def test_down_a_mine_shaft_the_furnace_goes_above_the_bots_head(
+    world: EmbeddedWorld, helper: HelperBot
+) -> None:
+    world.op("furnace_scale", factor=10)
+    try:
+        bottom = world.op("pit", player=HELPER, depth=3)["bottom"]
+        eventually(lambda: feet(world, HELPER)[1] == bottom["y"], 10, "the bot down the shaft")
+        give(world, helper, {"furnace": 1, "coal": 1, "iron_ore": 1, "stone_pickaxe": 1})
+        done = helper.act("smelt", "iron_ore", 1, "coal")
+        assert done["ok"], done
+        assert world.op("inventory", player=HELPER) == {
+            "iron_ingot": 1, "furnace": 1, "stone_pickaxe": 1,
+        }  # fmt: skip
+    finally:
+        world.op("furnace_scale", factor=1)
+
+
+def test_by_night_the_bot_mines_stone_down_from_its_shelter_and_never_opens_it(
+    world: EmbeddedWorld, helper: HelperBot
+) -> None:
+    # 3 dirt over stone; 3 below the shelter's floor a cave beside the shaft, open to the sky
+    hx, _, hz = feet(world, HELPER)
+    x, y, z = hx + 12, 70, hz
+    world.op("fill", x1=x - 3, y1=y - 9, z1=z - 3, x2=x + 3, y2=y - 4, z2=z + 3, block="stone")
+    world.op("fill", x1=x - 3, y1=y - 3, z1=z - 3, x2=x + 3, y2=y - 1, z2=z + 3, block="dirt")
+    world.op("fill", x1=x - 3, y1=y, z1=z - 3, x2=x + 3, y2=y + 3, z2=z + 3, block="air")
+    world.op("fill", x1=x + 1, y1=y - 6, z1=z, x2=x + 1, y2=y - 5, z2=z, block="air")
+    world.op("fill", x1=x + 2, y1=y - 6, z1=z, x2=x + 2, y2=y - 1, z2=z, block="air")
+    teleport(world, HELPER, x + 0.5, y, z + 0.5)
+    give(world, helper, {"dirt": 8, "wooden_pickaxe": 1})
+    assert helper.act("shelter")["ok"]
+    spot = feet(world, HELPER)
+    assert spot == (x, y - 2, z) and closed_in(world, spot)
+    done = helper.act("gather", ["stone", "cobblestone"], 3, 8.0, ["cobblestone"], True)
+    assert done["ok"], done
+    assert world.op("inventory", player=HELPER).get("cobblestone", 0) >= 3
+    assert feet(world, HELPER)[1] < spot[1]  # dug down, under the roof
+    assert closed_in(world, spot)  # the shelter's walls and roof stand
+    # the blocks between the dug pocket and the cave stand: no way in from the sky
+    assert solid(world, x, y - 5, z) and solid(world, x + 1, y - 4, z)
+
+
+@pytest.mark.parametrize("off", [0.15, 0.85])
+def test_a_bot_standing_over_a_blocks_edge_steps_to_its_middle_and_digs_in(
+    world: EmbeddedWorld, helper: HelperBot, off: float
+) -> None:
+    hx, _, hz = feet(world, HELPER)
+    x, y, z = hx - 12, 70, hz + (0 if off < 0.5 else 8)
+    world.op("fill", x1=x - 3, y1=y - 4, z1=z - 3, x2=x + 3, y2=y - 1, z2=z + 3, block="dirt")
+    if off > 0.5:  # stone under the feet: 7.5 s a block bare-handed, too slow to dig in
+        world.op("fill", x1=x, y1=y - 2, z1=z, x2=x, y2=y - 1, z2=z, block="stone")
+    world.op("fill", x1=x - 3, y1=y, z1=z - 3, x2=x + 3, y2=y + 3, z2=z + 3, block="air")
+    teleport(world, HELPER, x + off, y, z + off)  # its hitbox over the next blocks too
+    give(world, helper, {"dirt": 12})
+    eventually(lambda: feet(world, HELPER)[1] == y, 10, "the bot on the ground")
+    done = helper.act("shelter")
+    assert done["ok"], done
+    depth = 2 if off < 0.5 else 0  # dropped into the hole it dug; on stone walled in where it is
+    assert feet(world, HELPER) == (x, y - depth, z)
+    assert closed_in(world, (x, y - depth, z))
+
+
+def test_stop_ends_a_dig_under_way_at_once(world: EmbeddedWorld, helper: HelperBot) -> None:
+    hx, _, hz = feet(world, HELPER)
+    x, y, z = hx + 20, 70, hz
+    world.op("fill", x1=x - 2, y1=y - 2, z1=z - 2, x2=x + 2, y2=y - 1, z2=z + 2, block="bedrock")
+    world.op("fill", x1=x - 2, y1=y, z1=z - 2, x2=x + 2, y2=y + 3, z2=z + 2, block="air")
+    world.op("fill", x1=x + 1, y1=y, z1=z, x2=x + 1, y2=y, z2=z, block="obsidian")
+    teleport(world, HELPER, x + 0.5, y, z + 0.5)
+    give(world, helper, {"diamond_pickaxe": 1})  # 9.4 s of digging (vanilla hardness 50)
+    eventually(lambda: feet(world, HELPER)[1] == y, 10, "the bot on the ground")
+    mark = helper.mark()
+    helper._send({"id": "dig", "op": "gather", "args": [["obsidian"], 1, 6.0, ["obsidian"]]})
+    eventually(lambda: helper.digging(), 20, "the dig under way")
+    helper._send({"id": "halt", "op": "stop", "args": []})
+    done = helper.wait_for(lambda e: e["type"] == "actionDone" and e.get("id") == "dig", 30, mark)
+    assert done["error"] == "stopped", done
+    assert block(world, x + 1, y, z) == "obsidian"  # the dig ended before the block broke
+    assert not helper.digging()
