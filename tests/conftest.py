@@ -51,6 +51,18 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(1, min(MAX_WORKERS, WORKERS_PER_CPU * len(os.sched_getaffinity(0))))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Long work first: the groups that share one world on one worker, then the other
+    tests with a server, then the fast ones, which fill the workers' tails (a long group
+    collected last would otherwise run alone at the end). Stable: files keep their order."""
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("xdist_group") is None,
+            item.get_closest_marker("integration") is None,
+        )
+    )
+
+
 class Recorder:
     """Collects events from a bus listener; tests wait on it, never sleep."""
 

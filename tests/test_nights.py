@@ -104,9 +104,9 @@ def test_at_dusk_with_dirt_and_no_bed_the_bot_shelters_and_leaves_in_the_morning
         head = (spot[0], spot[1] + 1, spot[2])
         lit = ("torch", "wall_torch")
         eventually(lambda: block(world, *head) in lit, 10, "a torch on the shelter's wall")
-        # dawn (23500, no longer night) at 5x: 500 ticks, 5 s still walled in, then full day
-        # (0) and out
-        world.op("time_scale", factor=5)
+        # dawn (23500, no longer night) at 10x: 500 ticks, 2.5 s still walled in, then full
+        # day (0) and out
+        world.op("time_scale", factor=10)
         world.op("set_time", time=23500, cycle=True)
         bot.wait_line("night: survive.escape (morning)", 40, start=start)
 
