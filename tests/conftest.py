@@ -20,6 +20,7 @@ from pepa.bus import Bus
 from pepa.knowledge import KnowledgeStore
 from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
 from pepa.world.embedded import EmbeddedWorld, free_port
+from tests.daemon_harness import Daemon
 from tests.pg_server import PostgresServer, find_bin_dir
 from tests.world_harness import SANDBOX_SEED
 
@@ -143,6 +144,15 @@ def world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
     w = EmbeddedWorld(short_tmp / "world", port=free_port(), control=True).start()
     yield w
     w.stop()
+
+
+@pytest.fixture
+def bot(short_tmp: Path, world: EmbeddedWorld) -> Iterator[Daemon]:
+    """``pepa start`` in ``world`` with alice as its operator, once the bot is in the world."""
+    daemon = Daemon(short_tmp, "--operators", "alice", host="127.0.0.1", port=world.port)
+    daemon.in_world()
+    yield daemon
+    daemon.close()
 
 
 _databases = itertools.count()

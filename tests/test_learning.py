@@ -6,7 +6,6 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,6 @@ from tests.world_harness import Player
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 BOT = "pepa_bot"
-
-
-@pytest.fixture
-def bot(short_tmp: Path, world: EmbeddedWorld) -> Iterator[Daemon]:
-    daemon = Daemon(short_tmp, "--operators", "alice", host="127.0.0.1", port=world.port)
-    daemon.in_world()
-    yield daemon
-    daemon.close()
 
 
 def query(db: Path, sql: str) -> list[tuple[Any, ...]]:

@@ -11,8 +11,6 @@ milliseconds; now the daemon's log holds no ``stuck`` line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,14 +23,6 @@ from tests.world_harness import Player, distance, server_player, teleport
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 BOT = "pepa_bot"
-
-
-@pytest.fixture
-def bot(short_tmp: Path, world: EmbeddedWorld) -> Iterator[Daemon]:
-    daemon = Daemon(short_tmp, "--operators", "alice", host="127.0.0.1", port=world.port)
-    daemon.in_world()
-    yield daemon
-    daemon.close()
 
 
 def me(world: EmbeddedWorld) -> dict[str, Any]:
