@@ -11,16 +11,15 @@ floor high above the terrain.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 from pepa.world.embedded import EmbeddedWorld
-from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
+from pepa.world.node import WorldError
+from tests.test_sandbox_terrain import run_node
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, own_sandbox, server_player, teleport
 
@@ -363,21 +362,10 @@ console.log(JSON.stringify({
 
 
 def test_arrows_are_not_scaled_by_difficulty_and_spawn_invulnerability_spares_only_falls() -> None:
-    result = subprocess.run(
-        [str(node_binary()), "-e", HURT],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={
-            "NODE_PATH": str(node_modules()),
-            "PATH": "/usr/bin:/bin",
-            "SANDBOX": str(JS_DIR / "sandbox"),
-        },
-    )
-    assert result.returncode == 0, result.stderr
+    hurt = run_node(HURT)
     # vanilla EntityDamageSource.scalesWithDifficulty: a living non-player direct entity; an
     # arrow's is the arrow. Easy: min(4 / 2 + 1, 4) = 3
-    assert orjson.loads(result.stdout) == {
+    assert hurt == {
         "arrow": 4,
         "mob": 3,
         "explosion": 3,

@@ -13,15 +13,13 @@ noon, and zombies burn at noon in the open but not under a roof or leaves.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
 import pytest
 
 from pepa.world.embedded import EmbeddedWorld
-from pepa.world.node import JS_DIR, node_binary, node_modules
+from tests.test_sandbox_terrain import run_node
 from tests.waiting import eventually
 from tests.world_harness import Player, own_sandbox, teleport
 
@@ -95,19 +93,7 @@ console.log(JSON.stringify(out))
 @pytest.fixture(scope="module")
 def model() -> dict[str, Any]:
     """The pure light model's answers on the fake world of LIGHT_JS."""
-    result = subprocess.run(
-        [str(node_binary()), "-e", LIGHT_JS],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={
-            "NODE_PATH": str(node_modules()),
-            "PATH": "/usr/bin:/bin",
-            "SANDBOX": str(JS_DIR / "sandbox"),
-        },
-    )
-    assert result.returncode == 0, result.stderr
-    return dict(orjson.loads(result.stdout))
+    return dict(run_node(LIGHT_JS))
 
 
 def test_sky_light_is_15_in_the_open_and_spreads_under_a_roof(model: dict[str, Any]) -> None:

@@ -21,24 +21,11 @@ import pytest
 from pepa.cli import _embedded_world, build_parser, load, main
 from pepa.config import SANDBOX_PROFILES
 from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
+from pepa.world.node import WorldError, node_binary, node_modules
 from tests.conftest import SANDBOX_SEED
+from tests.test_sandbox_terrain import run_node
 
-SANDBOX = JS_DIR / "sandbox"
 SEEDS = (SANDBOX_SEED, 7)
-
-
-def run_node(script: str, *args: str) -> Any:
-    """Run a node script with the project's modules; its stdout as JSON."""
-    result = subprocess.run(
-        [str(node_binary()), "-e", script, *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin", "SANDBOX": str(SANDBOX)},
-    )
-    assert result.returncode == 0, result.stderr
-    return orjson.loads(result.stdout)
 
 
 # --- the generator's hazards, pure -----------------------------------------------------
