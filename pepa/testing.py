@@ -77,8 +77,10 @@ def entity(
     *,
     kind: str = "hostile",
     position: tuple[float, float, float] | None = None,
+    sight: bool | None = None,
 ) -> dict[str, Any]:
-    """One raw JS entity: ``kind`` is ``hostile``, ``animal`` or ``player``."""
+    """One raw JS entity: ``kind`` is ``hostile``, ``animal`` or ``player``; ``sight``: whether
+    it sees the bot (the JS side marks hostiles within 24 blocks)."""
     raw: dict[str, Any] = {"id": entity_id, "name": name, "distance": distance}
     if kind == "hostile":
         raw.update(type="hostile", kind="Hostile mobs")
@@ -88,6 +90,8 @@ def entity(
         raw.update(type="animal", kind="Passive mobs")
     if position is not None:
         raw["position"] = dict(zip("xyz", position, strict=True))
+    if sight is not None:
+        raw["sight"] = sight
     return raw
 
 
@@ -251,8 +255,9 @@ class FakeLink:
         cover = [True] if under_cover else []  # recorded only when set
         return self._action("gather", list(names), count, radius, list(drops or []), *cover)
 
-    def craft(self, item: str, times: int = 1) -> str | None:
-        return self._action("craft", item, times)
+    def craft(self, item: str, times: int = 1, under_cover: bool = False) -> str | None:
+        cover = [True] if under_cover else []  # recorded only when set
+        return self._action("craft", item, times, *cover)
 
     def place(self, item: str) -> str | None:
         return self._action("place", item)
@@ -260,8 +265,9 @@ class FakeLink:
     def hunt(self, names: list[str], radius: float = 32.0) -> str | None:
         return self._action("hunt", list(names), radius)
 
-    def smelt(self, item: str, count: int, fuel: str) -> str | None:
-        return self._action("smelt", item, count, fuel)
+    def smelt(self, item: str, count: int, fuel: str, under_cover: bool = False) -> str | None:
+        cover = [True] if under_cover else []  # recorded only when set
+        return self._action("smelt", item, count, fuel, *cover)
 
     def shelter(self) -> str | None:
         return self._action("shelter")
@@ -271,6 +277,16 @@ class FakeLink:
 
     def flee(self, sources: list[tuple[float, float]], distance: float = 16.0) -> str | None:
         return self._action("flee", [tuple(p) for p in sources], distance)
+
+    def cover(
+        self,
+        sources: list[tuple[float, float, float]],
+        radius: float = 6.0,
+        avoid: list[tuple[float, float]] | None = None,
+    ) -> str | None:
+        return self._action(
+            "cover", [tuple(p) for p in sources], radius, [tuple(p) for p in avoid or []]
+        )
 
     def attack(self, entity_id: int) -> bool:
         return self._instant("attack", entity_id)

@@ -11,12 +11,15 @@ until the inventory shows the goal.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pepa.survival.crafting import (
     BASE_RESOURCES,
+    IRON_PICKAXES,
     SMELTING,
+    WOOD_STOCK,
     CraftingError,
     Recipes,
     Step,
@@ -28,7 +31,17 @@ from pepa.world.node import node_modules
 from pepa.world.view import WorldView
 from skills._base import Link, Started, started
 
-__all__ = ["LOGS", "book_for", "next_step", "recipes", "run_step", "smelting_fuel"]
+__all__ = [
+    "LOGS",
+    "WOOD_STOCK",
+    "book_for",
+    "next_step",
+    "next_step_for",
+    "recipes",
+    "run_step",
+    "smelting_fuel",
+    "wood_to_hold",
+]
 
 LOGS = list(BASE_RESOURCES["gather.wood"])
 """Every log the wood gatherer digs."""
@@ -58,11 +71,18 @@ def book_for(version: str | None) -> Recipes:
 
 def next_step(item: str, count: int, world: WorldView) -> tuple[str, str, int] | None:
     """(skill, item, count) to do next toward holding ``count`` of ``item``; None when held."""
-    items = world.inventory.items
+    return next_step_for(item, count, world.inventory.items, world.version)
+
+
+def next_step_for(
+    item: str, count: int, items: Mapping[str, int], version: str | None
+) -> tuple[str, str, int] | None:
+    """:func:`next_step` from an inventory and the server's version (the night plan asks it
+    whether a craft's next step can go on in the shelter)."""
     missing = count - held(item, items)
     if missing <= 0:
         return None
-    book = book_for(world.version)
+    book = book_for(version)
     for gatherer, yields in BASE_RESOURCES.items():
         if item in yields:
             before = prerequisites(gatherer, items, book)
@@ -86,8 +106,14 @@ def _first(steps: Sequence[Step], items: Mapping[str, int]) -> tuple[str, str, i
     return step.skill, step.item, total
 
 
-def run_step(link: Link, item: str, count: int, world: WorldView) -> Started:
-    """Start the next step toward ``count`` of ``item`` (an instant success when held)."""
+def run_step(
+    link: Link, item: str, count: int, world: WorldView, *, under_cover: bool = False
+) -> Started:
+    """Start the next step toward ``count`` of ``item`` (an instant success when held).
+
+    ``under_cover``: by night in the shelter (the night plan admits only steps that can go on
+    there, :func:`pepa.survival.night.works_under_cover`): stone and iron are dug from the
+    sealed pocket, the held table or furnace is placed in it and dug back up."""
     try:
         step = next_step(item, count, world)
     except (CraftingError, KeyError) as exc:
@@ -95,18 +121,33 @@ def run_step(link: Link, item: str, count: int, world: WorldView) -> Started:
     if step is None:
         return Started(action_id=None)
     skill, what, n = step
+    if under_cover and skill == "gather.wood":  # the night plan admitted it on other items
+        return Started(action_id=None, ok=False, detail="wood waits for the morning")
     if skill == "gather.wood":
-        return started(link.gather(LOGS, n, 48.0, LOGS), "gather wood")
+        return started(
+            link.gather(LOGS, wood_to_hold(n, world.inventory.items), 48.0, LOGS), "gather wood"
+        )
     if skill == "gather.stone":
-        return started(link.gather(STONE_BLOCKS, n, 32.0, ["cobblestone"]), "gather stone")
+        stone = link.gather(STONE_BLOCKS, n, 32.0, ["cobblestone"], under_cover)
+        return started(stone, "gather stone")
     if skill == "gather.iron":
-        return started(link.gather(IRON_BLOCKS, n, 32.0, IRON_BLOCKS), "gather iron")
+        return started(link.gather(IRON_BLOCKS, n, 32.0, IRON_BLOCKS, under_cover), "gather iron")
     if skill.startswith("smelt."):
         fuel = smelting_fuel(world.inventory.items)
         if fuel is None:
             return Started(action_id=None, ok=False, detail=f"no fuel to smelt {what}")
-        return started(link.smelt(SMELTING[what], n, fuel), f"smelt {what}")
-    return started(link.craft(what, n), f"craft {what}")
+        return started(link.smelt(SMELTING[what], n, fuel, under_cover), f"smelt {what}")
+    return started(link.craft(what, n, under_cover), f"craft {what}")
+
+
+def wood_to_hold(count: int, items: Mapping[str, int]) -> int:
+    """Logs to hold after a chop asked for ``count``: from the stone tier on (a stone pickaxe
+    or better held), at least enough for :data:`WOOD_STOCK`."""
+    logs = held(LOGS[0], items)
+    if not any(items.get(p, 0) > 0 for p in IRON_PICKAXES):
+        return count
+    worth = logs + held("oak_planks", items) / 4 + items.get("stick", 0) / 8
+    return max(count, logs + max(0, math.ceil(WOOD_STOCK - worth)))
 
 
 def smelting_fuel(items: Mapping[str, int]) -> str | None:

@@ -1,4 +1,9 @@
-"""combat.attack-nearest: hit the closest hostile, then hold the best weapon for the next swing."""
+"""combat.attack-nearest: hit the closest hostile, then hold the best weapon for the next swing.
+
+One call per swing. The JS side (``pepa/world/js/melee.js``) swings the first at a
+target at once and may make a later one a critical hit (a jump, the swing on the way
+down); a shield in the off-hand is raised between swings there too.
+"""
 
 from __future__ import annotations
 

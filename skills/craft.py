@@ -22,7 +22,8 @@ def craft_skill(skill_id: str) -> Skill | None:
         return None
 
     def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-        return run_step(link, item, int(args.get("count") or 1), world)
+        cover = bool(args.get("under_cover"))
+        return run_step(link, item, int(args.get("count") or 1), world, under_cover=cover)
 
     def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
         return None

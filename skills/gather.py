@@ -45,7 +45,10 @@ def _under_cover(link: Link, blocks: list[str], drop: str, count: int, world: Wo
 
 WOOD = Skill(
     id="gather.wood",
-    description="Chop the nearest trees until holding enough logs (default 4).",
+    description=(
+        "Chop the nearest trees until holding enough logs (default 4, and a stock of 8 for"
+        " the night's crafts)."
+    ),
     coach_may_dispatch=True,
     precondition=always,
     runner=_wood,

@@ -33,7 +33,7 @@ from pepa.survival.curriculum import (
 from pepa.testing import FakeLink, view
 from pepa.world.node import node_modules
 from pepa.world.view import WorldView
-from skills._making import next_step, smelting_fuel
+from skills._making import WOOD_STOCK, next_step, smelting_fuel, wood_to_hold
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -155,6 +155,28 @@ def test_making_goes_one_step_at_a_time_from_what_is_held() -> None:
     assert next_step("cobblestone", 3, world(wooden_pickaxe=1)) == (
         "gather.stone", "cobblestone", 3,
     )  # fmt: skip
+
+
+def test_a_chop_gathers_a_stock_of_wood_for_the_night() -> None:
+    # the first chops: what is asked (the stone tier comes first)
+    assert wood_to_hold(3, {}) == 3
+    # from the stone tier on the chop goes on to the stock; planks and sticks count toward it
+    stone = {"stone_pickaxe": 1}
+    assert wood_to_hold(3, stone) == WOOD_STOCK
+    kit = {**stone, "birch_log": 2, "oak_planks": 8, "stick": 8}
+    assert wood_to_hold(3, kit) == 2 + WOOD_STOCK - 5
+    assert wood_to_hold(12, {**stone, "oak_log": 1}) == 12  # asked for more: more
+    assert wood_to_hold(1, {**stone, "oak_log": WOOD_STOCK}) == WOOD_STOCK  # stocked: as asked
+    link = FakeLink()
+    skills.get("craft.iron_pickaxe").run(link, {}, world(**stone, iron_ingot=3))
+    assert link.last().method == "gather" and link.last().args[1] == WOOD_STOCK
+    # under cover by night a chop never walks out of the shelter
+    before = len(link.actions)
+    night = skills.get("craft.iron_pickaxe").run(
+        link, {"under_cover": True}, world(**stone, iron_ingot=3)
+    )
+    assert not night.ok and night.detail == "wood waits for the morning"
+    assert len(link.actions) == before
 
 
 def test_iron_is_mined_with_a_stone_pickaxe_and_smelted_in_a_carried_furnace() -> None:

@@ -8,19 +8,15 @@ second).
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
-from tests.conftest import SANDBOX_SEED
+from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
-from tests.world_harness import Player, distance, server_player, teleport
+from tests.world_harness import Player, distance, own_daemon, server_player, teleport
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -29,16 +25,8 @@ BOT = "pepa_bot"
 
 @pytest.fixture(scope="module")
 def arena() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
-    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))  # short: AF_UNIX paths
-    world = EmbeddedWorld(root / "world", port=free_port(), control=True).start()
-    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
-    try:
-        daemon.in_world()
-        yield world, daemon
-    finally:
-        daemon.close()
-        world.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with own_daemon(sandbox=False) as both:
+        yield both
 
 
 @pytest.fixture
@@ -113,20 +101,8 @@ def test_three_zombies_at_low_health_are_outrun_not_just_stepped_from(
 @pytest.fixture(scope="module")
 def sandbox_arena() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
     """The survival sandbox (its creepers swell and explode), natural spawning off, at noon."""
-    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
-    world = EmbeddedWorld(
-        root / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
-    ).start()
-    world.op("spawning", on=False)
-    world.op("set_time", time=6000, cycle=False)
-    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
-    try:
-        daemon.in_world()
-        yield world, daemon
-    finally:
-        daemon.close()
-        world.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with own_daemon(time=6000) as both:
+        yield both
 
 
 def test_the_bot_does_not_stay_next_to_a_creeper(

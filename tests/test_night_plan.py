@@ -9,15 +9,20 @@ from typing import Any
 
 import pytest
 
-from pepa.actors.reflex import NIGHT_RETRY, Reflex
+from pepa.actors.reflex import MORNING_RETRY, NIGHT_RETRY, WAYS_OUT, Reflex
 from pepa.events import ActionFinished, TaskSuggested, WorldObserved
 from pepa.survival import night
 from pepa.survival.chain import Memory, decide
 from pepa.testing import ActorHarness, FakeLink, entity, view
 from pepa.world.view import Vec3, WorldView
+from skills.craft import craft_skill
 from skills.gather import STONE
+from skills.smelt import smelt_skill
 
 pytestmark = pytest.mark.timeout(30)
+
+CRAFT, SMELT = craft_skill("craft.stone_pickaxe"), smelt_skill("smelt.iron_ingot")
+assert CRAFT is not None and SMELT is not None
 
 BED = {"x": 3, "y": 64, "z": 0, "distance": 3.0}
 SHELTERED = {"open_sides": 0, "ceiling": 2}
@@ -42,6 +47,7 @@ def test_by_day_nothing_unless_the_bot_is_still_in_its_shelter() -> None:
     assert step(at(6000)) is None
     out = step(at(100), shelter=Vec3(0.5, 64.0, 0.5))
     assert out is not None and (out.kind, out.skill) == ("leave-shelter", "survive.escape")
+    assert out.args == {"mode": "surface"}  # up to the roof's level, not 3 blocks along a mine
 
 
 def test_at_dusk_with_no_bed_the_bot_eats_to_full_then_shelters_then_waits() -> None:
@@ -168,10 +174,59 @@ def test_in_its_shelter_a_mining_task_goes_on_under_cover_when_a_fit_pickaxe_is_
     assert bare is not None and bare.kind == "wait"
     wood = {"skill": "gather.wood", "args": {}, "reason": "milestone"}
     assert step(stone, shelter=inside, task=wood).kind == "wait"
-    craft = {"skill": "craft.furnace", "args": {}, "reason": "milestone"}
-    assert step(stone, shelter=inside, task=craft).kind == "wait"
+    sword = {"skill": "craft.wooden_sword", "args": {}, "reason": "milestone"}
+    assert step(stone, shelter=inside, task=sword).kind == "wait"  # its planks need wood
     out = step(at(15000, items={"stone_pickaxe": 1}), task=STONE_TASK)  # not sheltered yet
     assert out is not None and out.kind == "shelter"
+
+
+PICKAXE_TASK = {"skill": "craft.stone_pickaxe", "args": {}, "reason": "milestone"}
+INGOT_TASK = {"skill": "smelt.iron_ingot", "args": {"count": 3}, "reason": "milestone"}
+
+
+def test_in_its_shelter_a_craft_goes_on_at_the_held_table_and_waits_without_one() -> None:
+    inside = Vec3(0.5, 62.0, 0.5)
+    kit = {"wooden_pickaxe": 1, "cobblestone": 3, "stick": 2}
+    work = step(at(15000, items={**kit, "crafting_table": 1}), shelter=inside, task=PICKAXE_TASK)
+    assert work is not None and (work.kind, work.skill) == ("mine", "craft.stone_pickaxe")
+    assert work.args == {"under_cover": True} and work.reason == "working in the shelter"
+    no_table = step(at(15000, items=kit), shelter=inside, task=PICKAXE_TASK)
+    assert no_table is not None and no_table.kind == "wait"  # its planks for a table need wood
+    planks = {**kit, "oak_planks": 4}  # a table from planks: a 2x2 craft, done in the shelter
+    assert step(at(15000, items=planks), shelter=inside, task=PICKAXE_TASK).kind == "mine"
+    sticks = {"wooden_pickaxe": 1, "cobblestone": 3, "oak_planks": 2, "crafting_table": 1}
+    assert step(at(15000, items=sticks), shelter=inside, task=PICKAXE_TASK).kind == "mine"
+    stone = {"wooden_pickaxe": 1, "stick": 2, "crafting_table": 1}  # cobblestone dug under cover
+    assert step(at(15000, items=stone), shelter=inside, task=PICKAXE_TASK).kind == "mine"
+    assert not night.works_under_cover(PICKAXE_TASK, kit)
+    assert night.works_under_cover(PICKAXE_TASK, {**kit, "crafting_table": 1})
+    assert not night.works_under_cover({"skill": "hunt.cow", "args": {}}, kit)
+
+
+def test_in_its_shelter_a_smelt_goes_on_in_the_held_furnace_and_waits_without_one() -> None:
+    inside = Vec3(0.5, 62.0, 0.5)
+    ore = {"stone_pickaxe": 1, "iron_ore": 3, "coal": 1}
+    work = step(at(15000, items={**ore, "furnace": 1}), shelter=inside, task=INGOT_TASK)
+    assert work is not None and (work.kind, work.skill) == ("mine", "smelt.iron_ingot")
+    assert work.args == {"count": 3, "under_cover": True}
+    no_furnace = step(at(15000, items=ore), shelter=inside, task=INGOT_TASK)
+    assert no_furnace is not None and no_furnace.kind == "wait"  # its table needs wood
+    kit = {**ore, "cobblestone": 8, "crafting_table": 1}  # the furnace, crafted at the held table
+    assert step(at(15000, items=kit), shelter=inside, task=INGOT_TASK).kind == "mine"
+    assert not night.works_under_cover(INGOT_TASK, ore)
+    assert night.works_under_cover(INGOT_TASK, {**ore, "furnace": 1})
+
+
+def test_the_craft_and_smelt_skills_pass_under_cover_to_the_link() -> None:
+    link = FakeLink()
+    kit = {"cobblestone": 3, "stick": 2, "crafting_table": 1, "wooden_pickaxe": 1}
+    CRAFT.run(link, {"under_cover": True}, at(15000, items=kit))
+    assert link.last().method == "craft" and link.last().args == ("stone_pickaxe", 1, True)
+    CRAFT.run(link, {}, at(6000, items=kit))
+    assert link.last().args == ("stone_pickaxe", 1)  # by day: anywhere
+    ore = {"iron_ore": 2, "coal": 1, "furnace": 1, "stone_pickaxe": 1}
+    SMELT.run(link, {"count": 2, "under_cover": True}, at(15000, items=ore))
+    assert link.last().method == "smelt" and link.last().args == ("iron_ore", 2, "coal", True)
 
 
 def test_the_shelter_is_kept_while_the_bot_mines_below_its_floor_by_night() -> None:
@@ -182,7 +237,8 @@ def test_the_shelter_is_kept_while_the_bot_mines_below_its_floor_by_night() -> N
     assert night.shelter_spot(tunnel, spot) == spot
     assert night.shelter_spot(at(15000, position=(0.5, 64.0, 0.5)), spot) is None  # climbed out
     assert night.shelter_spot(at(15000, position=(12.5, 50.0, 0.5)), spot) is None  # too far
-    assert night.shelter_spot(at(100, position=(0.5, 50.0, 0.5)), spot) is None  # morning
+    # in the morning down the mine: out of the shelter, the task's walk takes it up
+    assert night.shelter_spot(at(100, position=(0.5, 50.0, 0.5)), spot) is None
 
 
 def test_the_chain_runs_the_mining_task_by_night_and_the_gather_skill_keeps_under_cover() -> None:
@@ -226,6 +282,19 @@ def test_the_bot_leaves_its_shelter_in_full_day_with_no_hostile_near() -> None:
     assert memory.trapped_since is None and decide(dawn, 30.0, memory).skill is None
 
 
+def test_in_the_morning_work_that_goes_on_in_the_shelter_goes_on_before_the_way_out() -> None:
+    inside = Vec3(0.5, 62.0, 0.5)
+    ore = {"iron_ore": 3, "coal": 1, "furnace": 1, "stone_pickaxe": 1}
+    smelt = {"skill": "smelt.iron_ingot", "args": {"count": 3}}
+    for morning in (23700, 100):  # before full day and in it: a smelt under way is not cut
+        out = step(at(morning, items=ore), shelter=inside, task=smelt)
+        assert out is not None and (out.kind, out.skill) == ("mine", "smelt.iron_ingot")
+        assert out.args == {"count": 3, "under_cover": True}
+    wood = {"skill": "gather.wood", "args": {"count": 4}}  # surface work: out to it
+    out = step(at(100, items=ore), shelter=inside, task=wood)
+    assert out is not None and out.kind == "leave-shelter"
+
+
 def test_a_shelter_just_built_stops_the_task_before_the_view_shows_its_walls(
     tmp_path: Path,
 ) -> None:
@@ -253,6 +322,13 @@ def test_a_failed_way_out_in_the_morning_rests_before_the_next(tmp_path: Path) -
     for _ in range(5):
         finish(h, link, ok=False, error="No path to the goal!")
     assert len(link.calls("escape")) == 1
-    h.advance(NIGHT_RETRY + 1.0)
+    h.advance(MORNING_RETRY + 1.0)
     assert len(link.calls("escape")) == 2
+    # WAYS_OUT failures in a row (the night plan's or the trapped reflex's tries): no longer
+    # "in the shelter"; the task's own walk finds its way up
+    for _ in range(WAYS_OUT - 1):
+        assert h.actor.memory.shelter is not None
+        finish(h, link, ok=False, error="No path to the goal!")
+        h.advance(MORNING_RETRY + 1.0)
+    assert h.actor.memory.shelter is None and h.actor.memory.ways_out_failed == 0
     h.stop()

@@ -17,15 +17,24 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
-from tests.conftest import SANDBOX_SEED
+from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
-from tests.world_harness import Player, server_player, teleport
+from tests.world_harness import (
+    HELPER,
+    HelperBot,
+    block,
+    closed_in,
+    feet,
+    give,
+    own_sandbox,
+    server_player,
+    solid,
+    teleport,
+)
 
 # one worker runs the module: its tests share one world
 pytestmark = [
@@ -35,47 +44,13 @@ pytestmark = [
 ]
 
 BOT = "pepa_bot"
-HELPER_JS = Path(__file__).parent / "js" / "helper_bot.js"
-SOLID_NOT = ("air", "cave_air", "void_air", "water", "lava", "torch")
-SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 @pytest.fixture(scope="module")
 def world() -> Iterator[EmbeddedWorld]:
     """One quiet sandbox for the module: noon, the clock stopped, no mobs."""
-    folder = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
-    w = EmbeddedWorld(
-        folder / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
-    ).start()
-    try:
-        w.op("spawning", on=False)
-        w.op("remove_mobs")
-        w.op("set_time", time=6000, cycle=False)
+    with own_sandbox(time=6000, remove_mobs=True) as w:
         yield w
-    finally:
-        w.stop()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def feet(world: EmbeddedWorld, name: str) -> tuple[int, int, int]:
-    player = server_player(world, name)
-    assert player is not None, f"{name} is not on the server"
-    return tuple(math.floor(player["position"][k]) for k in "xyz")  # type: ignore[return-value]
-
-
-def block(world: EmbeddedWorld, x: int, y: int, z: int) -> str:
-    return str(world.op("block_at", x=x, y=y, z=z)["name"])
-
-
-def solid(world: EmbeddedWorld, x: int, y: int, z: int) -> bool:
-    return block(world, x, y, z) not in SOLID_NOT
-
-
-def closed_in(world: EmbeddedWorld, spot: tuple[int, int, int]) -> bool:
-    """Every side at feet and head level and the block above the head solid, on the server."""
-    x, y, z = spot
-    cells = [(x + dx, y + dy, z + dz) for dx, dz in SIDES for dy in (0, 1)] + [(x, y + 2, z)]
-    return all(solid(world, *cell) for cell in cells)
 
 
 def test_at_dusk_with_dirt_and_no_bed_the_bot_shelters_and_leaves_in_the_morning(
@@ -123,55 +98,11 @@ def test_at_dusk_with_dirt_and_no_bed_the_bot_shelters_and_leaves_in_the_morning
         shutil.rmtree(root, ignore_errors=True)
 
 
-class HelperBot(Player):
-    """bot_helper.js in its own node process (tests/js/helper_bot.js)."""
-
-    def __init__(self, world: EmbeddedWorld, username: str) -> None:
-        self._ids = 0
-        super().__init__(world, username, script=HELPER_JS)
-        self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
-
-    def snapshot(self) -> dict[str, Any]:
-        self._ids += 1
-        ask, mark = self._ids, self.mark()
-        self._send({"id": ask, "op": "snapshot"})
-        event = self.wait_for(lambda e: e["type"] == "snapshot" and e["id"] == ask, 10, mark)
-        return dict(event["value"])
-
-    def digging(self) -> bool:
-        """Whether the bot is digging a block now (mineflayer's ``bot.targetDigBlock``)."""
-        self._ids += 1
-        ask, mark = self._ids, self.mark()
-        self._send({"id": ask, "op": "digging"})
-        event = self.wait_for(lambda e: e["type"] == "digging" and e["id"] == ask, 10, mark)
-        return bool(event["value"])
-
-    def act(self, op: str, *args: Any, timeout: float = 60.0) -> dict[str, Any]:
-        """Run one action to its end: its ``actionDone`` event."""
-        self._ids += 1
-        action, mark = str(self._ids), self.mark()
-        self._send({"id": action, "op": op, "args": list(args)})
-        return self.wait_for(
-            lambda e: e["type"] == "actionDone" and e.get("id") == action, timeout, mark
-        )
-
-
-HELPER = "smelter_bot"
-
-
 @pytest.fixture(scope="module")
 def helper(world: EmbeddedWorld) -> Iterator[HelperBot]:
     bot = HelperBot(world, HELPER)
     yield bot
     bot.close()
-
-
-def give(world: EmbeddedWorld, helper: HelperBot, kit: dict[str, int]) -> None:
-    """Exactly ``kit`` in the helper bot's inventory, once its client knows."""
-    world.op("clear_inventory", player=HELPER)
-    for item, count in kit.items():
-        world.op("give", player=HELPER, item=item, count=count)
-    eventually(lambda: helper.snapshot()["inventory"]["counts"] == kit, 20, "the kit held")
 
 
 def test_the_bot_smelts_iron_ore_with_coal_in_a_furnace_it_places_and_takes_back(
@@ -202,14 +133,17 @@ def test_the_bot_wears_the_armour_it_crafts_and_a_shield_in_the_off_hand(
     eventually(lambda: helper.snapshot()["worn"] == ["iron_chestplate"], 10, "the chestplate on")
     world.op("give", player=HELPER, item="leather_helmet", count=1)
     world.op("give", player=HELPER, item="shield", count=1)
-    eventually(lambda: len(helper.snapshot()["inventory"]["counts"]) == 3, 10, "the rest held")
+    eventually(lambda: len(helper.snapshot()["inventory"]["counts"]) == 4, 10, "the rest held")
     done = helper.act("wear")
     assert done["ok"] and done["worn"] == 2, done
-    # out of the server's main inventory, into the armour and off-hand slots
-    eventually(lambda: world.op("inventory", player=HELPER) == {}, 10, "the kit worn")
+    # out of the server's main inventory, into the armour and off-hand slots; the table it
+    # placed for the craft is back in the bag
+    table = {"crafting_table": 1}
+    eventually(lambda: world.op("inventory", player=HELPER) == table, 10, "the kit worn")
     snap = helper.snapshot()
     assert snap["worn"] == ["leather_helmet", "iron_chestplate", "shield"]
-    assert snap["inventory"]["counts"] == {"iron_chestplate": 1, "leather_helmet": 1, "shield": 1}
+    worn = {"iron_chestplate": 1, "leather_helmet": 1, "shield": 1}
+    assert snap["inventory"]["counts"] == {**worn, **table}
 
 
 def test_the_bot_mines_iron_ore_below_with_a_stone_pickaxe(
@@ -240,7 +174,7 @@ def test_down_a_mine_shaft_the_furnace_goes_above_the_bots_head(
         world.op("furnace_scale", factor=1)
 
 
-def test_by_night_the_bot_mines_stone_down_from_its_shelter_and_never_opens_it(
+def test_by_night_the_bot_mines_stone_down_from_its_shelter_and_climbs_back_in_the_morning(
     world: EmbeddedWorld, helper: HelperBot
 ) -> None:
     # 3 dirt over stone; 3 below the shelter's floor a cave beside the shaft, open to the sky
@@ -263,6 +197,10 @@ def test_by_night_the_bot_mines_stone_down_from_its_shelter_and_never_opens_it(
     assert closed_in(world, spot)  # the shelter's walls and roof stand
     # the blocks between the dug pocket and the cave stand: no way in from the sky
     assert solid(world, x, y - 5, z) and solid(world, x + 1, y - 4, z)
+    # the morning's way out goes up to the level of the roof, not 3 blocks along the mine
+    done = helper.act("escape", 3.0, "surface")
+    assert done["ok"], done
+    assert feet(world, HELPER)[1] >= y
 
 
 @pytest.mark.parametrize("off", [0.15, 0.85])

@@ -4,7 +4,10 @@ The world is :class:`pepa.world.embedded.EmbeddedWorld` with its control
 channel on: tests drive the server side through ``world.op(...)`` (spawn a
 mob, set hp and food, give items, set the time, kill, build walls and pits,
 teleport, kick). :class:`Player` is a second mineflayer client — an operator
-or a stranger — that chats and reads replies. Everything waits on events.
+or a stranger — that chats and reads replies; :class:`HelperBot` drives the bot's
+own JS module (bot_helper.js) with no daemon; :func:`own_sandbox` and
+:func:`own_daemon` give a module its world (and a ``pepa start`` daemon in it).
+Everything waits on events.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import orjson
 
 from pepa.world.embedded import EmbeddedWorld, free_port
 from pepa.world.node import node_binary, node_modules
+from tests.daemon_harness import Daemon
+from tests.waiting import eventually
 
 OPERATOR_JS = Path(__file__).resolve().parent / "js" / "operator.js"
 SANDBOX_SEED = 20261130
@@ -52,6 +57,36 @@ def own_sandbox(*, time: int | None = None, remove_mobs: bool = False) -> Iterat
     finally:
         world.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def own_daemon(
+    *, sandbox: bool = True, time: int | None = 6000
+) -> Iterator[tuple[EmbeddedWorld, Daemon]]:
+    """A world in a folder of its own and one ``pepa start`` daemon in it (operator alice), for
+    a module's fixture; both are stopped and the folder removed afterwards.
+
+    ``sandbox``: the seeded survival sandbox, natural spawning off, the clock stopped at
+    ``time`` (None: running); else the plain test world as it starts.
+    """
+    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))  # short: AF_UNIX paths
+    if sandbox:
+        world = EmbeddedWorld(
+            root / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
+        ).start()
+        world.op("spawning", on=False)
+        if time is not None:
+            world.op("set_time", time=time, cycle=False)
+    else:
+        world = EmbeddedWorld(root / "world", port=free_port(), control=True).start()
+    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
+    try:
+        daemon.in_world()
+        yield world, daemon
+    finally:
+        daemon.close()
+        world.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 class Player:
@@ -229,3 +264,74 @@ def wait_near(world: EmbeddedWorld, a: str, b: str, blocks: float, timeout: floa
 
 def distance(a: dict[str, float], b: dict[str, float]) -> float:
     return math.dist((a["x"], a["y"], a["z"]), (b["x"], b["y"], b["z"]))
+
+
+# --- the bot's own JS module, driven directly, and the blocks around it -------------------
+
+HELPER_JS = Path(__file__).parent / "js" / "helper_bot.js"
+SOLID_NOT = ("air", "cave_air", "void_air", "water", "lava", "torch")
+SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))
+HELPER = "smelter_bot"
+"""The helper bot's name in the modules that drive bot_helper.js directly."""
+
+
+class HelperBot(Player):
+    """bot_helper.js in its own node process (tests/js/helper_bot.js)."""
+
+    def __init__(self, world: EmbeddedWorld, username: str) -> None:
+        self._ids = 0
+        super().__init__(world, username, script=HELPER_JS)
+        self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
+
+    def snapshot(self) -> dict[str, Any]:
+        self._ids += 1
+        ask, mark = self._ids, self.mark()
+        self._send({"id": ask, "op": "snapshot"})
+        event = self.wait_for(lambda e: e["type"] == "snapshot" and e["id"] == ask, 10, mark)
+        return dict(event["value"])
+
+    def digging(self) -> bool:
+        """Whether the bot is digging a block now (mineflayer's ``bot.targetDigBlock``)."""
+        self._ids += 1
+        ask, mark = self._ids, self.mark()
+        self._send({"id": ask, "op": "digging"})
+        event = self.wait_for(lambda e: e["type"] == "digging" and e["id"] == ask, 10, mark)
+        return bool(event["value"])
+
+    def act(self, op: str, *args: Any, timeout: float = 60.0) -> dict[str, Any]:
+        """Run one action to its end: its ``actionDone`` event."""
+        self._ids += 1
+        action, mark = str(self._ids), self.mark()
+        self._send({"id": action, "op": op, "args": list(args)})
+        return self.wait_for(
+            lambda e: e["type"] == "actionDone" and e.get("id") == action, timeout, mark
+        )
+
+
+def give(world: EmbeddedWorld, helper: HelperBot, kit: dict[str, int]) -> None:
+    """Exactly ``kit`` in the helper bot's inventory, once its client knows."""
+    world.op("clear_inventory", player=helper.username)
+    for item, count in kit.items():
+        world.op("give", player=helper.username, item=item, count=count)
+    eventually(lambda: helper.snapshot()["inventory"]["counts"] == kit, 20, "the kit held")
+
+
+def feet(world: EmbeddedWorld, name: str) -> tuple[int, int, int]:
+    player = server_player(world, name)
+    assert player is not None, f"{name} is not on the server"
+    return tuple(math.floor(player["position"][k]) for k in "xyz")  # type: ignore[return-value]
+
+
+def block(world: EmbeddedWorld, x: int, y: int, z: int) -> str:
+    return str(world.op("block_at", x=x, y=y, z=z)["name"])
+
+
+def solid(world: EmbeddedWorld, x: int, y: int, z: int) -> bool:
+    return block(world, x, y, z) not in SOLID_NOT
+
+
+def closed_in(world: EmbeddedWorld, spot: tuple[int, int, int]) -> bool:
+    """Every side at feet and head level and the block above the head solid, on the server."""
+    x, y, z = spot
+    cells = [(x + dx, y + dy, z + dz) for dx, dz in SIDES for dy in (0, 1)] + [(x, y + 2, z)]
+    return all(solid(world, *cell) for cell in cells)

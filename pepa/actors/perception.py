@@ -147,6 +147,10 @@ class Perception(SupervisedActor):
             self.model.disconnected()
             self.publish(Disconnected(reason=str(raw.get("reason"))))
         elif kind == "actionDone":
+            if logger.isEnabledFor(logging.DEBUG):  # what it did: where, how many, why not
+                extra = {k: v for k, v in raw.items() if k not in ("type", "id", "ok", "action")}
+                logger.debug("action %s %s %s: %s", raw.get("id"), raw.get("action"),
+                             "done" if raw.get("ok") else "failed", extra)  # fmt: skip
             self.publish(
                 ActionFinished(
                     action_id=str(raw.get("id")),

@@ -65,6 +65,13 @@ SLEEP_RETRY = 30.0
 """Seconds before trying a bed again after a refusal."""
 NIGHT_RETRY = 30.0
 """Seconds before a failed shelter is built again."""
+WAYS_OUT = 3
+"""Failed ways out of the shelter in a row after which the bot no longer counts as in it: the
+task's own walk (the pathfinder with the usual movements) finds its way up. In the gauntlet's
+mines the escape's search failed again and again where the walk to a tree got out."""
+MORNING_RETRY = 5.0
+"""Seconds before a failed way out of the shelter is tried again: a day at the gauntlet's x24
+has 25 s of light, and a search that found no way may find one once the world has settled."""
 SHELTER_SETTLE = 2.0
 """Seconds a finished shelter is not built again: the world view catches up with its walls."""
 
@@ -266,9 +273,26 @@ class Reflex(SupervisedActor):
             self.memory.night_retry_at = now + (SHELTER_SETTLE if done.ok else NIGHT_RETRY)
             if done.ok:  # sheltered from now on, though the view may not show the walls yet
                 self.memory.shelter = self.memory.shelter or self.world.position
-        elif skill_id == "survive.escape" and running.decision.reflex == "night" and not done.ok:
-            self.memory.morning_retry_at = now + NIGHT_RETRY  # the way out rests, as a shelter
+        elif skill_id == "survive.cover" and done.ok:
+            self.memory.hidden_at = now  # it reached a cell no archer sees, whatever the last view
+        elif skill_id == "survive.escape":
+            if running.decision.reflex == "night" and not done.ok:
+                self.memory.morning_retry_at = now + MORNING_RETRY  # the way out rests a moment
+            self._way_out(done.ok)
         self._step(now)
+
+    def _way_out(self, ok: bool) -> None:
+        """Count ways out of the shelter (the night plan's or the trapped reflex's) that failed
+        in a row; at WAYS_OUT the bot no longer counts as in it."""
+        memory = self.memory
+        if ok or memory.shelter is None:
+            memory.ways_out_failed = 0
+            return
+        memory.ways_out_failed += 1
+        if memory.ways_out_failed >= WAYS_OUT:  # the task's own walk finds a way
+            logger.info("no way out of the shelter after %d tries: leaving it to the task",
+                        memory.ways_out_failed)  # fmt: skip
+            memory.shelter, memory.ways_out_failed = None, 0
 
     def _idle(self, now: float) -> None:
         if not self.world.connected or self.link is None:

@@ -8,7 +8,10 @@ running action when a higher reflex wins.
 - **defend**: the combat policy (:func:`pepa.survival.combat.assess`): fight
   the nearest, flee, back off from a creeper, close in on an archer; a
   flight, once begun, goes on while a hostile is within 20 blocks and for 3 s
-  after (:data:`SAFE_DISTANCE`, :data:`SAFE_FOR`), eating on the way when low.
+  after (:data:`SAFE_DISTANCE`, :data:`SAFE_FOR`), eating on the way when low;
+  cover from an archer, once taken, is kept while an archer is within its
+  range and for :data:`SAFE_FOR` after (:data:`COVER_RETRY` after a search
+  that found none).
 - **escape**: no side to walk out of for 3 s (a pit, walls) → get out
   (pillar up on blocks, or dig).
 - **eat**: food < 16 and something edible → the best food by
@@ -70,6 +73,16 @@ enclosed in their own hole or canopy is not being trapped."""
 MINING_GRACE = 20.0
 """Seconds enclosed before escaping while such a task runs (the watchdog covers worse)."""
 FLEE_DISTANCE = 16.0
+COVER_RADIUS = 6.0
+"""Blocks from the bot a cell hidden from the archers may be (a second or two of walking)."""
+COVER_HOLD = 15.0
+"""Seconds in cover with no archer seeing the bot after which cover ends though an archer is
+still in range: one that cannot see the bot (behind a wall, in a cave below) must not hold
+back eating, the night's shelter and the task for good; once it sees the bot again, cover is
+taken again."""
+COVER_RETRY = 5.0
+"""Seconds after a cover search that ended in sight of an archer before another is made
+(a search that ended hidden may be made again at once: the archer came round)."""
 ADVICE_CONFIDENCE = 0.6
 """Lessons at or above this confidence change what the chain does."""
 ADVICE_ALTERNATIVES: dict[str, tuple[str, ...]] = {
@@ -135,12 +148,24 @@ class Memory:
     """Since when the bot has been fleeing; None when it is not."""
     clear_since: float | None = None
     """Since when, in a flight, no hostile has been within :data:`SAFE_DISTANCE`."""
+    cover_since: float | None = None
+    """Since when the bot has kept to cover from archers; None when it does not."""
+    cover_tried_at: float = -math.inf
+    """When the bot last set out for cover."""
+    hidden_at: float = -math.inf
+    """When, in cover, no archer within range last saw the bot."""
+    archers_gone_since: float | None = None
+    """Since when, in cover, no archer has been within range."""
+    unseen_since: float | None = None
+    """Since when, in cover, no archer in range has seen the bot."""
     shelter: Vec3 | None = None
     """Where the bot walled itself in for the night (:func:`night.shelter_spot`); None when out."""
     night_retry_at: float = -math.inf
     """No shelter attempt before this time (after one failed)."""
     morning_retry_at: float = -math.inf
     """No way out of the shelter tried before this time (after one failed)."""
+    ways_out_failed: int = 0
+    """Ways out of the shelter that failed in a row (the reflex actor gives up at WAYS_OUT)."""
     advice: dict[tuple[str, str], dict[str, tuple[str, float]]] = field(default_factory=dict)
     """Lessons: (skill, hostile) → verdict → (alternative, confidence)."""
 
@@ -160,10 +185,23 @@ class Memory:
             self.clear_since = None
             if self.flight_since is None:
                 self.flight_since = now
+        elif decision.skill == "survive.cover":
+            self.cover_tried_at, self.archers_gone_since = now, None
+            if self.cover_since is None:
+                self.cover_since = now
+
+    def may_cover(self, now: float) -> bool:
+        """Whether a search for cover may be made now (not just after one that found none)."""
+        return now - self.cover_tried_at >= COVER_RETRY or self.hidden_at >= self.cover_tried_at
+
+    def in_cover(self) -> bool:
+        """Whether the bot keeps to cover (an archer in range, or gone for under SAFE_FOR)."""
+        return self.cover_since is not None
 
     def observe(self, world: WorldView, now: float) -> None:
         """Update the time-based parts from a new world view."""
         self._follow_flight(world, now)
+        self._follow_cover(world, now)
         enclosure = world.enclosure
         self.shelter = night.shelter_spot(world, self.shelter)
         trapped = (
@@ -198,6 +236,36 @@ class Memory:
             self.clear_since = now
         elif now - self.clear_since >= SAFE_FOR:
             self.flight_since = self.clear_since = None
+
+    def _follow_cover(self, world: WorldView, now: float) -> None:
+        """Cover ends once no archer has been within its range for SAFE_FOR seconds."""
+        if self.cover_since is None:
+            return
+        archers = _archers(world)
+        if not world.in_world:
+            self.cover_since = self.archers_gone_since = self.unseen_since = None
+        elif archers:
+            self.archers_gone_since = None
+            if all(a.sight is False for a in archers):
+                self.hidden_at = now
+                self.unseen_since = self.unseen_since if self.unseen_since is not None else now
+                if now - self.unseen_since >= COVER_HOLD:
+                    self.cover_since = self.unseen_since = None
+            else:
+                self.unseen_since = None
+        elif self.archers_gone_since is None:
+            self.archers_gone_since = now
+        elif now - self.archers_gone_since >= SAFE_FOR:
+            self.cover_since = self.archers_gone_since = None
+
+
+def _archers(world: WorldView) -> tuple[Entity, ...]:
+    """Archers within their range, seen or not."""
+    return tuple(
+        e
+        for e in world.entities
+        if e.hostile and combat.is_archer(e) and e.distance <= combat.ARCHER_RANGE
+    )
 
 
 def _pursuers(world: WorldView) -> tuple[Entity, ...]:
@@ -276,7 +344,7 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     low and clear, and fights only what is already in reach.
     """
     struck = now - memory.struck_creeper_at < combat.CREEPER_STRIKE_GAP
-    plan = combat.assess(world, struck_creeper=struck)
+    plan = combat.assess(world, struck_creeper=struck, may_cover=memory.may_cover(now))
     in_flight = memory.flight_since is not None and (
         memory.clear_since is None or now - memory.clear_since < SAFE_FOR
     )
@@ -284,6 +352,10 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     if in_flight and not cornered:
         return _in_flight(world, now, memory)
     if plan is None:
+        if memory.in_cover():  # an archer in range that does not see the bot: stay put
+            archers = _archers(world)
+            what = f"the {archers[0].name} at {archers[0].distance:g}" if archers else "archers"
+            return Decision(reflex="defend", reason=f"in cover from {what}")
         return None
     target = plan.target
     if plan.stance == "fight" and target is not None:
@@ -304,7 +376,28 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
             args={"entity_id": target.id, "name": target.name, "to": target.position.as_dict()},
             reason=plan.reason,
         )
+    if plan.stance == "cover":
+        return _cover(world, plan.away_from, plan.reason)
     return _flee(world, plan.away_from, plan.reason, flight=plan.stance == "flee")
+
+
+def _cover(world: WorldView, archers: Sequence[Entity], reason: str) -> Decision:
+    """Walk to a cell hidden from ``archers`` and the other archers in range, seen or not
+    (the JS side searches the blocks), never next to the other hostiles in view."""
+    every = {a.id: a for a in (*archers, *_archers(world))}
+    placed = [a.position for a in every.values() if a.position is not None]
+    # none placed (spotted before any snapshot): the JS side hides from the archers it sees
+    sources = [] if len(placed) < len(every) else [
+        [round(p.x, 1), round(p.y, 1), round(p.z, 1)] for p in placed
+    ]  # fmt: skip
+    shooters = set(every)
+    avoid = [
+        [round(t.position.x, 1), round(t.position.z, 1)]
+        for t in world.threats
+        if t.id not in shooters and t.position is not None
+    ]
+    args = {"from": sources, "avoid": avoid, "radius": COVER_RADIUS}
+    return Decision(reflex="defend", skill="survive.cover", args=args, reason=reason)
 
 
 def _in_flight(world: WorldView, now: float, memory: Memory) -> Decision:

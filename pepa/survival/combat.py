@@ -13,7 +13,16 @@ come). Rules, first match wins (each plan says which one in ``reason``):
    mob with this gear → flee; else a melee mob in reach → fight; a creeper in
    reach → strike once, then back off for :data:`CREEPER_STRIKE_GAP`; an
    archer within :data:`ARCHER_RUSH` → close in (fight once in reach), an
-   archer farther → flee out of its range.
+   archer farther → take cover (when the caller may look for it), else close
+   in behind a shield or armour with health enough (:func:`charge_ready`),
+   else flee out of its range.
+
+An archer that does not see the bot (``Entity.sight`` False) and is out of
+reach counts for no rule: it cannot shoot, and the bot goes on (or stays in
+cover). One whose sight is not known yet (spotted from the spawn event, before
+the snapshot that tells, at most 0.2 s later) counts as seeing within
+:data:`ARCHER_RUSH` and is left for that snapshot farther off (it aims for a
+second before its first arrow).
 
 Numbers are vanilla 1.16.5 (the class each comes from is named where it is set).
 """
@@ -34,11 +43,13 @@ __all__ = [
     "Plan",
     "armour_points",
     "assess",
+    "charge_ready",
     "crowd_limit",
+    "is_archer",
     "weapon_damage",
 ]
 
-Stance = Literal["fight", "flee", "back-off", "approach"]
+Stance = Literal["fight", "flee", "back-off", "approach", "cover"]
 
 LOW_HP = 8.0
 """At or below this health the bot flees whatever it faces (two zombie hits on hard)."""
@@ -57,6 +68,13 @@ CREEPER_KEEP = 5.0
 """Backing off from a creeper ends this far from it (its fuse lights within 3)."""
 ARCHER_RUSH = 8.0
 """An archer this close is reached in about 1.5 s of sprinting (5.6 blocks/s): close in."""
+ARCHER_RANGE = 15.0
+"""A skeleton shoots at a target it sees within 15 blocks (vanilla RangedBowAttackGoal radius)."""
+CHARGE_HP = 12.0
+"""Health to close in on an archer from afar behind a shield or armour: ~2.7 s of sprinting from
+15 blocks is one arrow (2 to 5, one every 3 s), and the bot arrives above :data:`LOW_HP`."""
+CHARGE_ARMOUR = 10
+"""Armour points that make a charge at an archer worth it without a shield (iron: 15)."""
 SPRINT_FOOD = 6
 """At or below this food the bot cannot sprint (vanilla ClientPlayerEntity: food > 6)."""
 
@@ -116,7 +134,7 @@ class Plan:
     target: Entity | None = None
     """The hostile to hit or close in on (``fight``, ``approach``)."""
     away_from: tuple[Entity, ...] = ()
-    """The hostiles to get away from (``flee``, ``back-off``)."""
+    """The hostiles to get away from (``flee``, ``back-off``) or hide from (``cover``)."""
     reason: str = ""
 
 
@@ -145,6 +163,26 @@ def crowd_limit(world: WorldView) -> int:
     return limit
 
 
+def is_archer(entity: Entity) -> bool:
+    """Whether it shoots from afar (skeleton, stray, witch, pillager)."""
+    return MOBS.get(entity.name, OTHER).style == "archer"
+
+
+def _unseen_archer(entity: Entity) -> bool:
+    """An archer out of reach that does not see the bot (it cannot shoot: no reason to act), or
+    beyond :data:`ARCHER_RUSH` with its sight not known yet (the next snapshot tells)."""
+    if not is_archer(entity) or entity.distance <= ATTACK_RADIUS:
+        return False
+    return entity.sight is False or (entity.sight is None and entity.distance > ARCHER_RUSH)
+
+
+def charge_ready(world: WorldView) -> bool:
+    """A shield in the off-hand or :data:`CHARGE_ARMOUR` points, and :data:`CHARGE_HP` health."""
+    hp = world.hp if world.hp is not None else 20.0
+    guarded = "shield" in world.worn or armour_points(world) >= CHARGE_ARMOUR
+    return guarded and hp >= CHARGE_HP
+
+
 def _needed_hp(mob: Mob, world: WorldView) -> float:
     need = mob.fight_hp
     if weapon_damage(world) >= 5:
@@ -154,13 +192,17 @@ def _needed_hp(mob: Mob, world: WorldView) -> float:
     return max(need, LOW_HP)
 
 
-def assess(world: WorldView, *, struck_creeper: bool = False) -> Plan | None:
+def assess(
+    world: WorldView, *, struck_creeper: bool = False, may_cover: bool = True
+) -> Plan | None:
     """What to do about the hostiles in view; None when none needs anything yet.
 
     ``struck_creeper``: the bot struck a creeper less than :data:`CREEPER_STRIKE_GAP`
-    seconds ago (the caller keeps the time).
+    seconds ago (the caller keeps the time). ``may_cover``: False when a search for
+    cover found none lately (the caller keeps that too).
     """
-    threats = world.threats  # nearest first, within 16
+    # nearest first, within 16; archers that cannot see the bot are no reason to act
+    threats = tuple(t for t in world.threats if not _unseen_archer(t))
     if not threats:
         return None
     hp = world.hp if world.hp is not None else 20.0
@@ -200,6 +242,14 @@ def assess(world: WorldView, *, struck_creeper: bool = False) -> Plan | None:
             return Plan(stance="fight", target=nearest, reason=f"{nearest.name} at {_d(nearest)}")
         if nearest.distance <= ARCHER_RUSH:
             return Plan(stance="approach", target=nearest, reason=f"close in on the {nearest.name}")
+        if may_cover:
+            shooting = tuple(t for t in threats if is_archer(t))
+            why = f"take cover from the {nearest.name} at {_d(nearest)}"
+            return Plan(stance="cover", target=nearest, away_from=shooting, reason=why)
+        if charge_ready(world):
+            guard = "shield" if "shield" in world.worn else f"{armour_points(world)} armour"
+            why = f"close in on the {nearest.name} at {_d(nearest)}: no cover, {guard}"
+            return Plan(stance="approach", target=nearest, reason=why)
         return Plan(
             stance="flee", away_from=(nearest,),
             reason=f"out of the {nearest.name}'s range ({_d(nearest)})",

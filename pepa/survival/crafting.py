@@ -23,6 +23,7 @@ __all__ = [
     "IRON_PICKAXES",
     "PICKAXES",
     "SMELTING",
+    "WOOD_STOCK",
     "CraftingError",
     "Recipe",
     "Recipes",
@@ -50,6 +51,14 @@ FURNACE = "furnace"
 SMELTING = {"iron_ingot": "iron_ore"}
 """Item → what a furnace smelts into it (vanilla 1.16.5 ``data/minecraft/recipes/iron_ingot.json``,
 a ``minecraft:smelting`` recipe: one ore, one ingot; minecraft-data has crafting recipes only)."""
+WOOD_STOCK = 6
+"""Logs' worth of wood a chop for a craft gathers up to (planks count a quarter, sticks an
+eighth). After the stone tier the rest of the tree takes about that much: sticks for the iron
+tools, a shield's six planks and planks to smelt 13 ingots (1.5 a plank). Wood grows only on
+the surface: by night in its shelter the bot can dig stone and iron but not one log, so a craft
+that runs out of wood waits for the morning (at the gauntlet's x24 a day has 25 s of light).
+Not for the first chop: bare-handed, 8 logs took the gauntlet's bot two days (a log is 3 s,
+then the walk to the next tree), and the stone tier waited for them."""
 COAL_SMELTS, PLANK_SMELTS = 8.0, 1.5
 """Items one coal (or charcoal) and one plank smelt: burn time over the 200 ticks of a smelt
 (vanilla 1.16.5 ``AbstractFurnaceTileEntity.getBurnTimes``: coal 1600, planks 300)."""

@@ -10,8 +10,11 @@ full. In its shelter a mining task goes on (:func:`works_under_cover`:
 ``gather.stone`` or ``gather.iron`` with a pickaxe that can do it), dug
 *down* from the shelter's floor with ``under_cover`` (the gather action then
 only digs a sealed shaft and tunnels under the roof, never walking out onto
-the surface); any other task waits for the morning. A bed that refuses, or a
-monster beside it, sends the bot to a shelter instead. In full day
+the surface), and so does a craft or a smelt whose next step can be done
+there — the night workshop: a craft at the carried table or a smelt in the
+carried furnace, placed in the sealed pocket and dug back up, a 2x2 craft,
+or stone or iron dug under cover; any other task (wood) waits for the morning.
+A bed that refuses, or a monster beside it, sends the bot to a shelter instead. In full day
 (:data:`LEAVE_FROM`) with no hostile in sight it digs its way out
 (``survive.escape``, retried after a failure only once ``may_leave``) and the
 task resumes; with the time of day unknown nothing changes. :func:`shelter_spot`
@@ -26,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pepa.survival.crafting import IRON_PICKAXES, PICKAXES
+from pepa.survival.crafting import FURNACE, IRON_PICKAXES, PICKAXES, TABLE, CraftingError
 from pepa.world.view import Vec3, WorldView
 
 __all__ = [
@@ -108,7 +111,9 @@ def closed_in(world: WorldView) -> bool:
 def shelter_spot(world: WorldView, previous: Vec3 | None) -> Vec3 | None:
     """Where the bot shelters: the spot it is closed in at by night, kept while it stays
     there (into the morning, until it is out) and, by night, while it mines below its floor
-    within :data:`UNDER_COVER_REACH`; None once it has left."""
+    within :data:`UNDER_COVER_REACH`; None once it has left. A bot still down its mine in
+    the morning is out of its shelter: its task's own walk takes it up (the escape's search
+    from such mines kept failing in the gauntlet, where that walk got out)."""
     here = world.position
     night = is_night(world.time_of_day)
     if night and closed_in(world) and here is not None:
@@ -122,10 +127,40 @@ def shelter_spot(world: WorldView, previous: Vec3 | None) -> Vec3 | None:
     return previous if night and below and sideways <= UNDER_COVER_REACH else None
 
 
-def works_under_cover(task: Mapping[str, Any] | None, items: Mapping[str, int]) -> bool:
-    """Whether ``task`` can go on from a shelter by night (:data:`NIGHT_WORK`)."""
-    pickaxes = NIGHT_WORK.get(str(task.get("skill", ""))) if task is not None else None
-    return pickaxes is not None and any(items.get(p, 0) > 0 for p in pickaxes)
+def works_under_cover(
+    task: Mapping[str, Any] | None, items: Mapping[str, int], version: str | None = None
+) -> bool:
+    """Whether ``task`` can go on from a shelter by night: mining with a fit pickaxe
+    (:data:`NIGHT_WORK`), or a ``craft.*`` / ``smelt.*`` whose next step (planned from
+    ``items`` as the skill will) is one of those, a craft at the held table or in the 2x2
+    grid, or a smelt in the held furnace: the bot carries its workshop into the shelter."""
+    if task is None:
+        return False
+    skill = str(task.get("skill", ""))
+    pickaxes = NIGHT_WORK.get(skill)
+    if pickaxes is not None:
+        return any(items.get(p, 0) > 0 for p in pickaxes)
+    kind, _, item = skill.partition(".")
+    if kind not in ("craft", "smelt") or not item:
+        return False
+    from skills._making import book_for, next_step_for  # skills build on this package
+
+    count = int((task.get("args") or {}).get("count") or 1)
+    try:
+        step = next_step_for(item, count, items, version)
+        if step is None:
+            return True  # held already: the skill ends at once
+        if step[0] in NIGHT_WORK:
+            return any(items.get(p, 0) > 0 for p in NIGHT_WORK[step[0]])
+        if step[0].startswith("smelt."):
+            return items.get(FURNACE, 0) > 0
+        if step[0].startswith("craft."):
+            variants = book_for(version).by_result.get(step[1], [])
+            in_hand = any(not r.needs_table for r in variants)
+            return bool(variants) and (in_hand or items.get(TABLE, 0) > 0)
+    except (CraftingError, KeyError, ValueError, OSError):
+        return False
+    return False  # wood, food: out on the surface, in the morning
 
 
 def resting(world: WorldView, shelter: Vec3 | None) -> bool:
@@ -152,6 +187,16 @@ def _stays(world: WorldView) -> str | None:
     return None
 
 
+def _work(world: WorldView, task: Mapping[str, Any] | None) -> NightStep | None:
+    """The task, under cover, when it can go on in the shelter (:func:`works_under_cover`)."""
+    if task is None or not works_under_cover(task, world.inventory.items, world.version):
+        return None
+    args = {**dict(task.get("args") or {}), "under_cover": True}
+    skill = str(task["skill"])
+    why = "mining down from the shelter" if skill in NIGHT_WORK else "working in the shelter"
+    return NightStep(kind="mine", skill=skill, args=args, reason=why)
+
+
 def plan(
     world: WorldView,
     *,
@@ -173,10 +218,16 @@ def plan(
     if not is_night(time):
         if shelter is None:
             return None
+        work = _work(world, task)
+        if work is not None:  # the morning, and work that goes on here: the surface can wait
+            return work
         why = _stays(world) or (None if may_leave else "the way out failed a moment ago")
         if why is not None:
             return NightStep(kind="wait", skill=None, reason=why)
-        return NightStep(kind="leave-shelter", skill="survive.escape", reason="morning")
+        # up to the surface: from a mine dug down from the shelter a way 3 blocks off is
+        # still underground (the gauntlet's bot spent its days climbing a 1x1 shaft)
+        up = {"mode": "surface"}
+        return NightStep(kind="leave-shelter", skill="survive.escape", args=up, reason="morning")
     if world.sleeping:
         return NightStep(kind="wait", skill=None, reason="asleep")
     hungry = world.food is not None and world.food < FULL
@@ -184,11 +235,8 @@ def plan(
         why = f"food {world.food} at dusk"
         return NightStep(kind="eat", skill="survive.eat", args={"item": food}, reason=why)
     if shelter is not None:
-        if task is not None and works_under_cover(task, world.inventory.items):
-            args = {**dict(task.get("args") or {}), "under_cover": True}
-            why = "mining down from the shelter"
-            return NightStep(kind="mine", skill=str(task["skill"]), args=args, reason=why)
-        return NightStep(kind="wait", skill=None, reason="in the shelter until morning")
+        work = _work(world, task)
+        return work or NightStep(kind="wait", skill=None, reason="in the shelter until morning")
     beds = [b for b in world.beds if b.distance <= BED_RADIUS]
     usable = time is not None and BED_FROM <= time % 24000 <= BED_UNTIL
     if beds and not usable:  # the bed is the night's refuge: work on until it can be used

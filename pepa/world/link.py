@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
     "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
-    "hunt", "smelt", "shelter", "wear", "flee",
+    "hunt", "smelt", "shelter", "wear", "flee", "cover",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
@@ -248,9 +248,10 @@ class MinecraftLink:
         ``under_cover``: only down and along from where the bot stands, under its roof."""
         return self._action("gather", names, count, radius, drops or [], under_cover)
 
-    def craft(self, item: str, times: int = 1) -> str | None:
-        """Craft ``item`` ``times`` times, at a crafting table when its recipe needs one."""
-        return self._action("craft", item, times)
+    def craft(self, item: str, times: int = 1, under_cover: bool = False) -> str | None:
+        """Craft ``item`` ``times`` times, at a crafting table when its recipe needs one (the
+        held one placed and dug back up; ``under_cover``: in the shelter's sealed pocket)."""
+        return self._action("craft", item, times, under_cover)
 
     def hunt(self, names: list[str], radius: float = 32.0) -> str | None:
         """Kill the nearest animal named in ``names`` and pick up what it drops."""
@@ -260,9 +261,10 @@ class MinecraftLink:
         """Place one ``item`` block on the ground next to the bot."""
         return self._action("place", item)
 
-    def smelt(self, item: str, count: int, fuel: str) -> str | None:
-        """Smelt ``count`` of ``item`` burning ``fuel`` in a furnace near by (or one it places)."""
-        return self._action("smelt", item, count, fuel)
+    def smelt(self, item: str, count: int, fuel: str, under_cover: bool = False) -> str | None:
+        """Smelt ``count`` of ``item`` burning ``fuel`` in a furnace near by (or one it places);
+        ``under_cover``: only one in reach or the held one, placed in the shelter's pocket."""
+        return self._action("smelt", item, count, fuel, under_cover)
 
     def shelter(self) -> str | None:
         """Wall the bot in for the night: into the ground, or with blocks it holds."""
@@ -275,6 +277,18 @@ class MinecraftLink:
     def flee(self, sources: list[tuple[float, float]], distance: float = 16.0) -> str | None:
         """Sprint ``distance`` blocks away from the (x, z) ``sources``, by the most open ground."""
         return self._action("flee", [list(p) for p in sources], distance)
+
+    def cover(
+        self,
+        sources: list[tuple[float, float, float]],
+        radius: float = 6.0,
+        avoid: list[tuple[float, float]] | None = None,
+    ) -> str | None:
+        """Walk to the nearest cell within ``radius`` hidden from the archers whose feet stand
+        at ``sources``, never within 4 blocks of the (x, z) hostiles in ``avoid``."""
+        return self._action(
+            "cover", [list(p) for p in sources], radius, [list(p) for p in avoid or []]
+        )
 
     def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
         """Make the pathfinder go around these (x, z, radius) areas."""

@@ -121,6 +121,9 @@ class Entity:
     """A player's account name."""
     swelling: bool | None = None
     """A creeper's fuse is lit (it hisses and explodes 1.5 s later); None for other mobs."""
+    sight: bool | None = None
+    """Whether it sees the bot, eyes to eyes through blocks with a collision box (what a
+    skeleton needs to shoot); None when not known (not a hostile, or farther than 24)."""
 
     @property
     def hostile(self) -> bool:
@@ -154,6 +157,7 @@ class Entity:
             kind=_str(fields.get("kind")),
             username=username,
             swelling=_bool(fields.get("swelling")),
+            sight=_bool(fields.get("sight")),
         )
 
 
@@ -392,6 +396,7 @@ class WorldView:
                     "id": e.id,
                     "position": e.position.as_dict() if e.position else None,
                     **({} if e.swelling is None else {"swelling": e.swelling}),  # creepers
+                    **({} if e.sight is None else {"sight": e.sight}),
                 }
                 for e in self.threats
             ],

@@ -16,8 +16,18 @@ const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 
 const mineflayer = require(path.join(NM, 'mineflayer'))
 const { pathfinder, Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
 const armorManager = require(path.join(NM, 'mineflayer-armor-manager'))
+const { createWorkshop, GRAVITY } = require('./workshop')
+const { createClimb } = require('./climb')
+
+// The node process that loads this module (JSPyBridge's, for the worker) ends with its
+// parent: a worker killed with SIGKILL (supervision, tests) left it running, still
+// holding the daemon's output pipe (seen: a test waited 18 minutes on that pipe)
+const PARENT = process.ppid
+setInterval(() => { if (process.ppid !== PARENT) process.exit(0) }, 1000).unref()
 
 const { Vec3 } = require(path.join(NM, 'vec3'))
+const coverModule = require('./cover')
+const { createMelee } = require('./melee')
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const WORN_SLOTS = [5, 6, 7, 8, 45] // player window: head, torso, legs, feet, off-hand
@@ -30,6 +40,9 @@ const SHELTER_BLOCKS = ['dirt', 'cobblestone', 'stone', 'oak_planks', 'spruce_pl
 const fuelSmelts = (name) => (name === 'coal' || name === 'charcoal' ? 8 : 1.5)
 const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
 const CREEPER_STATE = 15 // the creeper's swell-direction metadata index in 1.16.5
+const SIGHT_RADIUS = 24 // hostiles this close are marked with whether they see the bot (cover.js)
+const THREAT_RADIUS = 16 // pepa.world.view.THREAT_RADIUS
+const COVER_SETTLE_MS = 450 // over two of perception's snapshot intervals (0.2 s)
 const NIL_UUID = /^0{8}-0{4}-0{4}-0{4}-0{12}$|^0$/
 const CHAT_RE = /^<(\w{1,16})> (.*)$/s
 const r1 = (v) => Math.round(v * 10) / 10
@@ -81,6 +94,9 @@ function createBot (opts, onEvent) {
   // the danger areas, and its stop may wait 5 s: no instant pre-emption) and
   // mineflayer-tool (it chooses tools for blocks only; bestTool/bestWeapon here)
   bot.loadPlugin(armorManager)
+  const cover = coverModule(bot, Vec3)
+  // swings (a crit jump after the first) and the off-hand shield (melee.js)
+  const melee = createMelee(bot, { hostile: (e) => e.type === 'hostile' || e.kind === 'Hostile mobs', sees: (e) => cover.seesBot(e), bestWeapon })
 
   // ---- entity spawn/gone batching: one event per event-loop turn ----------
   let pendingSpawn = []
@@ -205,7 +221,11 @@ function createBot (opts, onEvent) {
         const e = bot.entities[id]
         if (e === me || !e.position) continue
         const d = pos.distanceTo(e.position)
-        if (d <= o.entityRadius) ents.push(entityInfo(e, pos))
+        if (d > o.entityRadius) continue
+        const info = entityInfo(e, pos)
+        // sight: whether it sees the bot's eyes (a skeleton shoots only then); 6-19 us a mob
+        if (d <= SIGHT_RADIUS && (e.type === 'hostile' || e.kind === 'Hostile mobs')) info.sight = cover.seesBot(e)
+        ents.push(info)
       }
       ents.sort((a, b) => a.distance - b.distance)
     }
@@ -292,8 +312,8 @@ function createBot (opts, onEvent) {
   // stop() bumps the epoch; a long action that sees it changed gives up at
   // its next step instead of fighting the pre-empting action for the pathfinder
   let cancelEpoch = 0
-  const placedFurnaces = new Set() // furnaces this bot placed to smelt: dug back up after
   const loadedFurnaces = new Set() // furnaces this bot put something in: the only ones it takes from
+  let crafting = Promise.resolve() // the last craft action, settled: crafts never overlap
   const countOf = (name) => bot.inventory.items().filter(i => i.name === name).reduce((n, i) => n + i.count, 0)
   const waitFor = (test, ms) => new Promise((resolve) => {
     if (test()) return resolve(true)
@@ -322,6 +342,26 @@ function createBot (opts, onEvent) {
       timer = setTimeout(() => { bot.pathfinder.setGoal(null); reject(new Error(`not there within ${ms / 1000} s`)) }, ms)
     })
     return Promise.race([bot.pathfinder.goto(goal), limit]).finally(() => clearTimeout(timer))
+  }
+  // gotoWithin with Movements that neither dig nor tower nor jump gaps (to cover, to a drop
+  // by a table): a walk that must not open a wall or climb into view. The normal
+  // movements come back after, or at stop() (a pre-empting action must not inherit these)
+  let gentle = null // { moves, normal } while such a walk is under way
+  function endGentle () {
+    if (gentle && bot.pathfinder.movements === gentle.moves) bot.pathfinder.setMovements(gentle.normal)
+    gentle = null
+  }
+  function gotoGently (goal, ms) {
+    endGentle()
+    const moves = new Movements(bot)
+    moves.canDig = false
+    moves.allow1by1towers = false
+    moves.allowParkour = false
+    moves.exclusionAreasStep = [dangerCost]
+    const mine = { moves, normal: bot.pathfinder.movements }
+    gentle = mine
+    bot.pathfinder.setMovements(moves)
+    return gotoWithin(goal, ms).finally(() => { if (gentle === mine) endGentle() })
   }
   // A free spot on the ground next to the bot for a block
   function groundSpot () {
@@ -359,17 +399,6 @@ function createBot (opts, onEvent) {
     }
     throw new Error('no free ground next to me and nothing to hold a block above me')
   }
-  async function reachTable () {
-    let table = bot.findBlock({ matching: bot.registry.blocksByName.crafting_table.id, maxDistance: 32 })
-    if (!table) {
-      const at = await placeNear('crafting_table')
-      table = bot.blockAt(at)
-    }
-    if (bot.entity.position.distanceTo(table.position) > 3.5) {
-      await bot.pathfinder.goto(new goals.GoalNear(table.position.x, table.position.y, table.position.z, 2))
-    }
-    return bot.blockAt(table.position)
-  }
 
   // ----------------------------------------------------- armour and nights --
   // Put on every held armour piece better than the one worn and a shield in the
@@ -382,6 +411,7 @@ function createBot (opts, onEvent) {
   }
   const solid = (p) => { const b = bot.blockAt(p); return !!b && b.boundingBox === 'block' }
   const liquid = (p) => { const b = bot.blockAt(p); return !!b && (b.name === 'water' || b.name === 'lava') }
+  const fallsAbove = (p) => { const b = bot.blockAt(p.offset(0, 1, 0)); return !!b && GRAVITY.test(b.name) }
   // Digging two blocks down from `feet` is safe: both diggable solid blocks that
   // are not furniture and quick to dig with the best held tool (DIG_DOWN_MS), solid
   // ground under them, no water or lava beside them or beside the feet
@@ -426,6 +456,9 @@ function createBot (opts, onEvent) {
     }
     return false
   }
+  // the carried table and furnace (workshop.js): placed where the bot stands, dug back after
+  const workshop = createWorkshop(bot, { Vec3, goals, bestTool, waitFor, countOf, solid, liquid, gotoGently, groundSpot, placeNear, placeOverhead, fill })
+  const climb = createClimb(bot, { Vec3, bestTool, waitFor, liquid, blocks: SHELTER_BLOCKS, centre, sealedCell: workshop.sealedCell })
   // Mining under cover (a gather by night from a shelter): the dug space stays a
   // sealed pocket under the shelter's roof. A cell is dug only when each of its
   // six neighbours is solid or already part of the pocket (never into open air,
@@ -446,6 +479,7 @@ function createBot (opts, onEvent) {
     const sealed = (p) => {
       const b = bot.blockAt(p)
       if (!b || b.boundingBox !== 'block' || !b.diggable || /bedrock|table|furnace|chest|_bed$/.test(b.name)) return false
+      if (fallsAbove(p)) return false // sand or gravel over it would fall in and could open the way up
       return AROUND.every(([dx, dy, dz]) => { const q = p.offset(dx, dy, dz); return pocket.has(q.toString()) || (solid(q) && !liquid(q)) })
     }
     const dig = async (p) => {
@@ -554,12 +588,40 @@ function createBot (opts, onEvent) {
     }
     return best
   }
+  // The y of the highest ground block over the head at `pos` (not a tree's leaves
+  // or wood), where a bot dug into the ground stands once it is out; null under open sky
+  function roofOver (pos) {
+    const top = (bot.game.minY || 0) + (bot.game.height || 256) - 1
+    const x = Math.floor(pos.x)
+    const z = Math.floor(pos.z)
+    for (let y = top; y >= Math.floor(pos.y) + 2; y--) {
+      const b = bot.blockAt(new Vec3(x, y, z))
+      if (b && b.boundingBox === 'block' && !/leaves|_log$|_wood$|_stem$|_hyphae$/.test(b.name)) return y
+    }
+    return null
+  }
   const hostilesNear = (pos, radius) => Object.values(bot.entities)
     .filter(e => e !== bot.entity && e.position && (e.type === 'hostile' || e.kind === 'Hostile mobs') && e.position.distanceTo(pos) <= radius)
     .map(e => ({ x: e.position.x, z: e.position.z }))
 
   // --------------------------------------------------------------- actions --
-  function done (id, ok, extra) { emit(Object.assign({ type: 'actionDone', id, ok }, extra || {})) }
+  // The actions in SUSPENDING walk, dig, place or open a block: each holds the shield
+  // down, and the guard from turning the bot, from its call until it reports done
+  // (melee.hold, counted: they overlap). The guard's lookAt at an archer would steer
+  // centre()'s hand-held walk or a placement toward it, and its stop for an arrow would
+  // halt a tower or a walk to cover.
+  const SUSPENDING = ['goto', 'sleep', 'escape', 'gather', 'craft', 'cover', 'place', 'smelt', 'shelter']
+  const running = new Map() // action id -> ends its suspension
+  function settle (id) { const end = running.get(id); if (end) { running.delete(id); end() } }
+  function suspending (action) {
+    return (id, ...args) => {
+      settle(id) // an id used again: the earlier one's suspension must not outlive it
+      running.set(id, melee.hold())
+      try { return action(id, ...args) } catch (e) { settle(id); throw e }
+    }
+  }
+  bot.on('death', () => { for (const id of [...running.keys()]) settle(id) })
+  function done (id, ok, extra) { settle(id); emit(Object.assign({ type: 'actionDone', id, ok }, extra || {})) }
 
   const api = {
     bot, // raw access, only for the attribute-walk benchmark / debugging
@@ -594,23 +656,17 @@ function createBot (opts, onEvent) {
       bot.pathfinder.setGoal(new goals.GoalFollow(p, range == null ? 2 : Number(range)), true)
       return true
     },
-    stop (id) { cancelEpoch++; bot.clearControlStates(); bot.pathfinder.stop(); bot.pathfinder.setGoal(null); if (bot.targetDigBlock) bot.stopDigging(); if (id != null) done(id, true, { action: 'stop' }); return true },
-    // attack(entityId): one swing, at once; returns false if the entity is unknown.
-    // The best weapon is equipped after the swing, for the next one: the first
-    // hit must not wait for an inventory round trip.
-    attack (entityId) {
-      const e = bot.entities[entityId]
-      if (!e) return false
-      bot.attack(e)
-      const weapon = bestWeapon()
-      if (weapon && (!bot.heldItem || bot.heldItem.name !== weapon.name)) bot.equip(weapon, 'hand').catch(() => {})
-      return true
-    },
+    stop (id) { cancelEpoch++; melee.cancel(); bot.clearControlStates(); bot.pathfinder.stop(); bot.pathfinder.setGoal(null); endGentle(); if (bot.targetDigBlock) bot.stopDigging(); if (id != null) done(id, true, { action: 'stop' }); return true },
+    // attack(entityId): one swing; returns false if the entity is unknown. The first at a
+    // target is at once, a later one a crit jump when it can be (melee.js). The best weapon
+    // is equipped after the swing, for the next one: the first hit must not wait for an
+    // inventory round trip.
+    attack (entityId) { return melee.attack(entityId) },
     // eat(id, name): hold that food and eat it (the server ends eating with entity_status 9)
     eat (id, name) {
       const it = bot.inventory.items().find(i => i.name === name)
       if (!it) { done(id, false, { action: 'eat', error: `no ${name}` }); return false }
-      bot.equip(it, 'hand').then(() => bot.consume()).then(
+      melee.suspend(bot.equip(it, 'hand').then(() => bot.consume())).then( // the shield down: eating uses the hand
         () => done(id, true, { action: 'eat', food: bot.food }),
         (e) => done(id, false, { action: 'eat', error: String(e && e.message) }))
       return true
@@ -626,16 +682,33 @@ function createBot (opts, onEvent) {
     },
     // escape(id, reach, mode): get at least `reach` blocks away from here.
     // mode 'up': pillar up on dirt/cobblestone, no digging; 'dig': dig with
-    // the best tool, no pillaring; anything else: whatever the pathfinder finds.
+    // the best tool, no pillaring; 'surface': from down a mine (the highest
+    // ground block over the head more than a head above it: roofOver) up to
+    // that block's level, digging and pillaring, and as 'any' when that fails
+    // or from a shelter's own hole; anything else: whatever the pathfinder finds.
     escape (id, reach, mode) {
-      const p = bot.entity.position
-      const goal = new goals.GoalInvert(new goals.GoalNear(p.x, p.y, p.z, reach || 3))
+      const epoch = cancelEpoch
+      const p = bot.entity.position.clone()
+      const roof = mode === 'surface' ? roofOver(p) : null
+      const deep = roof !== null && roof > Math.floor(p.y) + 2
+      endGentle() // a no-dig walk still under way must not become the movements restored after
       const normal = bot.pathfinder.movements
       const moves = new Movements(bot) // no danger costs: getting out comes first
       if (mode === 'up') moves.canDig = false
       if (mode === 'dig') moves.allow1by1towers = false
       bot.pathfinder.setMovements(moves)
-      bot.pathfinder.goto(goal).finally(() => bot.pathfinder.setMovements(normal)).then(
+      const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
+      const run = async () => {
+        if (deep) {
+          try { return await bot.pathfinder.goto(new goals.GoalY(roof)) } catch (e) {
+            stopped() // stopped: no second try
+          }
+          await bot.waitForTicks(1) // the failed search ends before the next begins
+          try { return await climb.climbTo(roof, stopped) } catch (e) { stopped() } // by hand
+        }
+        await bot.pathfinder.goto(new goals.GoalInvert(new goals.GoalNear(p.x, p.y, p.z, reach || 3)))
+      }
+      melee.suspend(run().finally(() => bot.pathfinder.setMovements(normal))).then(
         () => done(id, true, { action: 'escape', position: vxyz(bot.entity.position) }),
         (e) => done(id, false, { action: 'escape', error: String(e && e.message), position: vxyz(bot.entity.position) }))
       return true
@@ -653,13 +726,16 @@ function createBot (opts, onEvent) {
       const key = (v) => `${v.x},${v.y},${v.z}`
       let dug = 0
       const epoch = cancelEpoch
+      const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
+      const collect = () => workshop.collect(stopped).catch(() => 0) // its table first (workshop.js)
       if (underCover) {
-        mineUnderCover(wanted, held, count, epoch).then(
+        collect().then(() => mineUnderCover(wanted, held, count, epoch)).then(
           (r) => done(id, !r.error, { action: 'gather', error: r.error || undefined, dug: r.dug, held: held(), position: vxyz(bot.entity.position) }),
           (e) => done(id, false, { action: 'gather', error: String(e && e.message), held: held() }))
         return true
       }
       const step = async () => {
+        await collect()
         while (held() < count) {
           if (epoch !== cancelEpoch) return 'stopped'
 
@@ -699,26 +775,37 @@ function createBot (opts, onEvent) {
         (e) => done(id, false, { action: 'gather', error: String(e && e.message), dug, held: held() }))
       return true
     },
-    // craft(id, item, times): craft `times` crafts of `item` by its recipe, at a
-    // crafting table when the recipe needs one (walks to one within 32 blocks,
-    // or places one from the inventory next to the bot).
-    craft (id, item, times) {
+    // craft(id, item, times, underCover): craft `times` crafts of `item` by its recipe,
+    // at a crafting table when the recipe needs one (workshop.reachTable: one in reach,
+    // else the held one placed beside the bot — in the sealed pocket under cover —
+    // else one within 32 blocks walked to); a table it placed is dug back up after.
+    craft (id, item, times, underCover) {
       const info = bot.registry.itemsByName[item]
       if (!info) { done(id, false, { action: 'craft', error: `no such item ${item}` }); return false }
       const epoch = cancelEpoch
       const run = async () => {
+        // mineflayer's bot.craft cannot be stopped and keeps one table window for all
+        // crafts: one a pre-emption left running must end before the next clicks
+        await crafting
+        if (epoch !== cancelEpoch) throw new Error('stopped')
         let recipe = bot.recipesFor(info.id, null, 1, null)[0]
         let table = null
         if (!recipe) {
-          table = await reachTable()
-          if (epoch !== cancelEpoch) throw new Error('stopped')
-          recipe = bot.recipesFor(info.id, null, 1, table)[0]
-          if (!recipe) throw new Error(`no recipe for ${item} with this inventory`)
+          table = await workshop.reachTable(!!underCover)
         }
-        await bot.craft(recipe, times || 1, table)
+        try {
+          if (epoch !== cancelEpoch) throw new Error('stopped')
+          if (table) recipe = bot.recipesFor(info.id, null, 1, table)[0]
+          if (!recipe) throw new Error(`no recipe for ${item} with this inventory`)
+          await bot.craft(recipe, times || 1, table)
+        } finally { // the table goes back into the bag, for the next craft wherever it is
+          if (table && epoch === cancelEpoch) await workshop.takeBack(table.position, () => {}).catch(() => false)
+        }
         if (/_(helmet|chestplate|leggings|boots)$|^shield$/.test(item)) await wearBest()
       }
-      run().then(
+      const running = run()
+      crafting = running.catch(() => {})
+      running.then(
         () => done(id, true, { action: 'craft', item, held: countOf(item) }),
         (e) => done(id, false, { action: 'craft', item, error: String(e && e.message) }))
       return true
@@ -822,10 +909,48 @@ function createBot (opts, onEvent) {
         return { moved: start.distanceTo(bot.entity.position), legs: 4 }
       }
       bot.pathfinder.setGoal(null) // the legs steer by hand
-      run().then(
+      melee.suspend(run()).then( // no shield in a flight: blocking slows the player
         (r) => done(id, true, Object.assign({ action: 'flee', position: vxyz(bot.entity.position) }, r, { moved: r1(r.moved) })),
         (e) => { if (epoch === cancelEpoch) off(); done(id, false, { action: 'flee', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }) })
       return true
+    },
+    // cover(id, from, radius, avoid): walk to the nearest cell within `radius` where no
+    // archer at the feet positions `from` ([[x, y, z], ...]) sees the bot's eyes, never
+    // within 4 blocks of the hostiles at `avoid` ([[x, z], ...]) (cover.js findCover); an
+    // empty list: the ones in view now (a hostile spotted before any snapshot has no position)
+    cover (id, from, radius, avoid) {
+      const live = cover.liveHostiles(THREAT_RADIUS)
+      const archers = from && from.length ? from.map(p => ({ x: Number(p[0]), y: Number(p[1]), z: Number(p[2]) })) : live.archers
+      const others = avoid && avoid.length ? avoid.map(p => ({ x: Number(p[0]), z: Number(p[1]) })) : live.others
+      if (!archers.length) { done(id, false, { action: 'cover', error: 'no archer to hide from' }); return false }
+      const t0 = performance.now()
+      const found = cover.findCover(archers, Number(radius) || 6, others)
+      const ms = r2(performance.now() - t0)
+      if (!found.cell) { done(id, false, { action: 'cover', error: `no cover within ${Number(radius) || 6} blocks (${found.tried} cells)`, ms }); return false }
+      const c = found.cell
+      // done only after COVER_SETTLE_MS at the cell: the snapshots Python takes meanwhile
+      // (5 a second) show the bot hidden before it decides on what to do next. Ok only
+      // when then no archer in range sees it from where it stands now (Python remembers
+      // the bot hidden on an ok). The walk neither digs nor towers: no wall opened, no
+      // climb into view.
+      const epoch = cancelEpoch
+      gotoGently(new goals.GoalBlock(c.x, c.y, c.z), 10000)
+        .then(() => new Promise((resolve) => setTimeout(resolve, COVER_SETTLE_MS)))
+        .then(() => {
+          if (epoch !== cancelEpoch) throw new Error('stopped')
+          if (cover.seenBy(THREAT_RADIUS).length) throw new Error('seen at the cover cell')
+        }).then(
+          () => done(id, true, { action: 'cover', cell: { x: c.x, y: c.y, z: c.z }, ms, position: vxyz(bot.entity.position) }),
+          (e) => done(id, false, { action: 'cover', error: epoch !== cancelEpoch ? 'stopped' : String(e && e.message), cell: { x: c.x, y: c.y, z: c.z }, ms, position: vxyz(bot.entity && bot.entity.position) }))
+      return true
+    },
+    // sightCost(n): milliseconds n sight checks of every hostile in SIGHT_RADIUS take (benchmark)
+    sightCost (n) {
+      const mobs = Object.values(bot.entities).filter(e => e !== bot.entity && e.position && (e.type === 'hostile' || e.kind === 'Hostile mobs') &&
+        e.position.distanceTo(bot.entity.position) <= SIGHT_RADIUS)
+      const t0 = performance.now()
+      for (let i = 0; i < n; i++) for (const e of mobs) cover.seesBot(e)
+      return JSON.stringify({ mobs: mobs.length, ms: performance.now() - t0 })
     },
     // place(id, item): put one `item` (a block) on the ground next to the bot
     place (id, item) {
@@ -837,10 +962,11 @@ function createBot (opts, onEvent) {
     // smelt(id, input, count, fuel): smelt `count` of `input` in a furnace within
     // 32 blocks — one this bot loaded before (what it left there comes back first)
     // or an empty one: never someone else's — or one placed from the inventory
-    // (beside the bot, or above its head down a shaft) and dug back up after,
+    // (workshop.place: beside the bot, in the sealed pocket under cover, or above its
+    // head down a shaft) and dug back up after; underCover: never walks,
     // burning `fuel` (only the pieces the smelts need); each output is taken as it
     // comes (vanilla: 10 s an item)
-    smelt (id, input, count, fuel) {
+    smelt (id, input, count, fuel, underCover) {
       const epoch = cancelEpoch
       const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
       let made = 0
@@ -852,6 +978,7 @@ function createBot (opts, onEvent) {
         for (const at of spots.slice(0, 3)) {
           stopped()
           if (bot.entity.position.distanceTo(at) > 3.5) {
+            if (underCover) continue // never walks out of the pocket
             if (!await gotoWithin(new goals.GoalNear(at.x, at.y, at.z, 2), 20000).then(() => true, () => false)) continue
           }
           stopped()
@@ -863,9 +990,8 @@ function createBot (opts, onEvent) {
       }
       const run = async () => {
         let usable = await openUsable()
-        if (!usable) { // no ground beside the bot (down a mine shaft): above its head
-          const block = bot.blockAt(await (groundSpot() ? placeNear('furnace') : placeOverhead('furnace')))
-          placedFurnaces.add(block.position.toString())
+        if (!usable) { // the held one: beside the bot, in the pocket under cover, above its head down a shaft
+          const block = bot.blockAt(await workshop.place('furnace', !!underCover))
           stopped()
           usable = { at: block.position, furnace: await bot.openFurnace(block) }
         }
@@ -894,25 +1020,7 @@ function createBot (opts, onEvent) {
           furnace.close()
         }
         // our own furnace goes back into the bag for the next smelt
-        const mine = bot.blockAt(at)
-        if (mine && mine.name === 'furnace' && placedFurnaces.has(at.toString())) {
-          const tool = bestTool(mine)
-          if (tool) {
-            const had = countOf('furnace')
-            stopped()
-            await bot.equip(tool, 'hand')
-            await bot.dig(mine, true)
-            placedFurnaces.delete(at.toString())
-            loadedFurnaces.delete(at.toString())
-            // picked up where it drops (beside or onto the bot); else walk over to it
-            if (!await waitFor(() => countOf('furnace') > had, 1000)) {
-              stopped()
-              const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(at) < 4)
-              if (drop) await gotoWithin(new goals.GoalNear(drop.position.x, drop.position.y, drop.position.z, 0.5), 8000).catch(() => {})
-              await waitFor(() => countOf('furnace') > had, 1500)
-            }
-          }
-        }
+        if (await workshop.takeBack(at, stopped)) loadedFurnaces.delete(at.toString())
       }
       run().then(
         () => done(id, true, { action: 'smelt', made, furnace: countOf('furnace') }),
@@ -931,6 +1039,8 @@ function createBot (opts, onEvent) {
       const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
       const run = async () => {
         bot.pathfinder.setGoal(null)
+        await workshop.collect(stopped).catch(() => 0) // a table it left beside it comes along
+        stopped()
         await waitFor(() => bot.entity.onGround, 2000)
         await centre()
         stopped()
@@ -1000,6 +1110,7 @@ function createBot (opts, onEvent) {
     quit (reason) { try { bot.quit(reason || 'bye') } catch (e) {} return true },
     end () { try { bot.end() } catch (e) {} return true }
   }
+  for (const name of SUSPENDING) api[name] = suspending(api[name])
   return api
 }
 

@@ -39,6 +39,7 @@
 // control op) makes mobs walk straight at their goals, as before path finding.
 const path = require('./path')
 const { brightness } = require('./time')
+const { eyeHeight } = require('./eyes')
 
 const STROLL_CHANCE = 120
 const PATH_BUDGET = 400 // nodes a search may expand; vanilla: follow range x 16 (zombie 560)
@@ -53,7 +54,7 @@ module.exports = function brains (ctx) {
   const { life, view, serv } = ctx
   if (life.paths === undefined) life.paths = true
   const stats = { searches: 0, visited: 0, ms: 0, maxMs: 0 }
-  const eye = (m) => m.e.position.offset(0, m.h * 0.85, 0)
+  const eye = (m) => m.e.position.offset(0, eyeHeight(m.e.name, m.h), 0) // eyes.js: as the bot counts them
   const playerEye = (p) => p.position.offset(0, 1.62, 0)
   const sees = (m, p) => view.lineOfSight(m.e.world, eye(m), playerEye(p))
   const valid = (m, p) => p && p.world === m.e.world && p.gameMode === 0 && p.health > 0 &&

@@ -19,10 +19,13 @@ const FIST = [1, 4]
 
 // vanilla Player.attack: damage * (0.2 + strength^2 * 0.8), strength = how far the
 // attack cooldown (20 / attack speed ticks) has recharged since the last attack
+function attackStrength (itemName, ticksSinceLastAttack) {
+  const speed = (WEAPONS[itemName] || FIST)[1]
+  return Math.max(0, Math.min(1, (ticksSinceLastAttack + 0.5) / (20 / speed)))
+}
 function meleeDamage (itemName, ticksSinceLastAttack) {
-  const [damage, speed] = WEAPONS[itemName] || FIST
-  const strength = Math.max(0, Math.min(1, (ticksSinceLastAttack + 0.5) / (20 / speed)))
-  return damage * (0.2 + strength * strength * 0.8)
+  const strength = attackStrength(itemName, ticksSinceLastAttack)
+  return (WEAPONS[itemName] || FIST)[0] * (0.2 + strength * strength * 0.8)
 }
 
 // the hurt immunity of LivingEntity.hurt: for 10 ticks after a hit only a
@@ -214,6 +217,7 @@ function announceDeath (serv, p, cause) {
     other._client.write('chat', { message: json, position: 1, sender: '00000000-0000-0000-0000-000000000000' })
   }
   serv.info && serv.info(plain(serv.registry, msg))
+  return msg
 }
 
 // A player hurt by anything but another player's melee (flying-squid's pvp.js).
@@ -261,7 +265,11 @@ function hurtPlayer (serv, life, p, amount, { from = null, scale, strength = 0.4
   const dead = p.health <= 0
   p._client.write('entity_status', { entityId: p.id, entityStatus: dead ? 3 : 2 }) // hurt / death
   p._writeOthersNearby('entity_status', { entityId: p.id, entityStatus: dead ? 3 : 2 })
-  if (dead) announceDeath(serv, p, cause)
+  if (dead) {
+    const msg = announceDeath(serv, p, cause)
+    // the last deaths by their message key, for benchmarks (life_stats)
+    life.deaths = [...(life.deaths || []).slice(-99), { player: p.username, key: msg.translate, by: msg.with[1] ? (msg.with[1].text || msg.with[1].translate) : null, tick: life.tick }]
+  }
   return { damage: amount, blocked: false }
 }
 
@@ -373,4 +381,4 @@ function arrows (serv, life, view) {
   return { shoot, tick, count: () => flying.size }
 }
 
-module.exports = { WEAPONS, meleeDamage, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, arrows, SPAWN_INVULNERABLE_TICKS }
+module.exports = { WEAPONS, meleeDamage, attackStrength, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, arrows, SPAWN_INVULNERABLE_TICKS }

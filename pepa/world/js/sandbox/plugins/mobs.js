@@ -17,6 +17,7 @@ const combat = require('../life/combat')
 const { explode } = require('../life/explosion')
 const { brightness } = require('../life/time')
 const makeBrains = require('../life/brains')
+const { eyeHeight } = require('../life/eyes')
 
 // health, movement_speed, follow_range, attack_damage from vanilla 1.16
 // attributes; loot [item, min, max, cooked variant, only when killed by a player] from vanilla loot tables
@@ -90,6 +91,10 @@ module.exports.server = function (serv) {
     if (m.dead || e.health <= 0) return
     const amount = combat.immune(m.hurtState, life.tick, o.damage ?? 1)
     if (amount <= 0) return
+    if (o.crit) { // vanilla shows the crit only for a hit the target took
+      life.crits = (life.crits || 0) + 1
+      serv._writeAll('animation', { entityId: e.id, animation: 4 })
+    }
     takeDamage({ sound: `entity.${e.name}.hurt`, damage: amount, velocity: new Vec3(0, 0, 0) })
     const from = o.from || (o.velocity && (o.velocity.x || o.velocity.z) ? e.position.minus(o.velocity) : null)
     if (from) knockback(m.body, from, e.position, 0.4)
@@ -163,7 +168,7 @@ module.exports.server = function (serv) {
       m.drawingShown = on
       meta(m, [{ key: 7, type: 0, value: on ? 1 : 0 }]) // hand active
     },
-    shoot: (m, t) => arrows.shoot(m.e, m.h * 0.85, t),
+    shoot: (m, t) => arrows.shoot(m.e, eyeHeight(m.e.name, m.h), t),
     explode (m) {
       const center = m.e.position.clone()
       vanish(m)
@@ -194,7 +199,7 @@ module.exports.server = function (serv) {
     else if (m.sp.burns && life.isDay && life.isDay()) {
       // vanilla Mob.isSunBurnTick: brightness of the light at the eyes, and the sky seen from them
       // (a helmet would take the burn instead: mobs here wear none)
-      const { x, y, z } = e.position.offset(0, m.h * 0.85, 0)
+      const { x, y, z } = e.position.offset(0, eyeHeight(m.e.name, m.h), 0)
       if (view.canSeeSky(e.world, x, y, z)) {
         const b = brightness(Math.max(view.blockLight(e.world, x, y, z), view.skyLight(e.world, x, y, z) - life.skyDarken()))
         if (b > 0.5 && life.random() * 30 < (b - 0.4) * 2) m.fire = Math.max(m.fire, 160)
@@ -353,7 +358,9 @@ module.exports.server = function (serv) {
       time: life.timeOfDay ? life.timeOfDay() : serv.time, day: life.day, isDay: life.isDay ? life.isDay() : null,
       timeScale: life.timeScale, hungerScale: life.hungerScale, spawning: life.spawning, kinds: life.kinds,
       hostileCap: life.hostileCap, mobs: counts, arrows: arrows.count(), despawned: life.despawned,
-      profile: life.profile, difficulty: serv.difficulty, spawnMax: life.settings.spawnMax
+      profile: life.profile, difficulty: serv.difficulty, spawnMax: life.settings.spawnMax,
+      deaths: life.deaths || [], // the last 100 players' deaths: { player, key, by, tick }
+      crits: life.crits || 0 // players' critical hits (module.exports.player)
     }
   }
   life.ops.life_mob = ({ mob }) => {
@@ -381,7 +388,13 @@ module.exports.server = function (serv) {
     .map(m => ({ id: m.e.id, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural, position: { x: m.e.position.x, y: m.e.position.y, z: m.e.position.z } }))
 }
 
-// a player's melee hit does its weapon's damage, scaled by the attack cooldown
+// a player's melee hit does its weapon's damage, scaled by the attack cooldown, and half
+// as much again for a critical hit (vanilla Player.attack: attack strength > 0.9, falling:
+// fallDistance > 0 and not on the ground, not climbing, not in water (hazards.js keeps
+// the fall distance from the moves and resets it in all three cases), not sprinting; no
+// blindness or riding here); a crit that lands (hurtMob: not absorbed by hurt immunity)
+// shows the crit particles (animation 4) and life.crits counts it (life_stats)
+const SPRINTING = 0x08 // hazards.js: the player's shared flags
 module.exports.player = function (player, serv) {
   const life = lifeOf(serv)
   player.on('attack', (data) => {
@@ -389,6 +402,11 @@ module.exports.player = function (player, serv) {
     const since = life.tick - (player._lifeLastAttack ?? -1000)
     player._lifeLastAttack = life.tick
     data.damage = combat.meleeDamage(held && held.name, since)
+    const h = player._lifeHazard
+    if (combat.attackStrength(held && held.name, since) > 0.9 && h && h.fall > 0 && !(h.flags & SPRINTING)) {
+      data.damage *= 1.5
+      data.crit = true // counted and shown by hurtMob once the hit lands
+    }
     data.byPlayer = true
     data.attacker = player
     data.from = player.position.clone()
