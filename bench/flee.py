@@ -4,12 +4,15 @@ Run: ``.venv/bin/python bench/flee.py [--trials 30] [--seconds 20] [--sandbox]``
 One embedded world (flat, open ground; ``--sandbox``: the survival sandbox at
 noon with natural spawning off, its zombies finding paths) and one
 ``pepa start`` daemon with the curriculum off. Each trial puts the bot back at
-the world's spawn with 20 HP, clears the mobs, sets its health to 6 and spawns
+the world's spawn with 20 HP and a full food bar (a bot with food at 6 or less
+cannot sprint: over 30 trials without eating it would starve into another
+benchmark), clears the mobs, sets its health to 6 and spawns
 three chasing zombies 4 blocks east (1 block apart): it survives the trial if
 it is alive ``--seconds`` later (a death is counted from the daemon's log: the
 respawn can come before the next poll). Time stands at noon. The flight time
 is from the spawn until the bot is first over 20 blocks from every zombie.
-Prints the survival rate and the median flight time.
+Prints the survival rate and the median flight time; a death prints how far the
+bot got from where the trial started, and its food then.
 """
 
 from __future__ import annotations
@@ -84,14 +87,19 @@ def trial(
     pause.wait(5.0)
     world.op("remove_mobs")
     world.op("set_health", player=BOT, hp=6)
+    world.op("set_food", player=BOT, food=20)
     before = deaths(root)
     world.op("spawn_mob", player=BOT, name="zombie", count=3, dx=4, spacing=1, ai=True)
     start = time.monotonic()
     flight: float | None = None
+    moved = 0.0
     while time.monotonic() - start < seconds:
         me = bot(world)
         if me is None or me["health"] <= 0 or deaths(root) > before:
+            food = me.get("food") if me else None
+            print(f"  died {moved:.1f} blocks from the start, food {food}", flush=True)
             return False, flight
+        moved = max(moved, dist(me["position"], home))
         herd = [z["position"] for z in world.op("entities", name="zombie")]
         if flight is None and herd and min(dist(me["position"], z) for z in herd) > CLEAR:
             flight = time.monotonic() - start

@@ -1,24 +1,29 @@
 """The gauntlet: the bot alone in a fixed-seed sandbox for N game days, learning on and off.
 
-Run: ``.venv/bin/python bench/gauntlet.py [--days 3] [--seed 20261130] [--time-scale 24]
-[--profile hard]``.
+Run: ``.venv/bin/python bench/gauntlet.py [--days 3] [--seeds 20261130,777] [--time-scale 24]
+[--profile hard] [--arms on,off]``.
 
 Each run starts a fresh sandbox world (same seed and sandbox profile: ``default``,
 or ``hard`` with dusk at the start, hard difficulty, denser spawns and hazards
 near spawn; docs/sandbox.md "Profiles") with game time accelerated
 (``time_scale``: at 24 a 20-minute Minecraft day lasts 50 s; mobs and hunger
 keep real time), a fresh state folder and knowledge base, and ``pepa start``
-with the curriculum on. The first run has lessons and advice on, the second
-off (``PEPA_LEARNING=0``: lessons are still written, never consulted). Once a
-game day at noon a zombie is spawned 3 blocks from the bot to sample the
-reaction latency (server-side: spawn → first attack packet).
+with the curriculum on. For each seed, the first run has lessons and advice on, the
+second off (``PEPA_LEARNING=0``: lessons are still written, never consulted);
+``--arms off`` runs only the baseline. Once a game day at noon a zombie that does not
+move is spawned 3 blocks from the bot to sample the reaction latency (server-side:
+spawn → first attack packet); once the first hit lands (or after 5 s) it is removed,
+so the sample does not cost the bot a fight.
 
-Reported per run: deaths per game day, mean real and game time alive between
-deaths, stuck events (the watchdog's verdicts, also counted by cause, its
-numbers as ``N``: ``no progress N s on nav.goto``, ``path failed: <error>``), reaction
-latency, gathering/crafting runs that succeeded, items held at the end, and
-plan milestones reached. Results are appended to ``bench/results/gauntlet.jsonl``
-and ``gauntlet.csv`` so versions can be compared.
+Reported per run: deaths per game day and by cause (the sandbox's death message
+keys: ``mob by zombie`` for ``death.attack.mob`` by a zombie, ``fell.accident.generic``
+…), mean real and game time alive between deaths, stuck events (the watchdog's
+verdicts, also counted by cause, its numbers as ``N``: ``no progress N s on
+nav.goto``, ``path failed: <error>``), reaction latency, gathering/crafting runs that
+succeeded, items held at the end, and plan milestones reached; with several seeds, per
+arm the mean deaths per game day with a 95 % interval over seeds (Student's t).
+Results are appended to ``bench/results/gauntlet.jsonl`` and ``gauntlet.csv`` so
+versions can be compared.
 """
 
 from __future__ import annotations
@@ -92,6 +97,9 @@ def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> 
             pause.wait(1.0)
         elapsed = time.monotonic() - started
         inventory = world.op("inventory", player=BOT) if _alive(world) else {}
+        causes = Counter(
+            _death_cause(d) for d in world.op("life_stats")["deaths"] if d["player"] == BOT
+        )
     finally:
         print()
         daemon.close()
@@ -112,6 +120,7 @@ def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> 
         "real_seconds": round(elapsed, 1),
         "deaths": deaths,
         "deaths_per_game_day": round(deaths / days, 2),
+        "deaths_by_cause": "; ".join(f"{n} {cause}" for cause, n in causes.most_common()),
         "mean_alive_real_s": round(elapsed / (deaths + 1), 1),
         "mean_alive_game_days": round(days / (deaths + 1), 2),
         "stuck_events": sum(stuck.values()),
@@ -129,6 +138,13 @@ def _game_tick(stats: dict[str, Any]) -> int:
     return int(stats["day"]) * 24000 + int(stats["time"]) % 24000
 
 
+def _death_cause(death: dict[str, Any]) -> str:
+    """``mob by zombie`` for ``death.attack.mob`` by a zombie, ``fell.accident.generic`` …"""
+    key = str(death["key"]).removeprefix("death.attack.").removeprefix("death.")
+    by = str(death.get("by") or "").removeprefix("entity.minecraft.")
+    return f"{key} by {by}" if by else key
+
+
 def _alive(world: EmbeddedWorld) -> bool:
     return any(p["username"] == BOT and p["health"] > 0 for p in world.op("players"))
 
@@ -137,12 +153,15 @@ def _reaction(world: EmbeddedWorld) -> list[float]:
     mob = world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=False)["ids"][0]
     deadline = time.monotonic() + 5
     pause = threading.Event()
-    while time.monotonic() < deadline:
-        result = world.op("reaction", mob=mob)
-        if result.get("hit"):
-            return [float(result["ms"])]
-        pause.wait(0.05)
-    return []
+    try:
+        while time.monotonic() < deadline:
+            result = world.op("reaction", mob=mob)
+            if result.get("hit"):
+                return [float(result["ms"])]
+            pause.wait(0.05)
+        return []
+    finally:
+        world.op("remove_mob", mob=mob)
 
 
 def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
@@ -185,24 +204,69 @@ def _add_columns(path: Path, keys: list[str]) -> list[str]:
     return header
 
 
+T95 = (12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23)
+"""Student's t for a two-sided 95 % interval, 1 … 10 degrees of freedom (1.96 beyond)."""
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95 % interval (0 for a single value)."""
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, 0.0
+    t = T95[len(values) - 2] if len(values) - 1 <= len(T95) else 1.96
+    return mean, t * statistics.stdev(values) / len(values) ** 0.5
+
+
+def _summary(results: list[dict[str, Any]]) -> None:
+    """Per arm over its seeds: deaths per game day (mean ± 95 %), deaths by cause, milestones."""
+    for mode in dict.fromkeys(row["mode"] for row in results):
+        rows = [row for row in results if row["mode"] == mode]
+        mean, half = interval([float(row["deaths_per_game_day"]) for row in rows])
+        causes: Counter[str] = Counter()
+        for row in rows:
+            for part in filter(None, row["deaths_by_cause"].split("; ")):
+                n, cause = part.split(" ", 1)
+                causes[cause] += int(n)
+        milestones = statistics.fmean(int(row["milestones"].split("/")[0]) for row in rows)
+        print(
+            f"{mode}, {len(rows)} seeds: {mean:.2f} ± {half:.2f} deaths per game day (95 %); "
+            f"by cause: {', '.join(f'{n} {c}' for c, n in causes.most_common()) or 'none'}; "
+            f"milestones {milestones:.1f} on average"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=int, default=3, help="game days per run")
-    parser.add_argument("--seed", type=int, default=20261130, help="world seed")
+    parser.add_argument(
+        "--seeds", "--seed", default="20261130", help="world seeds, comma-separated"
+    )
     parser.add_argument("--time-scale", type=float, default=24.0, help="game time speed-up")
     parser.add_argument(
         "--profile", choices=SANDBOX_PROFILES, default="default", help="the sandbox's profile"
     )
+    parser.add_argument(
+        "--arms", default="on,off", help="learning on, off or both (comma-separated)"
+    )
     args = parser.parse_args()
+    seeds = [int(seed) for seed in args.seeds.split(",") if seed.strip()]
+    arms = [arm.strip() for arm in args.arms.split(",") if arm.strip()]
+    if not seeds or not arms or any(arm not in ("on", "off") for arm in arms):
+        parser.error("--seeds needs at least one number and --arms is on, off or on,off")
     results = [
-        run(mode, days=args.days, seed=args.seed, time_scale=args.time_scale, profile=args.profile)
-        for mode in ("on", "off")
+        run(mode, days=args.days, seed=seed, time_scale=args.time_scale, profile=args.profile)
+        for seed in seeds
+        for mode in arms
     ]
     keys = list(results[0])
     width = max(len(k) for k in keys)
-    print(f"{'':{width}}  {'learning on':>16}  {'learning off':>16}")
+    print(
+        f"{'':{width}}"
+        + "".join(f"  {row['mode'] + ' ' + str(row['seed']):>24}" for row in results)
+    )
     for key in keys[2:]:
-        print(f"{key:{width}}  {results[0][key]!s:>16}  {results[1][key]!s:>16}")
+        print(f"{key:{width}}" + "".join(f"  {row[key]!s:>24}" for row in results))
+    _summary(results)
     RESULTS.mkdir(parents=True, exist_ok=True)
     with (RESULTS / "gauntlet.jsonl").open("a") as handle:
         for row in results:

@@ -114,7 +114,9 @@ class Daemon:
     def wait(self, timeout: float = 40.0) -> int:
         code = self.proc.wait(timeout=timeout)
         self._reader.join(timeout)
-        if self.proc.stdout is not None:
+        # closing a pipe another thread still reads from blocks until that read ends; a
+        # grandchild that outlived the daemon may hold the pipe open: leave it to the reader
+        if self.proc.stdout is not None and not self._reader.is_alive():
             self.proc.stdout.close()
         return code
 
@@ -127,5 +129,5 @@ class Daemon:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         self._reader.join(10)
-        if self.proc.stdout is not None:
+        if self.proc.stdout is not None and not self._reader.is_alive():  # see wait()
             self.proc.stdout.close()

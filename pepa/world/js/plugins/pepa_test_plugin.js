@@ -123,6 +123,8 @@ module.exports.server = function (serv, settings) {
       return { removed: gone.length }
     },
 
+    remove_mob: ({ mob }) => { const e = serv.entities[mob]; if (e && e.type === 'mob') despawnDead(e); return { removed: e ? 1 : 0 } },
+
     set_ai: ({ mob, ai = true }) => { const e = serv.entities[mob]; if (!e) throw new Error('no entity'); e.pepaAi = !!ai; return {} },
 
     // set_health {player, hp}; flying-squid sends update_health, no regen/hunger simulation
@@ -170,6 +172,13 @@ module.exports.server = function (serv, settings) {
       const p = player(a.player)
       await settled(p)
       await p.teleport(vec(a))
+      // flying-squid sends chunks only when the player's own move packets take it 16
+      // blocks from where it last sent them, and skips that while a batch is still
+      // going out; a client far from its loaded chunks runs no physics and sends no
+      // moves, so a bot teleported far away could wait forever for the chunk under it.
+      // Half a second on (the client has taken the teleport; sending at once raced it),
+      // the chunks round the new position go out unless a batch is already going
+      setTimeout(() => { if (p.health > 0 && !p.sendingChunks) p.worldSendRestOfChunks().catch(() => {}) }, 500)
       return { position: pos(p.position) }
     },
 
