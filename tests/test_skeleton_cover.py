@@ -212,6 +212,12 @@ def test_cover_is_not_reported_reached_while_a_live_archer_sees_the_cell(
             10,
             "the helper bot to see the skeleton",
         )
+        # the search reads the blocks: wait for the chunks round the new spot (the roof seen)
+        eventually(
+            lambda: (bot.snapshot().get("enclosure") or {}).get("ceiling") == 5,
+            15,
+            "the helper bot's chunks (the roof 5 blocks over it)",
+        )
         done = bot.act("cover", gone, 6, [])
         assert not done["ok"] and done["error"] == "seen at the cover cell", done
     finally:
