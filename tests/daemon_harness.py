@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -114,11 +115,19 @@ class Daemon:
     def wait(self, timeout: float = 40.0) -> int:
         code = self.proc.wait(timeout=timeout)
         self._reader.join(timeout)
-        # closing a pipe another thread still reads from blocks until that read ends; a
-        # grandchild that outlived the daemon may hold the pipe open: leave it to the reader
+        self._end_stragglers()
+        return code
+
+    def _end_stragglers(self) -> None:
+        """A grandchild that outlived the daemon (a SIGKILLed worker's node bridge) keeps the
+        output pipe open, so the reader never sees its end, and closing a pipe another thread
+        still reads from blocks: kill what is left of the daemon's process group, then close."""
+        if self._reader.is_alive():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self._reader.join(10)
         if self.proc.stdout is not None and not self._reader.is_alive():
             self.proc.stdout.close()
-        return code
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -129,5 +138,4 @@ class Daemon:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
         self._reader.join(10)
-        if self.proc.stdout is not None and not self._reader.is_alive():  # see wait()
-            self.proc.stdout.close()
+        self._end_stragglers()

@@ -19,7 +19,7 @@ from pepa.world.node import JS_DIR
 from tests.daemon_harness import Daemon
 from tests.test_sandbox_terrain import run_node
 from tests.waiting import eventually
-from tests.world_harness import own_daemon
+from tests.world_harness import own_daemon, teleport
 
 BOT = "pepa_bot"
 MELEE = JS_DIR / "melee.js"
@@ -184,7 +184,9 @@ def fresh(arena: tuple[EmbeddedWorld, Daemon]) -> EmbeddedWorld:
     """The arena with no mobs, the bot at full health and food, holding nothing."""
     world, _ = arena
     world.op("remove_mobs")
-    world.op("teleport", player=BOT, x=0.5, y=FLOOR_Y, z=0.5)
+    # the server's position, not only the op's: a move packet the client sent before it
+    # took the teleport can put it back for a moment, and mobs spawn round that position
+    teleport(world, BOT, 0.5, FLOOR_Y, 0.5)
     world.op("clear_inventory", player=BOT)
     world.op("set_health", player=BOT, hp=20)
     world.op("set_food", player=BOT, food=20, saturation=5)
@@ -204,7 +206,13 @@ def test_with_a_stone_sword_the_bot_lands_crits_on_a_zombie_and_kills_it(
     world = fresh
     world.op("give", player=BOT, item="stone_sword", slot=36)
     crits = world.op("life_stats")["crits"]
-    world.op("spawn_mob", player=BOT, name="zombie", dx=3)
+
+    def on_the_floor() -> bool:  # spawned round where the server has the bot: on the floor
+        world.op("remove_mobs", name="zombie")
+        world.op("spawn_mob", player=BOT, name="zombie", dx=3)
+        return all(abs(z["position"]["y"] - FLOOR_Y) < 2 for z in alive(world, "zombie"))
+
+    eventually(on_the_floor, 10, "a zombie spawned on the arena's floor")
     eventually(lambda: not alive(world, "zombie"), 60, "the bot to kill the zombie")
     assert world.op("life_stats")["crits"] > crits
 
