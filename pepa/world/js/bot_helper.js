@@ -16,7 +16,7 @@ const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 
 const mineflayer = require(path.join(NM, 'mineflayer'))
 const { pathfinder, Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
 const armorManager = require(path.join(NM, 'mineflayer-armor-manager'))
-const { createWorkshop, GRAVITY } = require('./workshop')
+const { createWorkshop, GRAVITY, FURNITURE, SIDES, AROUND } = require('./workshop')
 const { createClimb } = require('./climb')
 
 // The node process that loads this module (JSPyBridge's, for the worker) ends with its
@@ -38,7 +38,6 @@ const SHELTER_BLOCKS = ['dirt', 'cobblestone', 'stone', 'oak_planks', 'spruce_pl
   'diorite', 'granite']
 // items one piece of fuel smelts: burn ticks / 200 (vanilla 1.16.5 AbstractFurnaceTileEntity.getBurnTimes)
 const fuelSmelts = (name) => (name === 'coal' || name === 'charcoal' ? 8 : 1.5)
-const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
 const CREEPER_STATE = 15 // the creeper's swell-direction metadata index in 1.16.5
 const SIGHT_RADIUS = 24 // hostiles this close are marked with whether they see the bot (cover.js)
 const THREAT_RADIUS = 16 // pepa.world.view.THREAT_RADIUS
@@ -419,7 +418,7 @@ function createBot (opts, onEvent) {
   function canDigDown (feet) {
     for (const dy of [1, 2]) {
       const b = bot.blockAt(feet.offset(0, -dy, 0))
-      if (!b || b.boundingBox !== 'block' || !b.diggable || /table|furnace|chest|_bed$|bedrock/.test(b.name)) return false
+      if (!b || b.boundingBox !== 'block' || !b.diggable || FURNITURE.test(b.name)) return false
       const tool = bestTool(b)
       if (b.digTime(tool ? tool.type : null, false, false, false, [], {}) > DIG_DOWN_MS) return false
     }
@@ -470,7 +469,6 @@ function createBot (opts, onEvent) {
   const COVER_REACH = 6
   const COVER_FLOOR = 6
   const COVER_DIGS = 64 // blocks one run digs at most
-  const AROUND = [[0, 1, 0], [0, -1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1]]
   async function mineUnderCover (wanted, held, count, epoch) {
     const start = bot.entity.position.floored()
     const pocket = new Set([start.toString(), start.offset(0, 1, 0).toString()])
@@ -478,7 +476,7 @@ function createBot (opts, onEvent) {
     let dug = 0
     const sealed = (p) => {
       const b = bot.blockAt(p)
-      if (!b || b.boundingBox !== 'block' || !b.diggable || /bedrock|table|furnace|chest|_bed$/.test(b.name)) return false
+      if (!b || b.boundingBox !== 'block' || !b.diggable || FURNITURE.test(b.name)) return false
       if (fallsAbove(p)) return false // sand or gravel over it would fall in and could open the way up
       return AROUND.every(([dx, dy, dz]) => { const q = p.offset(dx, dy, dz); return pocket.has(q.toString()) || (solid(q) && !liquid(q)) })
     }

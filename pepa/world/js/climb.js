@@ -5,11 +5,10 @@
 // its search gave "No path to the goal!" again and again, with blocks held.
 'use strict'
 
-const { GRAVITY } = require('./workshop')
+const { GRAVITY, SIDES } = require('./workshop')
 
 // Blocks dug from the shaft's walls for the climb, and what each drops
 const QUARRY = { stone: 'cobblestone', cobblestone: 'cobblestone', dirt: 'dirt', grass_block: 'dirt' }
-const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
 
 // h: { Vec3, bestTool, waitFor, liquid, blocks: names to climb on, centre, sealedCell }
 function createClimb (bot, h) {

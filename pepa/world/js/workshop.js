@@ -168,4 +168,4 @@ function createWorkshop (bot, h) {
   return { placed, place, takeBack, collect, reachTable, sealedCell, REACH }
 }
 
-module.exports = { createWorkshop, GRAVITY }
+module.exports = { createWorkshop, GRAVITY, FURNITURE, SIDES, AROUND }
