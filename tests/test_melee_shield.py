@@ -27,6 +27,9 @@ FLOOR_Y = 140
 """The arena: a stone floor at FLOOR_Y - 1 high in the sky, 25 x 25 blocks, nothing on it (no
 cover from a skeleton: the policy charges it behind the shield)."""
 HALF = 12
+WALL = 3
+"""The arena's walls: no mob backs off its edge and the bot charging after it does not fall to
+its death (which would cost it the shield)."""
 
 # --- the decisions, pure ----------------------------------------------------------------
 
@@ -176,6 +179,10 @@ def arena() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
     bot on a floor in the sky."""
     with own_daemon(time=6000) as (world, daemon):
         world.op("fill", x1=-HALF, y1=FLOOR_Y - 1, z1=-HALF, x2=HALF, y2=FLOOR_Y - 1, z2=HALF)
+        top = FLOOR_Y + WALL - 1
+        for a, b in ((-HALF - 1, HALF + 1), (HALF + 1, -HALF - 1)):  # two sides at a time
+            world.op("fill", x1=a, y1=FLOOR_Y - 1, z1=-HALF - 1, x2=a, y2=top, z2=HALF + 1)
+            world.op("fill", x1=-HALF - 1, y1=FLOOR_Y - 1, z1=b, x2=HALF + 1, y2=top, z2=b)
         yield world, daemon
 
 
