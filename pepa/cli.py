@@ -325,6 +325,9 @@ def format_snapshot(snapshot: dict[str, Any]) -> str:
         f"hp/food    {snapshot.get('hp', '-')} / {snapshot.get('food', '-')}",
         f"position   {where} ({snapshot.get('dimension') or '-'})",
         f"threats    {threats or 'none'}",
+        f"deaths     {snapshot.get('deaths') or 0}"
+        + (f" (last: {snapshot['lastDeath']})" if snapshot.get("lastDeath") else ""),
+        _learning_line(snapshot.get("learning")),
         f"doing      {snapshot.get('activeReflex') or snapshot.get('currentSkill') or 'idle'}"
         f"{' (paused)' if snapshot.get('paused') else ''}",
         f"proposals  {snapshot.get('pendingProposals', 0)} pending, "
@@ -337,6 +340,20 @@ def format_snapshot(snapshot: dict[str, Any]) -> str:
         ),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _learning_line(learning: Any) -> str:
+    """``learning   4 lessons in force; deaths by cause: 2 mob, 1 fall``."""
+    if not isinstance(learning, dict):
+        return "learning   -"
+    causes = learning.get("deathsByCause")
+    by_cause = (
+        ", ".join(f"{n} {kind}" for kind, n in causes.items()) if isinstance(causes, dict) else ""
+    )
+    return (
+        f"learning   {learning.get('lessonsInForce', 0)} lessons in force; "
+        f"deaths by cause: {by_cause or 'none'}"
+    )
 
 
 def _propose(config: Config, args: argparse.Namespace) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pepa.events.queries import LearningSummary
+
 __all__ = ["EMPTY_WORLD", "build_snapshot"]
 
 EMPTY_WORLD: Mapping[str, Any] = {
@@ -36,6 +38,8 @@ def build_snapshot(
     username: str,
     approved_proposals: Sequence[str] = (),
     plan: Mapping[str, Any] | None = None,
+    last_death: str | None = None,
+    learning: LearningSummary | None = None,
 ) -> dict[str, Any]:
     """Merge perception's world view with the runtime's own state (docs/ipc.md, the snapshot).
 
@@ -58,6 +62,19 @@ def build_snapshot(
             "goal": (plan or {}).get("goal") or None,
             "plan": dict(plan) if plan else None,
             "uptime": round(uptime, 1),
+            "lastDeath": last_death,
+            "learning": _learning(learning or LearningSummary()),
         }
     )
     return snapshot
+
+
+def _learning(summary: LearningSummary) -> dict[str, Any]:
+    """The snapshot's ``learning`` (docs/ipc.md)."""
+    return {
+        "deaths": summary.deaths,
+        "deathsByCause": dict(summary.deaths_by_cause),
+        "recentDeaths": list(summary.recent_deaths),
+        "lessonsInForce": summary.lessons_in_force,
+        "recentLessons": list(summary.recent_lessons),
+    }

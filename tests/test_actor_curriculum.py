@@ -19,6 +19,7 @@ import pytest
 from pepa.actors.curriculum import Curriculum
 from pepa.events import (
     Connected,
+    Died,
     GoalSet,
     MilestoneReached,
     PlanChanged,
@@ -35,6 +36,7 @@ from pepa.events import (
 from pepa.memory import PLAN_FILE
 from pepa.survival.assigner import LOST_AFTER_TICKS, RETRY_AFTER
 from pepa.testing import ActorHarness, view
+from pepa.world.death import DeathCause
 from pepa.world.view import WorldView
 
 pytestmark = pytest.mark.timeout(30)
@@ -349,3 +351,14 @@ def test_a_recorded_milestone_already_ticked_off_is_withdrawn_at_start(
     h.send(IN_WORLD)
     h.advance(3)
     assert suggested(h) == [("base.place-chest", "1 chest (base.place-chest)")]
+
+
+def test_a_death_and_the_servers_word_for_it_go_into_the_diary(tmp_path: Path, start: Any) -> None:
+    write_plan(tmp_path)
+    h = start()
+    cause = DeathCause(kind="fall", key="death.fell.accident.generic", text="pepa_bot fell")
+    h.send(Died(reason="fell 31 blocks", position={"x": 10.4, "y": 64.0, "z": -3.6}, cause=cause))
+    h.send(Died(reason="died (cause unknown)", position=None))
+    lines = diary(tmp_path)
+    assert "died at 10 64 -4: fell 31 blocks (the server: pepa_bot fell)" in lines
+    assert "died at ?: died (cause unknown)\n" in lines

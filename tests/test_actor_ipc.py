@@ -30,6 +30,7 @@ from pepa.events import (
     Died,
     ErrorRaised,
     GoalSet,
+    LearningChanged,
     LlmChunkReceived,
     LlmFinished,
     Pause,
@@ -40,11 +41,12 @@ from pepa.events import (
     SayInChat,
     WorldObserved,
 )
-from pepa.events.queries import ProposalIds, Proposals
+from pepa.events.queries import Learning, LearningSummary, ProposalIds, Proposals
 from pepa.ipc import protocol
 from pepa.logs import RingBuffer
 from pepa.supervision import ActorStateChanged
 from pepa.testing import ActorHarness, entity, view
+from pepa.world.death import DeathCause
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -75,10 +77,14 @@ class Sockets:
         return [event for client, event in self.sent if client == client_id]
 
 
-def knowledge(pending: tuple[str, ...] = (), approved: tuple[str, ...] = ()) -> Any:
-    """A knowledge stand-in that answers the Proposals query."""
+def knowledge(
+    pending: tuple[str, ...] = (), approved: tuple[str, ...] = (), learned: int = 0
+) -> Any:
+    """A knowledge stand-in that answers the Proposals and Learning queries."""
 
     def answer(message: Any) -> Any:
+        if isinstance(message, Learning):
+            return LearningSummary(lessons_in_force=learned)
         assert isinstance(message, Proposals), message
         return ProposalIds(pending=pending, approved=approved)
 
@@ -163,6 +169,21 @@ def test_a_heartbeat_status_goes_out_when_nothing_changes() -> None:
     assert len(s.sockets.statuses()) == 4
 
 
+def test_what_was_learned_shows_in_the_status_from_the_start_and_as_it_changes() -> None:
+    s = ipc(knows=knowledge(learned=3))
+    s.h.advance(STATUS_INTERVAL)
+    assert s.sockets.statuses()[-1]["learning"]["lessonsInForce"] == 3
+    summary = LearningSummary(
+        deaths=2, deaths_by_cause=(("fall", 1), ("mob", 1)), recent_deaths=("12:03 fell",),
+        lessons_in_force=4, recent_lessons=("12:04 held: avoid x → 0.75",),
+    )  # fmt: skip
+    s.h.send(LearningChanged(summary=summary))
+    assert s.sockets.statuses()[-1]["learning"] == {
+        "deaths": 2, "deathsByCause": {"fall": 1, "mob": 1}, "recentDeaths": ["12:03 fell"],
+        "lessonsInForce": 4, "recentLessons": ["12:04 held: avoid x → 0.75"],
+    }  # fmt: skip
+
+
 def test_activity_pause_plan_and_proposals_show_in_the_status() -> None:
     s = ipc(knows=knowledge())
     s.h.send(
@@ -191,8 +212,11 @@ def test_bus_events_are_relayed_to_every_client() -> None:
         LlmChunkReceived(stream="stdout", text="flee"),
         LlmFinished(code=0, duration_ms=12),
         ActorStateChanged(name="reflex", state="restarting", restarts=1, reason="crash"),
-        Died(reason="slain by Zombie", position={"x": 1.0, "y": 64.0, "z": 2.0}),
-    )
+        Died(
+            reason="slain by zombie", position={"x": 1.0, "y": 64.0, "z": 2.0},
+            cause=DeathCause(kind="mob", key="death.attack.mob", killer="zombie"),
+        ),
+    )  # fmt: skip
     kinds = [e["type"] for e in s.sockets.broadcasts]
     assert kinds == [
         "chat",
@@ -215,6 +239,11 @@ def test_bus_events_are_relayed_to_every_client() -> None:
     )
     assert s.sockets.broadcasts[4] == {"type": "ask-pi-done", "code": 0, "durationMs": 12}
     assert s.sockets.broadcasts[5]["name"] == "reflex"
+    death = s.sockets.broadcasts[6]
+    assert (death["reason"], death["cause"]["key"], death["cause"]["killer"]) == (
+        "slain by zombie", "death.attack.mob", "zombie",
+    )  # fmt: skip
+    assert s.sockets.broadcasts[7]["lastDeath"] == "slain by zombie"
 
 
 # -- connections and proposals -----------------------------------------------------------------
@@ -253,7 +282,8 @@ def test_without_knowledge_the_proposals_are_empty_and_it_says_so(
     (hello,) = s.sockets.to(1)
     assert hello["snapshot"]["proposals"] == [] and hello["snapshot"]["pendingProposals"] == 0
     (line,) = [r.getMessage() for r in caplog.records if r.name == "pepa.actors.ipc"]
-    assert "cannot read the pending proposals yet" in line and "knowledge" in line
+    assert "cannot read the pending proposals and what was learned yet" in line
+    assert "knowledge" in line
 
 
 def test_a_knowledge_actor_that_does_not_answer_is_no_crash(

@@ -23,6 +23,7 @@ from pepa.events import (
     DeathAnalysisRequested,
     DecideProposal,
     Died,
+    LearningChanged,
     LessonLearned,
     PlanRevised,
     ProposalDrafted,
@@ -32,10 +33,19 @@ from pepa.events import (
     TopicAsked,
     WorldObserved,
 )
-from pepa.events.queries import ActiveLesson, ActiveLessons, ProposalIds, Proposals, Reflect
+from pepa.events.queries import (
+    ActiveLesson,
+    ActiveLessons,
+    Learning,
+    LearningSummary,
+    ProposalIds,
+    Proposals,
+    Reflect,
+)
 from pepa.knowledge import KnowledgeStore
 from pepa.knowledge.coach_offline import LessonDraft
 from pepa.testing import ActorHarness, entity, view
+from pepa.world.death import DeathCause
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -153,6 +163,27 @@ def test_advice_that_held_is_graded_up_once_and_advice_before_a_death_down(
     assert relearned.confidence == pytest.approx(0.8)  # the new death teaches it again
     (lesson,) = probe.lessons_for("combat.attack-nearest", "zombie")
     assert lesson.applied == 2
+
+
+def test_deaths_by_cause_and_lessons_held_or_failed_are_summed_up_for_people(
+    h: ActorHarness[Knowledge],
+) -> None:
+    assert h.send(Learning()) == [LearningSummary()]
+    fall = DeathCause(kind="fall", key="death.fell.accident.generic")
+    h.send(Died(reason="fell 30 blocks", position=None, cause=fall))
+    lose_a_fight(h, 1)  # no word from the server: unknown, and a lesson (0.7)
+    h.send(FLEE)
+    h.send(SkillFinished(skill="survive.flee", ok=True, seconds=5.0))
+    summary = h.last(LearningChanged).summary
+    assert h.send(Learning()) == [summary]
+    assert summary.deaths == 2 and summary.deaths_by_cause == (("fall", 1), ("unknown", 1))
+    assert [line[6:] for line in summary.recent_deaths] == ["killed near zombie", "fell 30 blocks"]
+    assert summary.lessons_in_force >= 1
+    held, learned = (line[6:] for line in summary.recent_lessons[:2])
+    assert held == "held: avoid combat.attack-nearest vs zombie → 0.75"
+    assert learned == "learned (offline): do not fight zombie like this: flee instead → 0.70"
+    h.advance(3610)  # an hour on, the next rescan drops the lesson lines
+    assert h.last(LearningChanged).summary.recent_lessons == ()
 
 
 def test_advice_waits_for_its_own_outcome_and_is_forgotten_after_a_minute(

@@ -66,8 +66,23 @@ def test_status_prints_the_live_snapshot_as_json(daemon: Daemon) -> None:
         "uptime",
         "activeReflex",
         "currentSkill",
+        "lastDeath",
+        "learning",
     ):
         assert field in snapshot
+    assert snapshot["learning"]["deaths"] == 0 and "lessonsInForce" in snapshot["learning"]
+
+
+def test_status_prints_deaths_and_learning_lines(daemon: Daemon) -> None:
+    result = pepa(
+        "status", "--state-dir", str(daemon.state), "--port", str(daemon.port), cwd=daemon.root
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "deaths     0" in lines
+    assert any(
+        line.startswith("learning   ") and line.endswith("deaths by cause: none") for line in lines
+    )
 
 
 def test_socket_is_private(daemon: Daemon) -> None:

@@ -128,6 +128,7 @@ def test_event_builders_use_the_wire_names() -> None:
         "type": "death",
         "reason": "zombie",
         "position": {"x": 1},
+        "cause": {},
     }
     assert protocol.error("ipc", "bad") == {"type": "error", "source": "ipc", "text": "bad"}
     assert protocol.ask_chunk("stdout", "x") == {

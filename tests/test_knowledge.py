@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pepa.knowledge import KnowledgeError, KnowledgeStore
+from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION
 from pepa.knowledge.store import bind_arguments, redact_url
 from pepa.world.node import node_modules
 from tests.pg_server import PostgresServer
@@ -34,7 +37,7 @@ def test_every_table_exists_in_wal_mode_with_a_schema_version(tmp_path: Path) ->
         mode = raw.execute("PRAGMA journal_mode").fetchone()[0]
     assert tables >= TABLES
     assert mode == "wal"
-    assert store.meta("schema_version") == "1"
+    assert store.meta("schema_version") == str(SCHEMA_VERSION)
 
 
 def test_opening_again_is_idempotent_and_keeps_the_rows(tmp_path: Path) -> None:
@@ -173,3 +176,69 @@ def test_a_relative_path_is_relative_to_the_working_directory(
     store = KnowledgeStore(Path("state") / "knowledge.db").open()
     store.close()
     assert (tmp_path / "state" / "knowledge.db").exists()
+
+
+FALL = {
+    "kind": "fall", "key": "death.fell.accident.generic", "text": "pepa_bot fell from a high place",
+    "killer": None,
+    "sources": [{"kind": "fall", "by": None, "amount": 20.0, "ago": 0.0, "fall": 31.5}],
+}  # fmt: skip
+
+
+def test_a_death_keeps_its_cause(store: KnowledgeStore) -> None:
+    store.record_death(reason="fell 32 blocks", position=None, bundle={}, cause=FALL)
+    store.record_death(reason="died", position=None, bundle={})  # no cause known
+    fell, other = store.deaths()[1], store.deaths()[0]
+    assert (fell.cause_kind, fell.cause) == ("fall", FALL)
+    assert (other.cause_kind, other.cause) == ("unknown", None)
+
+
+def _schema_1(execute: Any) -> None:
+    """Take a schema-2 database back to schema 1: the columns schema 2 added, dropped."""
+    for _, column, _ in COLUMNS:
+        execute(f'ALTER TABLE "deaths" DROP COLUMN "{column}"')
+    execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+
+
+def test_a_schema_1_file_is_upgraded_in_place_and_keeps_its_deaths(tmp_path: Path) -> None:
+    path = tmp_path / "knowledge.db"
+    old = KnowledgeStore(path).open()
+    old.record_death(reason="killed near zombie", position={"x": 1, "y": 2, "z": 3}, bundle={})
+    old.close()
+    with closing(sqlite3.connect(path)) as raw:
+        _schema_1(raw.execute)
+        raw.commit()
+    again = KnowledgeStore(path).open()
+    try:
+        before = again.deaths()[0]
+        assert (before.reason, before.cause_kind, before.cause) == ("killed near zombie", "", None)
+        again.record_death(reason="fell 32 blocks", position=None, bundle={}, cause=FALL)
+        assert again.deaths()[0].cause == FALL
+        assert again.meta("schema_version") == str(SCHEMA_VERSION)
+    finally:
+        again.close()
+
+
+def test_a_schema_1_postgres_database_is_upgraded_in_place(postgres: PostgresServer) -> None:
+    import psycopg2
+
+    url = postgres.create_database("upgrade")
+    old = KnowledgeStore(url=url).open()
+    old.record_death(reason="drowned", position=None, bundle={})
+    old.close()
+    connection = psycopg2.connect(
+        host="127.0.0.1", port=postgres.port, user="pepa", dbname="upgrade"
+    )
+    try:
+        with connection.cursor() as cursor:
+            _schema_1(cursor.execute)
+        connection.commit()
+    finally:
+        connection.close()
+    again = KnowledgeStore(url=url).open()
+    try:
+        assert again.deaths()[0].cause_kind == ""
+        again.record_death(reason="fell 32 blocks", position=None, bundle={}, cause=FALL)
+        assert again.deaths()[0].cause == FALL
+    finally:
+        again.close()

@@ -57,6 +57,31 @@ def test_a_status_event_updates_the_hp_bar() -> None:
     assert TERM.red("███") in bar  # low hp is red
 
 
+def test_the_last_deaths_cause_shows_beside_the_count() -> None:
+    state = connected()
+    assert " last " not in screen(state).split("deaths", 1)[1].split("│", 1)[0]
+    state, _ = feed(state, {"type": "status", **snapshot(deaths=2, lastDeath="fell 31 blocks")})
+    assert "deaths 2 last fell 31 blocks" in screen(state)
+
+
+def test_e_opens_what_the_bot_has_learned_and_any_key_closes_it() -> None:
+    learning = {
+        "deaths": 3, "deathsByCause": {"mob": 2, "fall": 1}, "lessonsInForce": 4,
+        "recentDeaths": ["12:03 slain by zombie", "11:58 fell 31 blocks\x1b[2J"],
+        "recentLessons": ["12:04 held: avoid combat.attack-nearest vs zombie → 0.75"],
+    }  # fmt: skip
+    state, _ = feed(connected(), {"type": "status", **snapshot(learning=learning)}, Key(char="e"))
+    text = screen(state)
+    assert "deaths            3: 2 mob, 1 fall" in text
+    assert "lessons in force  4" in text
+    assert "  12:03 slain by zombie" in text and "\x1b[2J" not in text
+    assert "  12:04 held: avoid combat.attack-nearest vs zombie → 0.75" in text
+    state, _ = feed(state, Key(char="x"))
+    assert state.mode == "normal" and "lessons in force" not in screen(state)
+    empty, _ = feed(connected(), Key(char="e"))  # an older daemon sends no learning
+    assert "deaths            0" in screen(empty) and "none yet" in screen(empty)
+
+
 def test_status_shows_position_time_threats_activity_and_paused() -> None:
     state = connected()
     threats = [{"name": "skeleton", "distance": 9.25}, {"name": "zombie", "distance": 2.5}]
@@ -124,6 +149,9 @@ def test_death_and_error_events_are_logged_and_flashed() -> None:
     death = {"type": "death", "reason": "zombie", "position": {"x": 1, "y": 64, "z": 2}}
     state, _ = feed(connected(), death)
     assert state.logs[-1].text == "the bot died: zombie at 1 64 2"
+    told = {**death, "reason": "slain by zombie", "cause": {"text": "pepa_bot was slain\x1b[2J"}}
+    state, _ = feed(state, told)
+    assert state.logs[-1].text == "the bot died: slain by zombie (pepa_bot was slain [2J) at 1 64 2"
     state, _ = feed(state, {"type": "error", "source": "ipc", "text": "unknown command"})
     assert state.flash == "error from ipc: unknown command"
     assert state.logs[-1].level == "error"

@@ -7,10 +7,11 @@ Pure functions from a :class:`~tui.state.State` to styled lines, like
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from blessed import Terminal
 
-from tui.state import State, as_float, as_str
+from tui.state import State, as_float, as_int, as_str
 
 __all__ = ["duration", "header_line", "help_lines", "key_line", "message_line", "proposal_lines"]
 
@@ -62,6 +63,7 @@ _KEYS_WIDE = (
     ("y", "proposal"),
     ("/", "filter"),
     ("l", "level"),
+    ("e", "learning"),
     ("↑↓", "scroll"),
     ("?", "help"),
     ("q", "quit"),
@@ -83,6 +85,7 @@ _MODE_KEYS = {
     "confirm-stop": (("y", "stop the bot"), ("any other key", "cancel")),
     "proposal": (("y", "approve"), ("x", "reject"), ("n/Esc", "close")),
     "help": (("any key", "close"),),
+    "learning": (("any key", "close"),),
 }
 
 
@@ -144,6 +147,7 @@ def help_lines(term: Terminal) -> list[str]:
         ("y", "open the latest pending proposal (then y approves, x rejects, n closes)"),
         ("/", "filter the log by text (Enter applies, empty Enter clears)"),
         ("l", "cycle the log's minimum level: debug, info, warn, error"),
+        ("e", "what the bot has learned: deaths by cause, lessons in force and lately"),
         ("↑ ↓ PgUp PgDn", "scroll the log (also k j); Home / End (g G) jump"),
         ("?", "this help"),
         ("q", "quit the dashboard only: the bot keeps running"),
@@ -152,6 +156,34 @@ def help_lines(term: Terminal) -> list[str]:
     lines.extend(f"{term.bold(f'{key:>13}')}  {text}" for key, text in rows)
     lines.extend(["", "In an input mode Enter submits, an empty Enter or Esc cancels."])
     return lines
+
+
+def learning_lines(state: State, term: Terminal) -> list[str]:
+    """The learning view: deaths by cause, the last deaths, lessons in force and lately."""
+    raw = state.snapshot.get("learning")
+    learned: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    causes = learned.get("deathsByCause")
+    by_cause = (
+        ", ".join(f"{as_int(n) or 0} {as_str(kind)}" for kind, n in causes.items())
+        if isinstance(causes, dict) else ""
+    )  # fmt: skip
+    deaths = as_int(learned.get("deaths")) or 0
+    lines = [
+        term.bold("What the bot has learned"), "",
+        f"deaths            {deaths}" + (f": {by_cause}" if by_cause else ""),
+        f"lessons in force  {as_int(learned.get('lessonsInForce')) or 0}"
+        "  (confident enough to change a decision)",
+        "", term.bold("Last deaths"),
+    ]  # fmt: skip
+    lines += _listed(term, learned.get("recentDeaths"), "none yet")
+    lines += ["", term.bold("Lessons learned or graded in the last hour")]
+    lines += _listed(term, learned.get("recentLessons"), "none")
+    return lines
+
+
+def _listed(term: Terminal, items: Any, empty: str) -> list[str]:
+    texts = [as_str(item) for item in items] if isinstance(items, list) else []
+    return [f"  {text}" for text in texts] or [term.bright_black(f"  {empty}")]
 
 
 def proposal_lines(state: State, term: Terminal) -> list[str]:

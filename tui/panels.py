@@ -58,6 +58,7 @@ def status_lines(state: State, term: Terminal, *, compact: bool) -> list[str]:
     dimension = as_str(snap.get("dimension"), "—")
     tod = _time_of_day(snap.get("timeOfDay"))
     deaths = as_int(snap.get("deaths")) or 0
+    last_death = as_str(snap.get("lastDeath"))[:40]
     threats = _threats(term, snap.get("threats"))
     reflex = as_str(snap.get("activeReflex")) or "—"
     skill = as_str(snap.get("currentSkill")) or "—"
@@ -75,7 +76,8 @@ def status_lines(state: State, term: Terminal, *, compact: bool) -> list[str]:
         f"{label('hp     ')} {hp}",
         f"{label('food   ')} {food}",
         f"{label('pos    ')} {where}  {dimension}",
-        f"{label('time   ')} {tod}   {label('deaths')} {deaths}",
+        f"{label('time   ')} {tod}   {label('deaths')} {deaths}"
+        + (f" {label('last')} {last_death}" if last_death else ""),
         f"{label('threats')} {threats}",
         f"{label('reflex ')} {reflex}   {label('skill')} {skill}",
         f"{label('loop   ')} {paused}   {_inventory(snap.get('inventory'))}",

@@ -144,6 +144,10 @@ def _on_daemon_event(state: State, event: Mapping[str, Any]) -> State:
         return dataclasses.replace(state, chat=(*state.chat, line)[-MAX_CHAT:])
     if kind == "death":
         text = f"the bot died: {as_str(event.get('reason'), 'unknown cause')}"
+        cause = event.get("cause")
+        told = as_str(cause.get("text")) if isinstance(cause, dict) else ""
+        if told:
+            text += f" ({told})"
         where = _where(event.get("position"))
         if where:
             text += f" at {where}"
@@ -264,7 +268,7 @@ def _on_key(state: State, key: Key) -> Reduction:
         return _normal(state, "stop cancelled"), _NOTHING
     if state.mode == "proposal":
         return _on_proposal_key(state, key)
-    if state.mode == "help":
+    if state.mode in ("help", "learning"):
         return _normal(state, state.flash), _NOTHING
     return _on_hotkey(state, key)
 
@@ -275,6 +279,8 @@ def _on_hotkey(state: State, key: Key) -> Reduction:
         return dataclasses.replace(state, quit=True), _NOTHING
     if char == "?":
         return dataclasses.replace(state, mode="help"), _NOTHING
+    if char == "e":
+        return dataclasses.replace(state, mode="learning"), _NOTHING
     if char == "p":
         if not state.connected:
             return _flash(state, f"pause not sent: {_NOT_CONNECTED}"), _NOTHING

@@ -22,7 +22,14 @@ from collections.abc import Callable, Sequence
 
 from blessed import Terminal
 
-from tui.chrome import header_line, help_lines, key_line, message_line, proposal_lines
+from tui.chrome import (
+    header_line,
+    help_lines,
+    key_line,
+    learning_lines,
+    message_line,
+    proposal_lines,
+)
 from tui.panels import (
     actor_lines,
     actor_summary,
@@ -57,6 +64,8 @@ def render(state: State, width: int, height: int, term: Terminal) -> list[str]:
     body_height = height - 3
     if state.mode == "help":
         body = frame(term, "help", help_lines(term), width, body_height)
+    elif state.mode == "learning":
+        body = frame(term, "learning", learning_lines(state, term), width, body_height)
     elif state.mode == "proposal":
         body = frame(term, "proposal", proposal_lines(state, term), width, body_height)
     elif width >= WIDE_MIN_WIDTH and height >= WIDE_MIN_HEIGHT:

@@ -59,7 +59,7 @@ MAX_LLM_CHARS = 20_000
 MAX_INPUT = 256
 """The longest line the input modes accept (Minecraft's chat limit)."""
 
-Mode = Literal["normal", "chat", "ask", "filter", "confirm-stop", "proposal", "help"]
+Mode = Literal["normal", "chat", "ask", "filter", "confirm-stop", "proposal", "help", "learning"]
 """What keys mean right now: the hotkeys, a text input, a confirmation or a view."""
 
 Link = Literal["connecting", "connected", "reconnecting"]

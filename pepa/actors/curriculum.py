@@ -22,6 +22,7 @@ from typing import Any
 import skills
 from pepa.events import (
     Connected,
+    Died,
     GoalSet,
     MilestoneReached,
     PlanChanged,
@@ -105,7 +106,7 @@ class Curriculum(SupervisedActor):
         bus = self.runtime.bus
         for event_type in (
             WorldObserved, SkillFinished, Connected, GoalSet, PlanRequested, ReflexTicked,
-            PlanProposed, PlanRevised,
+            PlanProposed, PlanRevised, Died,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         joined = (self.dir / "joined-before.flag").exists()
@@ -165,6 +166,10 @@ class Curriculum(SupervisedActor):
                 self._adopt(goal, lines, source)
             case PlanRevised(changes=changes, source=source, at=at):
                 self._revise(changes, source, at)
+            case Died(reason=reason, position=position, cause=cause):
+                where = " ".join(f"{position[k]:.0f}" for k in "xyz") if position else "?"
+                told = f" (the server: {cause.text})" if cause.text else ""
+                self.files.diary(f"died at {where}: {reason}{told}")
             case _:
                 return super().on_message(message)
         return None

@@ -39,12 +39,13 @@ from pepa.events import (
     CommandReceived,
     Died,
     ErrorRaised,
+    LearningChanged,
     PausedChanged,
     PlanChanged,
     ProposalsChanged,
     WorldObserved,
 )
-from pepa.events.queries import Proposals
+from pepa.events.queries import Learning, LearningSummary, Proposals
 from pepa.ipc import protocol
 from pepa.ipc.ratelimit import COMMAND_BURST, COMMAND_RATE, CommandRate
 from pepa.logs import RingBuffer
@@ -119,6 +120,10 @@ class Ipc(SupervisedActor):
         self.proposals: tuple[str, ...] = ()
         self.approved: tuple[str, ...] = ()
         self.plan: dict[str, Any] = {}
+        self.last_death: str | None = None
+        self.learning = LearningSummary()
+        """What the bot has learned (the status snapshot's ``learning``)."""
+        """The last death's cause in a few words (the status snapshot's ``lastDeath``)."""
         self.last_status = -math.inf
         self.rate = CommandRate(command_rate, command_burst)
 
@@ -126,15 +131,16 @@ class Ipc(SupervisedActor):
         bus = self.runtime.bus
         for event_type in (
             *RELAYED, ActivityChanged, Died, WorldObserved, PausedChanged, ProposalsChanged,
-            PlanChanged,
+            PlanChanged, LearningChanged,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self.every(STATUS_INTERVAL, _Heartbeat())
         try:  # knowledge started first: its first ProposalsChanged went out before we listened
             ids = self.peer("knowledge").request(Proposals(), timeout=2.0)
             self.proposals, self.approved = tuple(ids.pending), tuple(ids.approved)
+            self.learning = self.peer("knowledge").request(Learning(), timeout=2.0)
         except SupervisionError as exc:
-            logger.warning("cannot read the pending proposals yet: %s", exc)
+            logger.warning("cannot read the pending proposals and what was learned yet: %s", exc)
 
     # -- the snapshot -----------------------------------------------------------
 
@@ -152,6 +158,8 @@ class Ipc(SupervisedActor):
             uptime=time.time() - self.started_at,
             server=self.server_label,
             username=self.username,
+            last_death=self.last_death,
+            learning=self.learning,
         )
 
     def _broadcast_status(self) -> None:
@@ -171,8 +179,12 @@ class Ipc(SupervisedActor):
             case ActivityChanged(reflex=reflex, skill=skill):
                 self.activity = (reflex, skill)
                 self._broadcast_status()
-            case Died(reason=reason, position=position):
-                self.server.broadcast(protocol.death(reason, position))
+            case LearningChanged(summary=summary):
+                self.learning = summary
+                self._broadcast_status()
+            case Died(reason=reason, position=position, cause=cause):
+                self.last_death = reason
+                self.server.broadcast(protocol.death(reason, position, cause.as_dict()))
                 self._broadcast_status()
             case PausedChanged(paused=paused):
                 self.paused = paused

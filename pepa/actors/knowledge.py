@@ -16,6 +16,7 @@ It answers the typed asks ``ActiveLessons``, ``Proposals`` and ``Reflect``.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,6 +34,7 @@ from pepa.events import (
     DecideProposal,
     Died,
     ErrorRaised,
+    LearningChanged,
     PlanRevised,
     ProposalDrafted,
     ProposalsChanged,
@@ -41,7 +43,14 @@ from pepa.events import (
     TopicAsked,
     WorldObserved,
 )
-from pepa.events.queries import ActiveLessons, ProposalIds, Proposals, Reflect
+from pepa.events.queries import (
+    ActiveLessons,
+    Learning,
+    LearningSummary,
+    ProposalIds,
+    Proposals,
+    Reflect,
+)
 from pepa.knowledge._models import utcnow
 from pepa.knowledge.coach_offline import LessonDraft
 from pepa.knowledge.deaths import (
@@ -61,6 +70,7 @@ from pepa.memory import read_text, write_atomic
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.retention import PRUNE_EVERY, RetentionPolicy
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.world.death import DeathCause
 
 __all__ = ["Knowledge"]
 
@@ -68,6 +78,10 @@ logger = logging.getLogger(__name__)
 
 REFLECT_EVERY = 1800.0
 """Seconds between two reflections (``PEPA_REFLECT_EVERY``)."""
+RECENT_LESSONS = 8
+"""Lesson changes the learning summary shows at most."""
+RECENT_WINDOW = 3600.0
+"""Seconds a lesson change stays in the learning summary."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,6 +132,10 @@ class Knowledge(SupervisedActor):
         """The proposals last published as :class:`ProposalsChanged`."""
         self.db = StoreWriter(None)
         self.deaths = DeathAnalysis()
+        self.lesson_log: deque[tuple[float, str]] = deque(maxlen=RECENT_LESSONS)
+        """``(now, "12:04 held: …")`` of lessons learned or graded, newest last."""
+        self.learning = LearningSummary()
+        """The summary last published as :class:`LearningChanged`."""
         self.wiki_lookups = WikiLookups(
             None, WikiClient(wiki_url) if wiki_url else None, tell=self.handle.tell
         )
@@ -132,6 +150,7 @@ class Knowledge(SupervisedActor):
         self.db = StoreWriter.open(self.server_dir / "knowledge.db", self.db_url)
         self.wiki_lookups.store = self.db.store
         self._refresh()
+        self._learned()
         self.every(self.rescan, _Rescan())
         if self.reflect_every > 0:
             self.every(self.reflect_every, _Reflect())
@@ -148,8 +167,8 @@ class Knowledge(SupervisedActor):
                 self.deaths.observe(view, self.now())
             case ActivityChanged(reflex=reflex, skill=skill):
                 self.deaths.doing(reflex, skill)
-            case Died(reason=reason, position=position):
-                self._died(reason, position)
+            case Died(reason=reason, position=position, cause=cause):
+                self._died(reason, position, cause)
             case AdviceApplied():
                 self.deaths.advice(message, self.now())
             case SkillFinished(skill=skill, ok=ok, seconds=seconds):
@@ -168,6 +187,8 @@ class Knowledge(SupervisedActor):
                 return active_lessons(self.db.lessons(min_confidence=ACT_ON))
             case Proposals():
                 return self._listing()
+            case Learning():
+                return self.learning
             case Reflect() | _Reflect():
                 return self._reflect()
             case DecideProposal(id=proposal_id, decision=decision):
@@ -183,6 +204,9 @@ class Knowledge(SupervisedActor):
                 self._refresh()
             case _Rescan():
                 self._refresh()
+                fresh = sum(self.now() - at <= RECENT_WINDOW for at, _ in self.lesson_log)
+                if fresh != len(self.learning.recent_lessons):  # one aged out of the hour
+                    self._learned()
             case _Prune():
                 self._prune()
             case WikiFetched():
@@ -195,19 +219,20 @@ class Knowledge(SupervisedActor):
 
     # -- deaths and lessons ----------------------------------------------------------------
 
-    def _died(self, reason: str, position: dict[str, float] | None) -> None:
+    def _died(self, reason: str, position: dict[str, float] | None, cause: DeathCause) -> None:
         """Grade the advice that failed; store the death, post-mortem and lesson; ask for more."""
-        post = self.deaths.died(reason, self.now())
+        post = self.deaths.died(reason, self.now(), cause)
         self._grade(post.grades)
-        record = self.db.record_death(reason, position, post.bundle)
+        record = self.db.record_death(reason, position, post.bundle, cause.as_dict())
         if record is None:
             return
         logger.warning("death %d recorded: %s", record.id, reason)
-        cause, analysis = post.analysis.cause, post.analysis.analysis
-        self.db.add_postmortem(record.id, backend="offline", cause=cause, analysis=analysis)
-        logger.info("post-mortem of death %d: %s (%s)", record.id, cause, analysis)
+        found, analysis = post.analysis.cause, post.analysis.analysis
+        self.db.add_postmortem(record.id, backend="offline", cause=found, analysis=analysis)
+        logger.info("post-mortem of death %d: %s (%s)", record.id, found, analysis)
         if post.analysis.lesson is not None:
             self._learn(post.analysis.lesson, "offline")
+        self._learned()
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=post.bundle))
 
     def _store_analysis(self, done: DeathAnalysed) -> None:
@@ -224,6 +249,7 @@ class Knowledge(SupervisedActor):
         if lesson is not None:
             logger.info("lesson (%s): %s (confidence %.2f)", source, lesson.text, lesson.confidence)
             self.publish(announcement(lesson))
+            self._log_lesson(f"learned ({source}): {lesson.text} → {lesson.confidence:.2f}")
 
     def _grade(self, grades: tuple[Grade, ...]) -> None:
         for grade in grades:
@@ -235,6 +261,32 @@ class Knowledge(SupervisedActor):
                     lesson.confidence, lesson.applied,
                 )  # fmt: skip
                 self.publish(announcement(lesson))
+                self._log_lesson(
+                    f"{'held' if grade.success else 'failed'}: {grade.verdict} {grade.skill}"
+                    f"{' vs ' + grade.hostile if grade.hostile else ''} → {lesson.confidence:.2f}"
+                )
+        if grades:
+            self._learned()
+
+    def _log_lesson(self, text: str) -> None:
+        self.lesson_log.append((self.now(), f"{utcnow():%H:%M} {text}"))
+
+    def _learned(self) -> None:
+        """Publish :class:`LearningChanged` when the summary for people changed."""
+        causes, last, in_force = self.db.learning(ACT_ON)
+        now = self.now()
+        summary = LearningSummary(
+            deaths=sum(causes.values()),
+            deaths_by_cause=tuple(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
+            recent_deaths=tuple(f"{d.at:%H:%M} {d.reason}" for d in last),
+            lessons_in_force=in_force,
+            recent_lessons=tuple(
+                text for at, text in reversed(self.lesson_log) if now - at <= RECENT_WINDOW
+            ),
+        )  # fmt: skip
+        if summary != self.learning:
+            self.learning = summary
+            self.publish(LearningChanged(summary=summary))
 
     # -- reflection ------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from pepa.events import (
     WorldObserved,
 )
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.world.death import death_cause
 from pepa.world.linkapi import Link
 from pepa.world.model import WorldModel
 from pepa.world.view import WorldView
@@ -131,12 +132,17 @@ class Perception(SupervisedActor):
         elif kind == "players":
             self.publish(players_event(raw))
         elif kind == "death":
-            threats = self.model.view.threats
-            reason = f"killed near {threats[0].name}" if threats else "died"
+            cause = death_cause(raw.get("cause"))
+            reason = cause.summary()
+            if cause.kind == "unknown":  # no message, no blow seen: say what was near, no more
+                threats = self.model.view.threats
+                reason = f"killed near {threats[0].name}" if threats else "died"
             self.model.died(raw.get("position"))
             where = self.model.last_death
-            logger.warning("died at %s (%s)", where, reason)
-            self.publish(Died(reason=reason, position=where.as_dict() if where else None))
+            logger.warning("died at %s: %s", where, cause.text or reason)
+            self.publish(
+                Died(reason=reason, position=where.as_dict() if where else None, cause=cause)
+            )
         elif kind == "respawn":
             self.publish(Respawned())
         elif kind == "kicked":

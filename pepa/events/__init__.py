@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pepa.events.queries import LearningSummary
+from pepa.world.death import DeathCause
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "HealthChanged",
     "HostileSpotted",
     "Kicked",
+    "LearningChanged",
     "LessonLearned",
     "LlmChunkReceived",
     "LlmFinished",
@@ -103,6 +106,13 @@ class ProposalsChanged:
     """Ids (file names) of the pending proposals, oldest first."""
     approved: tuple[str, ...] = ()
     """Ids of approved proposals waiting for ``pepa propose apply``, oldest first."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LearningChanged:
+    """A death was stored or a lesson learned or graded: the summary for people changed."""
+
+    summary: LearningSummary
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -259,9 +269,11 @@ class Died:
     """The bot died."""
 
     reason: str
-    """What perception knows of the cause."""
+    """The cause in a few words (:meth:`DeathCause.summary`)."""
     position: dict[str, float] | None
     """Where."""
+    cause: DeathCause = field(default_factory=DeathCause)
+    """The server's death message and the blows before it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,7 +14,15 @@ from pathlib import Path
 
 from pepa.supervision import Query
 
-__all__ = ["ActiveLesson", "ActiveLessons", "ProposalIds", "Proposals", "Reflect"]
+__all__ = [
+    "ActiveLesson",
+    "ActiveLessons",
+    "Learning",
+    "LearningSummary",
+    "ProposalIds",
+    "Proposals",
+    "Reflect",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,3 +58,25 @@ class Proposals(Query[ProposalIds]):
 class Reflect(Query[Path | None]):
     """Knowledge: reflect now on the window since the last reflection; the report's path
     (None when it could not be written)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LearningSummary:
+    """What the bot has learned, for people: the dashboard's learning view, ``pepa status``."""
+
+    deaths: int = 0
+    """Deaths stored in the knowledge base."""
+    deaths_by_cause: tuple[tuple[str, int], ...] = ()
+    """(cause kind, deaths), most first (:data:`pepa.world.death.KINDS`)."""
+    recent_deaths: tuple[str, ...] = ()
+    """The last deaths, newest first: ``12:03 slain by zombie``."""
+    lessons_in_force: int = 0
+    """Lessons the reflex chain acts on (confidence at or above ``ACT_ON``)."""
+    recent_lessons: tuple[str, ...] = ()
+    """Lessons learned or graded in the last hour, newest first:
+    ``12:04 held: avoid combat.attack-nearest vs zombie → 0.75``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Learning(Query[LearningSummary]):
+    """Knowledge: what the bot has learned (also published as ``LearningChanged``)."""

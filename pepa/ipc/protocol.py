@@ -134,9 +134,9 @@ def chat(sender: str, text: str, kind: str) -> dict[str, Any]:
     return {"type": "chat", "from": sender, "text": text, "kind": kind}
 
 
-def death(reason: str, position: Any) -> dict[str, Any]:
-    """The bot died."""
-    return {"type": "death", "reason": reason, "position": position}
+def death(reason: str, position: Any, cause: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The bot died: ``reason`` in a few words, ``cause`` as :meth:`DeathCause.as_dict`."""
+    return {"type": "death", "reason": reason, "position": position, "cause": cause or {}}
 
 
 def error(source: str, text: str) -> dict[str, Any]:

@@ -7,10 +7,19 @@ from typing import Any
 
 from pony import orm
 
-__all__ = ["SCHEMA_VERSION", "define", "utcnow"]
+__all__ = ["COLUMNS", "SCHEMA_VERSION", "define", "utcnow"]
 
-SCHEMA_VERSION = 1
-"""Bumped when a table or column is added; migrations are additive only."""
+SCHEMA_VERSION = 2
+"""Bumped when a table or column is added; migrations are additive only (:data:`COLUMNS`).
+2: ``deaths.cause_kind`` and ``deaths.cause``."""
+
+COLUMNS: tuple[tuple[str, str, dict[str, str]], ...] = (
+    ("deaths", "cause_kind", {"SQLite": "TEXT NOT NULL DEFAULT ''",
+                              "PostgreSQL": "TEXT NOT NULL DEFAULT ''"}),
+    ("deaths", "cause", {"SQLite": "JSON", "PostgreSQL": "JSONB"}),
+)  # fmt: skip
+"""Columns added since schema 1: (table, column, its type by Pony dialect), as Pony itself
+would declare them; :meth:`KnowledgeStore.open` adds those an older file lacks."""
 
 
 def utcnow() -> datetime:
@@ -76,6 +85,8 @@ def define(db: orm.Database) -> dict[str, Any]:
         hp = orm.Optional(float, nullable=True)
         food = orm.Optional(int, nullable=True)
         bundle = orm.Required(orm.Json)
+        cause_kind = orm.Optional(str)  # pepa.world.death.KINDS; '' before schema 2
+        cause = orm.Optional(orm.Json, nullable=True)  # DeathCause.as_dict(); null before 2
         postmortems = orm.Set("PostMortem")
 
     class PostMortem(db.Entity):

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pepa.world.death import DeathCause, death_cause
+
 __all__ = ["LessonDraft", "PostMortemDraft", "analyse"]
 
 
@@ -38,29 +40,45 @@ class PostMortemDraft:
 
 
 def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
-    """Why the bot died, and what to do differently."""
+    """Why the bot died, and what to do differently.
+
+    The cause (``bundle["cause"]``, :func:`pepa.world.death.death_cause`) says
+    what killed it; only a death with no message and no blow seen falls back
+    to what the snapshots show (food at 0, the nearest hostile).
+    """
+    cause = death_cause(bundle.get("cause"))
     snapshots = list(bundle.get("snapshots") or [])
     skill = str(bundle.get("last_skill") or "")
     hostile = bundle.get("last_hostile") or {}
-    name = str(hostile.get("name") or "")
     foods = [s.get("food") for s in snapshots if s.get("food") is not None]
     hps = [s.get("hp") for s in snapshots if s.get("hp") is not None]
-    if foods and foods[-1] == 0 and not name:
+    lost = f"{hps[0]:g} → {hps[-1]:g}" if len(hps) >= 2 else "?"
+    doing = skill or "nothing"
+    guessed = cause.kind == "unknown"
+    if guessed:  # no word from the server: what the snapshots show
+        if foods and foods[-1] == 0 and not hostile.get("name"):
+            cause = DeathCause(kind="starvation")
+        elif hostile.get("name"):
+            cause = DeathCause(kind="mob", killer=str(hostile["name"]))
+    if cause.kind == "starvation":
         return PostMortemDraft(
             cause="starvation",
-            analysis="food reached 0 and health drained with no hostile near",
+            analysis="food reached 0 and health drained away",
             lesson=LessonDraft(
                 skill="survive.eat", situation="food low", hostile="", verdict="note",
                 alternative="", text="keep food in the inventory; eat before food drops to 6",
                 confidence=0.6,
             ),
         )  # fmt: skip
-    if name:
-        lost = f"{hps[0]:g} → {hps[-1]:g}" if len(hps) >= 2 else "?"
+    name = cause.killer or ""
+    if cause.kind in _FOES and name:
+        near = hostile.get("distance") if hostile.get("name") == name else None
+        seen = f"{name} at {near} blocks" if near is not None else name
+        told = "" if guessed else f"{cause.summary()}; "
         if skill.startswith("combat.attack-nearest"):
             return PostMortemDraft(
                 cause=f"lost a fight to {name}",
-                analysis=f"fought {name} at {hostile.get('distance')} blocks; health {lost}",
+                analysis=f"fought {seen}; {told}health {lost}",
                 lesson=LessonDraft(
                     skill="combat.attack-nearest", situation="hostile nearby", hostile=name,
                     verdict="avoid", alternative="survive.flee",
@@ -68,12 +86,41 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
                 ),
             )  # fmt: skip
         return PostMortemDraft(
-            cause=f"killed by {name} while doing {skill or 'nothing'}",
-            analysis=f"{name} at {hostile.get('distance')} blocks; health {lost}",
+            cause=f"killed by {name} while doing {doing}",
+            analysis=f"{told}{seen}; health {lost}",
             lesson=LessonDraft(
                 skill="combat.attack-nearest", situation="hostile nearby", hostile=name,
                 verdict="note", alternative="", confidence=0.5,
-                text=f"{name} killed the bot while it was busy with {skill or 'nothing'}",
+                text=f"{name} killed the bot while it was busy with {doing}",
             ),
         )  # fmt: skip
-    return PostMortemDraft(cause=reason or "unknown", analysis="no hostile, food fine", lesson=None)
+    if cause.kind in _HAZARDS:
+        what = cause.summary()
+        return PostMortemDraft(
+            cause=f"{what} while doing {doing}",
+            analysis=f"{cause.text or what}; health {lost}",
+            lesson=LessonDraft(
+                skill=skill or "nav.goto", situation=cause.kind, hostile="", verdict="note",
+                alternative="", confidence=0.5,
+                text=f"{what} while doing {doing}: {_HAZARDS[cause.kind]}",
+            ),
+        )  # fmt: skip
+    return PostMortemDraft(
+        cause=cause.summary() if cause.kind != "unknown" else (reason or "unknown"),
+        analysis=cause.text or "no message from the server, no hostile near, food fine",
+        lesson=None,
+    )
+
+
+_FOES = frozenset({"mob", "player", "arrow", "explosion"})
+"""Causes with a killer the combat policy can fight or flee."""
+_HAZARDS = {
+    "fall": "mind the drop",
+    "lava": "keep away from lava",
+    "fire": "keep out of fire",
+    "drowning": "come up for air",
+    "suffocation": "do not stand where blocks fall",
+    "void": "keep away from the world's edge",
+    "contact": "do not touch cactus or berry bushes",
+}
+"""Deaths by the world, not a foe: what the lesson notes (the movement knobs come later)."""

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from pepa.events import AdviceApplied, LessonLearned
 from pepa.events.queries import ActiveLesson
 from pepa.knowledge.coach_offline import LessonDraft, PostMortemDraft, analyse
+from pepa.world.death import DeathCause
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -78,7 +79,8 @@ class PostMortem:
     """What a death leaves: the context bundle to store, the offline analysis, the grades."""
 
     bundle: dict[str, Any]
-    """Snapshots (oldest first), last skill, last hostile, hp, food, inventory."""
+    """Snapshots (oldest first), last skill, last hostile, hp, food, inventory, and the
+    cause (:meth:`DeathCause.as_dict`)."""
     analysis: PostMortemDraft
     """The offline post-mortem (cause, text, perhaps a lesson)."""
     grades: tuple[Grade, ...]
@@ -111,9 +113,10 @@ class DeathAnalysis:
         """The chain followed a lesson; its outcome will grade it."""
         self.advised.append((now, advice))
 
-    def died(self, reason: str, now: float) -> PostMortem:
+    def died(self, reason: str, now: float, cause: DeathCause | None = None) -> PostMortem:
         """The bundle and offline post-mortem of a death; the lessons followed lately failed."""
         bundle = self.bundle()
+        bundle["cause"] = (cause or DeathCause()).as_dict()
         return PostMortem(
             bundle=bundle, analysis=analyse(reason, bundle), grades=self._outcome(None, now)
         )

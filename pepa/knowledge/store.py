@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 from pony import orm
 
 from pepa.errors import PepaError
-from pepa.knowledge._models import SCHEMA_VERSION, define, utcnow
+from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION, define, utcnow
 from pepa.knowledge.wikitext import CachedPage
 from pepa.survival.crafting import Recipes
 from pepa.urls import redact_url
@@ -104,6 +104,10 @@ class DeathRecord:
     last_skill: str
     last_hostile: str
     hostile_distance: float | None
+    cause_kind: str = ""
+    """One of :data:`pepa.world.death.KINDS`; empty for a death stored before schema 2."""
+    cause: dict[str, Any] | None = None
+    """:meth:`pepa.world.death.DeathCause.as_dict`; None before schema 2."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,12 +144,33 @@ class KnowledgeStore:
                 self._bind_sqlite(self.path)
             else:
                 self.db.bind(**bind_arguments(self.url or ""))
+            self._add_columns()
             self.db.generate_mapping(create_tables=True)
             with orm.db_session:
                 self._set_meta("schema_version", str(SCHEMA_VERSION))
         except Exception as exc:  # Pony raises many kinds; all mean "cannot use it"
             raise KnowledgeError(f"cannot open {self.where}: {exc}") from exc
         return self
+
+    def _add_columns(self) -> None:
+        """Upgrade an older database in place: add the :data:`COLUMNS` its tables lack.
+
+        Before the mapping, which checks every column; a table that does not
+        exist yet is left to ``create_tables``.
+        """
+        dialect = self.db.provider.dialect
+        with orm.db_session:
+            for table, column, types in COLUMNS:
+                if dialect == "SQLite":
+                    have = self.db.select(f"name from pragma_table_info('{table}')")
+                else:
+                    have = self.db.select(
+                        "column_name from information_schema.columns "
+                        "where table_schema = current_schema() and table_name = $table"
+                    )
+                if have and column not in have:
+                    self.db.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {types[dialect]}')
+                    logger.info("knowledge base %s: added %s.%s", self.where, table, column)
 
     def _bind_sqlite(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -234,11 +259,14 @@ class KnowledgeStore:
 
     @orm.db_session
     def record_death(self, *, reason: str, position: Mapping[str, float] | None,
-                     bundle: Mapping[str, Any]) -> DeathRecord:  # fmt: skip
-        """Store a death with its context bundle and mark the place dangerous."""
+                     bundle: Mapping[str, Any],
+                     cause: Mapping[str, Any] | None = None) -> DeathRecord:  # fmt: skip
+        """Store a death with its cause and context bundle and mark the place dangerous."""
         last = bundle.get("last_hostile") or {}
         row = self.e["Death"](
             reason=reason,
+            cause_kind=str((cause or {}).get("kind") or "unknown"),
+            cause=json.loads(json.dumps(cause, default=str)) if cause is not None else None,
             x=position.get("x") if position else None,
             y=position.get("y") if position else None,
             z=position.get("z") if position else None,
@@ -253,6 +281,20 @@ class KnowledgeStore:
             self._add_poi("danger", position, f"died: {reason}")
         orm.flush()
         return _death(row)
+
+    @orm.db_session
+    def deaths_by_cause(self) -> dict[str, int]:
+        """Deaths per cause kind; deaths stored before causes were kept count as ``unknown``."""
+        rows = orm.select((d.cause_kind, orm.count(d)) for d in self.e["Death"])
+        counts: dict[str, int] = {}
+        for kind, n in rows:
+            counts[kind or "unknown"] = counts.get(kind or "unknown", 0) + n
+        return counts
+
+    @orm.db_session
+    def count_lessons(self, min_confidence: float) -> int:
+        """Lessons at or above a confidence."""
+        return int(orm.count(x for x in self.e["Lesson"] if x.confidence >= min_confidence))
 
     @orm.db_session
     def deaths(self, limit: int = 20) -> list[DeathRecord]:
@@ -496,5 +538,5 @@ def _death(row: Any) -> DeathRecord:
     return DeathRecord(
         id=row.id, at=row.at, reason=row.reason, position=position,
         last_skill=row.last_skill, last_hostile=row.last_hostile,
-        hostile_distance=row.hostile_distance,
+        hostile_distance=row.hostile_distance, cause_kind=row.cause_kind, cause=row.cause,
     )  # fmt: skip

@@ -60,12 +60,13 @@ class StoreWriter:
     # -- deaths and lessons --------------------------------------------------------------
 
     def record_death(
-        self, reason: str, position: Mapping[str, float] | None, bundle: Mapping[str, Any]
-    ) -> DeathRecord | None:
-        """A death with its bundle and a danger place; None when it could not be stored."""
+        self, reason: str, position: Mapping[str, float] | None, bundle: Mapping[str, Any],
+        cause: Mapping[str, Any] | None = None,
+    ) -> DeathRecord | None:  # fmt: skip
+        """A death with its cause, bundle and a danger place; None when it could not be stored."""
         return self.run(
             "storing a death",
-            lambda s: s.record_death(reason=reason, position=position, bundle=bundle),
+            lambda s: s.record_death(reason=reason, position=position, bundle=bundle, cause=cause),
         )
 
     def add_postmortem(self, death_id: int, *, backend: str, cause: str, analysis: str) -> None:
@@ -90,6 +91,13 @@ class StoreWriter:
     def lessons(self, min_confidence: float) -> list[LessonRecord]:
         """Lessons at or above a confidence, most confident first."""
         return self.run("reading lessons", lambda s: s.lessons(min_confidence=min_confidence)) or []
+
+    def learning(self, min_confidence: float) -> tuple[dict[str, int], list[DeathRecord], int]:
+        """Deaths per cause, the last 5 deaths, lessons at or above ``min_confidence``."""
+        return self.run(
+            "reading what was learned",
+            lambda s: (s.deaths_by_cause(), s.deaths(5), s.count_lessons(min_confidence)),
+        ) or ({}, [], 0)
 
     def deaths_since(self, since: datetime) -> list[tuple[DeathRecord, str]]:
         """Deaths after ``since`` (UTC), each with its first post-mortem's cause."""

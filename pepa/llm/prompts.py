@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pepa.llm.validate import LLM_CONFIDENCE_CAP, MAX_LESSONS, SkillCatalog
+from pepa.world.death import death_cause
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -22,11 +23,19 @@ ITEMS = 12
 """Inventory entries shown, at most."""
 
 
-def postmortem_prompt(reason: str, bundle: Mapping[str, Any], catalog: SkillCatalog) -> str:
-    """Ask why the bot died and what lesson to keep, as one JSON object."""
+def postmortem_prompt(
+    reason: str, bundle: Mapping[str, Any], catalog: SkillCatalog, deaths: int = 1
+) -> str:
+    """Ask why the bot died and what lesson to keep, as one JSON object.
+
+    ``deaths``: how many deaths of this same cause the answer covers (queued
+    post-mortems merged, pepa.llm.postmortems); the facts are the latest one's.
+    """
+    alike = [f"- it died this same way {deaths} times lately; these facts are the last one's"]
     return "\n".join(
         [
             "You coach a Minecraft survival bot. It just died. Facts:",
+            *(alike if deaths > 1 else []),
             *death_facts(reason, bundle),
             "",
             "Skills (id: what it does; * = may be given as an alternative):",
@@ -81,7 +90,16 @@ def death_facts(reason: str, bundle: Mapping[str, Any]) -> list[str]:
     """Short lines about a death from its context bundle."""
     snapshots: Sequence[Mapping[str, Any]] = list(bundle.get("snapshots") or [])
     hostile = bundle.get("last_hostile") or {}
-    lines = [f"- death message: {_clip(reason or 'unknown', 200)}"]
+    cause = death_cause(bundle.get("cause"))
+    lines = [f"- death message: {_clip(cause.text or reason or 'unknown', 200)}"]
+    lines.append(f"- cause: {cause.summary()} (kind {cause.kind})")
+    if cause.sources:
+        blows = ", ".join(
+            f"{s.kind}{' by ' + s.by if s.by else ''} -{_number(s.amount)} "
+            f"{_number(s.ago)} s before"
+            for s in cause.sources
+        )
+        lines.append(f"- damage before death (oldest first): {_clip(blows, 400)}")
     lines.append(f"- hp (oldest to last): {_trail(snapshots, 'hp', bundle.get('hp'))}")
     lines.append(f"- food (oldest to last): {_trail(snapshots, 'food', bundle.get('food'))}")
     lines.append(f"- last skill: {_clip(str(bundle.get('last_skill') or 'none'), 80)}")

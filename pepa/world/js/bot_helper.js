@@ -28,6 +28,7 @@ setInterval(() => { if (process.ppid !== PARENT) process.exit(0) }, 1000).unref(
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const coverModule = require('./cover')
 const { createMelee } = require('./melee')
+const { createDeathWatch } = require('./death_cause')
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const WORN_SLOTS = [5, 6, 7, 8, 45] // player window: head, torso, legs, feet, off-hand
@@ -138,8 +139,10 @@ function createBot (opts, onEvent) {
   // A path begun around a death or a respawn would never settle (the world is
   // reloaded under it): drop the goal so the pending action reports failure.
   const dropGoal = () => { if (bot.pathfinder && bot.pathfinder.goal) bot.pathfinder.setGoal(null) }
-  bot.on('death', () => { dropGoal(); emit({ type: 'death', position: vxyz(bot.entity && bot.entity.position) }) })
-  bot.on('respawn', () => { dropGoal(); emit({ type: 'respawn' }) })
+  bot.on('death', dropGoal)
+  bot.on('respawn', dropGoal)
+  // the death event with its cause (once the server's death message is in), then the respawn
+  createDeathWatch(bot, { emit, Vec3, hostile: (e) => e.type === 'hostile' || e.kind === 'Hostile mobs' })
   bot.on('kicked', (reason, loggedIn) => emit({ type: 'kicked', reason: typeof reason === 'string' ? reason : JSON.stringify(reason), loggedIn }))
   bot.on('end', (reason) => emit({ type: 'end', reason: String(reason) }))
   bot.on('error', (err) => emit({ type: 'error', message: String(err && err.message), code: (err && err.code) || null }))
