@@ -12,6 +12,11 @@ Three jobs, one back end (``pi``, ``openai`` or ``offline``; see docs/llm.md):
 - ``DeathAnalysisRequested`` (the knowledge actor, after its own offline
   post-mortem) asks the model why the bot died; a reply that passes
   :func:`pepa.llm.validate.validate_postmortem` becomes :class:`DeathAnalysed`.
+  Every request waits in a :class:`pepa.llm.postmortems.PostMortemQueue`
+  (bounded, alike deaths merged, oldest cause first) until the gate admits
+  it: the queue drains when a request arrives, when a reply is handled and
+  every :data:`DRAIN_EVERY` seconds, so the deaths of a spiral are explained
+  as the budget frees up instead of being dropped. Not with ``offline``.
 - :data:`IDLE_TICKS` idle :class:`ReflexTicked` in a row ask the model for a
   next action among the skills the coach may dispatch; a valid reply becomes
   :class:`TaskSuggested`. ``PlanWanted`` asks for a plan; milestones checked
@@ -64,17 +69,20 @@ from pepa.llm.coaching import (
     judge,
     plan_skills,
 )
+from pepa.llm.postmortems import PostMortemQueue
 from pepa.llm.prompts import next_action_prompt, plan_prompt, postmortem_prompt
 from pepa.llm.validate import SkillCatalog
 from pepa.supervision import ActorHandle, SupervisedActor, SupervisionContext
 from pepa.world.view import WorldView
 
-__all__ = ["IDLE_TICKS", "QUESTION_TIMEOUT", "Coach", "Worker"]
+__all__ = ["DRAIN_EVERY", "IDLE_TICKS", "QUESTION_TIMEOUT", "Coach", "Worker"]
 
 logger = logging.getLogger(__name__)
 
 QUESTION_TIMEOUT = 600.0
 """Seconds an operator's free question may stream."""
+DRAIN_EVERY = 30.0
+"""Seconds between two looks at the post-mortem queue (the budget frees up by the clock)."""
 
 Worker = Callable[[Callable[[], None], str], None]
 """Runs one structured ask's job (blocking on the model) away from the actor: ``(job, name)``."""
@@ -93,6 +101,11 @@ class _Finished:
     """Exit code (0: the answer is complete)."""
     duration_ms: int
     """Wall time."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Drain:
+    """Timer: ask the next queued post-mortem if the gate allows it now."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,6 +136,7 @@ class Coach(SupervisedActor):
         budget_path: Path | None = None,
         idle_ticks: int = IDLE_TICKS,
         worker: Worker = on_thread,
+        drain_every: float = DRAIN_EVERY,
     ) -> None:
         """``backend``: a back end's name (``pi``, ``openai``, ``offline``) or a built one."""
         super().__init__(supervision=supervision)
@@ -134,6 +148,9 @@ class Coach(SupervisedActor):
         self.gate = AskGate(load_budget(None), offline=self.llm.name == "offline")
         self.idle = IdleStreak(idle_ticks)
         self.worker = worker
+        self.postmortems = PostMortemQueue()
+        """Post-mortems the gate did not admit yet (lost with this instance; see docs/llm.md)."""
+        self.drain_every = drain_every
         self.view: WorldView | None = None
         self.running: Running | None = None
         self._wall_offset = 0.0
@@ -149,6 +166,8 @@ class Coach(SupervisedActor):
         self.gate.budget = load_budget(self.budget_path)
         # the budget keeps wall times (it outlives the process); between them, the runtime's clock
         self._wall_offset = time.time() - self.now()
+        if not self.gate.offline:
+            self.every(self.drain_every, _Drain())
         logger.debug("coach ready: back end %s", self.backend)
 
     def cleanup(self) -> None:
@@ -172,8 +191,9 @@ class Coach(SupervisedActor):
             case PlanWanted(goal=goal):
                 self._structured(Ask(kind="plan", goal=goal), plan_prompt(goal, self.catalog))
             case DeathAnalysisRequested(death_id=death_id, reason=reason, bundle=bundle):
-                prompt = postmortem_prompt(reason, bundle, self.catalog)
-                self._structured(Ask(kind="analysis", death_id=death_id), prompt)
+                self._postmortem_wanted(death_id, reason, bundle)
+            case _Drain():
+                self._drain()
             case _Replied():
                 self._replied(message)
             case _:
@@ -211,9 +231,13 @@ class Coach(SupervisedActor):
 
     # -- structured asks --------------------------------------------------------------
 
-    def _structured(self, ask: Ask, prompt: str) -> None:
+    def _wall(self) -> float:
+        """Wall-clock seconds, as the budget keeps them."""
+        return self.now() + self._wall_offset
+
+    def _structured(self, ask: Ask, prompt: str, now: float | None = None) -> None:
         """Ask on a worker if the back end is a model, nothing runs and the budget allows."""
-        refusal = self.gate.admit(ask, self.now() + self._wall_offset)
+        refusal = self.gate.admit(ask, self._wall() if now is None else now)
         if refusal is not None:
             level = logging.DEBUG if refusal.quiet else logging.INFO
             logger.log(level, "no LLM %s of %s: %s", ask.kind, ask.subject, refusal.why)
@@ -225,8 +249,71 @@ class Coach(SupervisedActor):
         llm, timeout, me = self.llm, self.settings.timeout, self.handle
         self.worker(lambda: _complete(llm, prompt, timeout, me, ask), f"pepa-coach-{ask.kind}")
 
+    # -- post-mortems: queued, drained as the budget allows ------------------------------
+
+    def _postmortem_wanted(self, death_id: int, reason: str, bundle: Any) -> None:
+        """Queue the death, ask the oldest queued cause if the gate allows, say why one waits."""
+        if self.gate.offline:  # the offline post-mortem already ran in the knowledge actor
+            logger.debug("no LLM post-mortem of death %d: offline back end", death_id)
+            return
+        queue = self.postmortems
+        offered = queue.offer(death_id, reason, bundle, self.now())
+        if offered.full_news:
+            logger.info(
+                "post-mortem queue full (%d causes waiting): deaths of a queued kind wait no more,"
+                " a new kind takes the place of a crowded one's newest",
+                len(queue),
+            )
+        if offered.evicted is not None:
+            gone = offered.evicted
+            logger.debug(
+                "post-mortem of death %d (%s, %d deaths) dropped for a new kind",
+                gone.death_id, gone.describe(), gone.deaths,
+            )  # fmt: skip
+        self._drain()
+        entry = offered.entry
+        if offered.outcome == "known":
+            logger.debug("post-mortem of death %d already queued", death_id)
+        elif offered.outcome == "dropped" or entry is None:
+            logger.debug("post-mortem of death %d not queued: the queue is full", death_id)
+        elif death_id in queue:  # still waiting: say so, once per death
+            refusal = self.gate.check("analysis", self._wall())
+            why = refusal.why if refusal is not None else "another cause first"
+            if offered.outcome == "merged":
+                logger.info(
+                    "post-mortem of death %d merged into death %d's (%s, %d deaths): %s",
+                    death_id, entry.death_id, entry.describe(), entry.deaths, why,
+                )  # fmt: skip
+            else:
+                logger.info(
+                    "post-mortem of death %d (%s) queued, %d waiting: %s",
+                    death_id, entry.describe(), len(queue), why,
+                )  # fmt: skip
+
+    def _drain(self) -> None:
+        """Ask the oldest queued post-mortem if the gate would admit it now."""
+        if not self.postmortems:
+            return
+        now = self._wall()
+        refusal = self.gate.check("analysis", now)
+        if refusal is not None:
+            logger.debug("%d post-mortems wait: %s", len(self.postmortems), refusal.why)
+            return
+        entry = self.postmortems.pop()
+        if entry is None:
+            return
+        prompt = postmortem_prompt(entry.reason, entry.bundle, self.catalog, deaths=entry.deaths)
+        ask = Ask(kind="analysis", death_id=entry.death_id, deaths=entry.deaths)
+        self._structured(ask, prompt, now)  # admitted: the same gate, the same time
+
+    # -- replies ----------------------------------------------------------------------
+
     def _replied(self, done: _Replied) -> None:
         self.gate.finished()
+        self._publish_reply(done)
+        self._drain()  # the gate is free: the next post-mortem, if the budget allows
+
+    def _publish_reply(self, done: _Replied) -> None:
         outcome: Outcome | Rejected
         if done.error:
             outcome = Rejected(why=done.error)

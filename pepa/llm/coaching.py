@@ -57,12 +57,15 @@ class Ask:
     """The death explained (analysis only)."""
     goal: str = ""
     """The goal planned for (plan only)."""
+    deaths: int = 1
+    """Deaths of the same cause the post-mortem covers (analysis only; see pepa.llm.postmortems)."""
 
     @property
     def subject(self) -> str:
         """What it is about, for "no LLM analysis of death 3" lines."""
         if self.kind == "analysis":
-            return f"death {self.death_id}"
+            alike = f" (and {self.deaths - 1} alike)" if self.deaths > 1 else ""
+            return f"death {self.death_id}{alike}"
         if self.kind == "plan":
             return f"goal {self.goal!r}"
         return "a next action"
@@ -119,15 +122,21 @@ class AskGate:
         self.busy = False
         """An ask is running (its reply not yet handled)."""
 
-    def admit(self, ask: Ask, now: float) -> Refusal | None:
-        """None when ``ask`` may start at wall time ``now`` (then it is counted and running)."""
+    def check(self, kind: str, now: float) -> Refusal | None:
+        """Why a ``kind`` ask would not start at wall time ``now`` (None: it would). Spends none."""
         if self.offline:
             return Refusal(why="offline back end", quiet=True)
         if self.busy:
             return Refusal(why="another ask is running")
-        refusal = self.budget.try_spend(ask.kind, now)
+        refusal = self.budget.refusal(kind, now)
+        return None if refusal is None else Refusal(why=refusal)
+
+    def admit(self, ask: Ask, now: float) -> Refusal | None:
+        """None when ``ask`` may start at wall time ``now`` (then it is counted and running)."""
+        refusal = self.check(ask.kind, now)
         if refusal is not None:
-            return Refusal(why=refusal)
+            return refusal
+        self.budget.spend(ask.kind, now)
         self.busy = True
         return None
 
