@@ -50,9 +50,15 @@ from pepa.world.death import DeathCause
 pytestmark = pytest.mark.timeout(30)
 
 FIGHTING = ActivityChanged(reflex="defend", skill="combat.attack-nearest zombie")
-FLEE = AdviceApplied(
-    skill="combat.attack-nearest", hostile="zombie", verdict="avoid", instead="survive.flee"
+MET = (
+    "cause=mob;mob=zombie;crowd=1;time=day;hp=high;food=high;weapon=fist;armour=none;"
+    "terrain=surface;cell=0,0"
 )
+"""The situation of :func:`lose_a_fight` when the zombie was first near (the lesson's)."""
+FLEE = AdviceApplied(
+    skill="combat.attack-nearest", hostile="zombie", verdict="avoid", instead="survive.flee",
+    signature=MET,
+)  # fmt: skip
 
 
 def zombie_near(hp: float) -> WorldObserved:
@@ -107,7 +113,7 @@ def test_a_death_is_stored_with_its_bundle_post_mortem_and_lesson(
     ]
     assert h.last(LessonLearned) == LessonLearned(
         skill="combat.attack-nearest", hostile="zombie", verdict="avoid",
-        alternative="survive.flee", confidence=0.7,
+        alternative="survive.flee", confidence=0.7, signature=MET,
     )  # fmt: skip
 
 
@@ -192,7 +198,7 @@ def test_advice_waits_for_its_own_outcome_and_is_forgotten_after_a_minute(
     probe.add_lesson(
         LessonDraft(
             skill="combat.attack-nearest", situation="near", hostile="zombie", verdict="avoid",
-            alternative="survive.flee", text="flee", confidence=0.7,
+            alternative="survive.flee", text="flee", confidence=0.7, signature=MET,
         ),
         source="test",
     )  # fmt: skip

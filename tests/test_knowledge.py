@@ -194,9 +194,9 @@ def test_a_death_keeps_its_cause(store: KnowledgeStore) -> None:
 
 
 def _schema_1(execute: Any) -> None:
-    """Take a schema-2 database back to schema 1: the columns schema 2 added, dropped."""
-    for _, column, _ in COLUMNS:
-        execute(f'ALTER TABLE "deaths" DROP COLUMN "{column}"')
+    """Take a database back to schema 1: the columns added since, dropped."""
+    for table, column, _ in COLUMNS:
+        execute(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
     execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
 
 

@@ -247,7 +247,7 @@ def test_a_lesson_to_avoid_fighting_a_mob_makes_the_bot_flee_it() -> None:
     memory.learn("combat.attack-nearest", "zombie", "avoid", "survive.flee", 0.7)
     d = decide(w, 0.0, memory)
     assert (d.skill, d.reason) == ("survive.flee", "lesson: avoid fighting zombie")
-    assert d.advice == ("combat.attack-nearest", "zombie", "avoid")
+    assert d.advice == ("combat.attack-nearest", "zombie", "avoid", "")
     assert d.args["to"]["x"] < 0
 
 
@@ -258,7 +258,7 @@ def test_advice_runs_only_whitelisted_alternatives() -> None:
     d = decide(w, 0.0, memory)
     assert (d.skill, d.advice) == (
         "survive.pillar-up",
-        ("combat.attack-nearest", "zombie", "prefer"),
+        ("combat.attack-nearest", "zombie", "prefer", ""),
     )
     memory.learn("combat.attack-nearest", "zombie", "prefer", "nav.explore", 0.9)
     assert decide(w, 0.0, memory).skill == "combat.attack-nearest"  # not on the whitelist

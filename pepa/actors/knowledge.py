@@ -253,7 +253,10 @@ class Knowledge(SupervisedActor):
 
     def _grade(self, grades: tuple[Grade, ...]) -> None:
         for grade in grades:
-            lesson = self.db.grade(grade.skill, grade.hostile, grade.verdict, success=grade.success)
+            lesson = self.db.grade(
+                grade.skill, grade.hostile, grade.verdict, success=grade.success,
+                signature=grade.signature,
+            )  # fmt: skip
             if lesson is not None:
                 logger.info(
                     "lesson %s/%s %s: %s → confidence %.2f (applied %d)", grade.skill,

@@ -140,7 +140,7 @@ class Reflex(SupervisedActor):
                 if self.learning:
                     self.memory.learn(
                         lesson.skill, lesson.hostile, lesson.verdict,
-                        lesson.alternative, lesson.confidence,
+                        lesson.alternative, lesson.confidence, lesson.signature,
                     )  # fmt: skip
         except SupervisionError as exc:
             logger.warning("no lessons this time: %s", exc)
@@ -184,7 +184,7 @@ class Reflex(SupervisedActor):
             case LessonLearned() if self.learning:
                 self.memory.learn(
                     message.skill, message.hostile, message.verdict,
-                    message.alternative, message.confidence,
+                    message.alternative, message.confidence, message.signature,
                 )  # fmt: skip
             case LessonLearned():
                 pass  # learning is off

@@ -39,6 +39,9 @@ class LessonLearned:
     """What to do instead (whitelisted), for ``avoid``."""
     confidence: float
     """0..1; advice acts at 0.6 and above."""
+    signature: str = ""
+    """The situation it is about (:meth:`pepa.knowledge.situation.Situation.signature`); empty:
+    any situation with this hostile."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -121,6 +124,8 @@ class AdviceApplied:
     """``avoid`` or ``prefer``."""
     instead: str
     """The skill run instead."""
+    signature: str = ""
+    """The situation of the lesson that was followed."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

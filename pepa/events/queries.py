@@ -34,6 +34,8 @@ class ActiveLesson:
     verdict: str
     alternative: str
     confidence: float
+    signature: str = ""
+    """The situation the lesson is about (``Situation.signature``), empty: any."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -9,14 +9,16 @@ from pony import orm
 
 __all__ = ["COLUMNS", "SCHEMA_VERSION", "define", "utcnow"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped when a table or column is added; migrations are additive only (:data:`COLUMNS`).
-2: ``deaths.cause_kind`` and ``deaths.cause``."""
+2: ``deaths.cause_kind`` and ``deaths.cause``; 3: ``lessons.signature``."""
 
 COLUMNS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("deaths", "cause_kind", {"SQLite": "TEXT NOT NULL DEFAULT ''",
                               "PostgreSQL": "TEXT NOT NULL DEFAULT ''"}),
     ("deaths", "cause", {"SQLite": "JSON", "PostgreSQL": "JSONB"}),
+    ("lessons", "signature", {"SQLite": "TEXT NOT NULL DEFAULT ''",
+                              "PostgreSQL": "TEXT NOT NULL DEFAULT ''"}),
 )  # fmt: skip
 """Columns added since schema 1: (table, column, its type by Pony dialect), as Pony itself
 would declare them; :meth:`KnowledgeStore.open` adds those an older file lacks."""
@@ -47,6 +49,7 @@ def define(db: orm.Database) -> dict[str, Any]:
         applied = orm.Required(int, default=0)
         source = orm.Required(str, default="seed")
         created = orm.Required(datetime, default=utcnow)
+        signature = orm.Optional(str)  # pepa.survival.situation.Situation; '' before schema 3
         orm.composite_index(skill, hostile)
 
     class RecipeRow(db.Entity):

@@ -9,10 +9,12 @@ whitelisted ``alternative``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from pepa.survival.situation import situation_of
 from pepa.world.death import DeathCause, death_cause
+from pepa.world.view import WorldView
 
 __all__ = ["LessonDraft", "PostMortemDraft", "analyse"]
 
@@ -28,6 +30,8 @@ class LessonDraft:
     alternative: str
     text: str
     confidence: float
+    signature: str = ""
+    """The situation it is about (``Situation.signature``); empty: its hostile anywhere."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +76,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
         )  # fmt: skip
     name = cause.killer or ""
     if cause.kind in _FOES and name:
+        met = _met(snapshots, name, cause.kind)
         near = hostile.get("distance") if hostile.get("name") == name else None
         seen = f"{name} at {near} blocks" if near is not None else name
         told = "" if guessed else f"{cause.summary()}; "
@@ -83,6 +88,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
                     skill="combat.attack-nearest", situation="hostile nearby", hostile=name,
                     verdict="avoid", alternative="survive.flee",
                     text=f"do not fight {name} like this: flee instead", confidence=0.7,
+                    signature=met,
                 ),
             )  # fmt: skip
         return PostMortemDraft(
@@ -91,7 +97,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
             lesson=LessonDraft(
                 skill="combat.attack-nearest", situation="hostile nearby", hostile=name,
                 verdict="note", alternative="", confidence=0.5,
-                text=f"{name} killed the bot while it was busy with {doing}",
+                text=f"{name} killed the bot while it was busy with {doing}", signature=met,
             ),
         )  # fmt: skip
     if cause.kind in _HAZARDS:
@@ -124,3 +130,13 @@ _HAZARDS = {
     "contact": "do not touch cactus or berry bushes",
 }
 """Deaths by the world, not a foe: what the lesson notes (the movement knobs come later)."""
+
+
+def _met(snapshots: list[Any], mob: str, kind: str) -> str:
+    """The situation when the bot first had ``mob`` near in the bundle: where it chose what to
+    do about it (its health then, not at the death); "" when no snapshot shows it."""
+    for snapshot in snapshots:  # oldest first
+        view = WorldView.from_wire(snapshot)
+        if any(t.name == mob for t in view.threats):
+            return replace(situation_of(view, cause=kind), mob=mob).signature()
+    return ""

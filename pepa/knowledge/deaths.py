@@ -62,6 +62,8 @@ class LessonLike(Protocol):
     def alternative(self) -> str: ...
     @property
     def confidence(self) -> float: ...
+    @property
+    def signature(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +74,7 @@ class Grade:
     hostile: str
     verdict: str
     success: bool
+    signature: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,17 +152,17 @@ class DeathAnalysis:
         """
         fresh = [(at, a) for at, a in self.advised if now - at <= ADVICE_WINDOW]
         keep: list[tuple[float, AdviceApplied]] = []
-        grades: dict[tuple[str, str, str], Grade] = {}
+        grades: dict[tuple[str, str, str, str], Grade] = {}
         for at, advice in fresh:
             if finished is not None and advice.instead != finished:
                 keep.append((at, advice))
                 continue
-            key = (advice.skill, advice.hostile, advice.verdict)
+            key = (advice.skill, advice.hostile, advice.verdict, advice.signature)
             grades.setdefault(
                 key,
                 Grade(
                     skill=advice.skill, hostile=advice.hostile, verdict=advice.verdict,
-                    success=finished is not None,
+                    success=finished is not None, signature=advice.signature,
                 ),
             )  # fmt: skip
         self.advised = keep
@@ -188,7 +191,7 @@ def announcement(lesson: LessonLike) -> LessonLearned:
     """The event that tells the reflex chain a lesson's new confidence."""
     return LessonLearned(
         skill=lesson.skill, hostile=lesson.hostile, verdict=lesson.verdict,
-        alternative=lesson.alternative, confidence=lesson.confidence,
+        alternative=lesson.alternative, confidence=lesson.confidence, signature=lesson.signature,
     )  # fmt: skip
 
 
@@ -197,7 +200,7 @@ def active_lessons(lessons: Iterable[LessonLike]) -> tuple[ActiveLesson, ...]:
     return tuple(
         ActiveLesson(
             skill=x.skill, hostile=x.hostile, verdict=x.verdict, alternative=x.alternative,
-            confidence=x.confidence,
+            confidence=x.confidence, signature=x.signature,
         )
         for x in lessons
         if x.confidence >= ACT_ON

@@ -357,14 +357,18 @@ class KnowledgeStore:
 
     @orm.db_session
     def add_lesson(self, draft: Any, *, source: str) -> LessonRecord:
-        """Store a lesson; the same (skill, hostile, verdict) again raises its confidence."""
+        """Store a lesson; the same (skill, hostile, verdict, situation signature) again raises
+        its confidence."""
         lesson = self.e["Lesson"]
-        row = lesson.get(skill=draft.skill, hostile=draft.hostile, verdict=draft.verdict)
+        signature = getattr(draft, "signature", "")
+        row = lesson.get(
+            skill=draft.skill, hostile=draft.hostile, verdict=draft.verdict, signature=signature
+        )
         if row is None:
             row = lesson(
                 skill=draft.skill, situation=draft.situation, hostile=draft.hostile,
                 verdict=draft.verdict, alternative=draft.alternative, text=draft.text,
-                confidence=draft.confidence, source=source,
+                confidence=draft.confidence, source=source, signature=signature,
             )  # fmt: skip
         else:
             row.confidence = min(MAX_CONFIDENCE, max(row.confidence, draft.confidence) + 0.1)
@@ -374,10 +378,12 @@ class KnowledgeStore:
 
     @orm.db_session
     def grade_lesson(
-        self, skill: str, hostile: str, verdict: str, *, success: bool
+        self, skill: str, hostile: str, verdict: str, *, success: bool, signature: str = ""
     ) -> LessonRecord | None:
         """An applied lesson's outcome: count it, and move its confidence up or down."""
-        row = self.e["Lesson"].get(skill=skill, hostile=hostile, verdict=verdict)
+        row = self.e["Lesson"].get(
+            skill=skill, hostile=hostile, verdict=verdict, signature=signature
+        )
         if row is None:
             return None
         row.applied += 1
@@ -524,12 +530,15 @@ class LessonRecord:
     text: str
     applied: int = 0
     source: str = ""
+    signature: str = ""
+    """The situation it is about (``Situation.signature``); empty: its hostile anywhere."""
 
 
 def _lesson(row: Any) -> LessonRecord:
     return LessonRecord(
         skill=row.skill, hostile=row.hostile, verdict=row.verdict, alternative=row.alternative,
         confidence=row.confidence, text=row.text, applied=row.applied, source=row.source,
+        signature=row.signature,
     )  # fmt: skip
 
 

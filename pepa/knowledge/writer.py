@@ -80,12 +80,12 @@ class StoreWriter:
         return self.run("storing a lesson", lambda s: s.add_lesson(draft, source=source))
 
     def grade(
-        self, skill: str, hostile: str, verdict: str, *, success: bool
+        self, skill: str, hostile: str, verdict: str, *, success: bool, signature: str = ""
     ) -> LessonRecord | None:
         """An applied lesson's outcome; the graded lesson (None: no such lesson)."""
         return self.run(
             "grading a lesson",
-            lambda s: s.grade_lesson(skill, hostile, verdict, success=success),
+            lambda s: s.grade_lesson(skill, hostile, verdict, success=success, signature=signature),
         )
 
     def lessons(self, min_confidence: float) -> list[LessonRecord]:

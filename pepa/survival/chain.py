@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pepa.survival import combat, night
+from pepa.survival.situation import LessonIndex, Situation, situation_of
 from pepa.survival.taskslot import TaskSlot
 from pepa.world.view import Entity, Vec3, WorldView
 
@@ -117,8 +118,9 @@ class Decision:
     """The skill's arguments."""
     reason: str = ""
     """Why, in a few words (for logs and the dashboard)."""
-    advice: tuple[str, str, str] | None = None
-    """(skill, hostile, verdict) of the lesson that changed this decision, if one did."""
+    advice: tuple[str, str, str, str] | None = None
+    """(skill, hostile, verdict, situation signature) of the lesson that changed this decision,
+    if one did."""
 
     @property
     def priority(self) -> int:
@@ -166,14 +168,25 @@ class Memory:
     """No way out of the shelter tried before this time (after one failed)."""
     ways_out_failed: int = 0
     """Ways out of the shelter that failed in a row (the reflex actor gives up at WAYS_OUT)."""
-    advice: dict[tuple[str, str], dict[str, tuple[str, float]]] = field(default_factory=dict)
-    """Lessons: (skill, hostile) → verdict → (alternative, confidence)."""
+    lessons: LessonIndex = field(default_factory=LessonIndex)
+    """Lessons by skill and situation; each key is (skill, hostile, verdict, signature)."""
+    alternatives: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
+    """What each lesson runs instead."""
 
     def learn(
-        self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float
-    ) -> None:
-        """Take a lesson into account from now on."""
-        self.advice.setdefault((skill, hostile), {})[verdict] = (alternative, confidence)
+        self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float,
+        signature: str = "",
+    ) -> None:  # fmt: skip
+        """Take a lesson into account from now on (again: its new confidence).
+
+        A lesson with no situation is about its hostile anywhere (recalled at
+        the coarsest level); one with a situation is recalled first where the
+        present is like it.
+        """
+        situation = replace(Situation.parse(signature), mob=hostile)
+        key = (skill, hostile, verdict, signature)
+        self.lessons.put(key, skill, situation, verdict, confidence, general=not signature)
+        self.alternatives[key] = alternative
 
     def started(self, decision: Decision, now: float) -> None:
         """Remember what the chain needs of a skill the reflex actor has just started."""
@@ -359,11 +372,11 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
         return None
     target = plan.target
     if plan.stance == "fight" and target is not None:
-        advised = _advised("combat.attack-nearest", target.name, memory)
+        advised = _advised("combat.attack-nearest", target.name, memory, world)
         if advised is not None:
-            verdict, instead = advised
+            verdict, instead, signature = advised
             why = f"lesson: {verdict} fighting {target.name}"
-            lesson = ("combat.attack-nearest", target.name, verdict)
+            lesson = ("combat.attack-nearest", target.name, verdict, signature)
             if instead == "survive.flee":
                 fled = _flee(world, world.threats[:3] or (target,), why)
                 return None if fled is None else replace(fled, advice=lesson)
@@ -420,22 +433,32 @@ def _in_flight(world: WorldView, now: float, memory: Memory) -> Decision:
     return Decision(reflex="defend", reason=f"lying low after a flight (safe at {SAFE_FOR:g} s)")
 
 
-def _advised(skill: str, hostile: str, memory: Memory) -> tuple[str, str] | None:
-    """(verdict, skill to run instead) when a confident lesson changes ``skill``, else None.
+def _advised(
+    skill: str, hostile: str, memory: Memory, world: WorldView
+) -> tuple[str, str, str] | None:
+    """(verdict, skill to run instead, the lesson's situation) when a confident lesson about
+    a situation like the present changes ``skill``, else None.
 
-    ``avoid`` backs the skill off: its whitelisted alternative runs, or the
-    first one of the whitelist when the lesson names none; ``prefer`` runs the
-    lesson's alternative, and only when the whitelist allows it.
+    Recall backs off from the very same situation to the hostile alone
+    (:class:`pepa.knowledge.situation.LessonIndex`); a lesson recalled at a
+    coarse level counts for less. ``avoid`` backs the skill off: its
+    whitelisted alternative runs, or the first one of the whitelist when the
+    lesson names none; ``prefer`` runs the lesson's alternative, and only when
+    the whitelist allows it.
     """
     allowed = ADVICE_ALTERNATIVES.get(skill, ())
-    lessons = memory.advice.get((skill, hostile), {})
-    for verdict, (alternative, confidence) in sorted(lessons.items(), key=lambda v: -v[1][1]):
-        if confidence < ADVICE_CONFIDENCE or verdict not in ("avoid", "prefer"):
+    present = replace(situation_of(world), mob=hostile)
+    for found in memory.lessons.recall(skill, present):
+        key = found.key
+        if key[1] != hostile or found.weight < ADVICE_CONFIDENCE:
             continue
+        if found.verdict not in ("avoid", "prefer"):
+            continue
+        alternative = memory.alternatives.get(key, "")
         if alternative in allowed:
-            return verdict, alternative
-        if verdict == "avoid" and allowed:
-            return verdict, allowed[0]
+            return found.verdict, alternative, key[3]
+        if found.verdict == "avoid" and allowed:
+            return found.verdict, allowed[0], key[3]
     return None
 
 

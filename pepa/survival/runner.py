@@ -87,10 +87,13 @@ class SkillRunner:
         logger.info("%s: %s (%s)", decision.reflex, ready.label, decision.reason)
         self.running = Running(decision, started.action_id, now, ready.label)
         if decision.advice is not None:
-            about, hostile, verdict = decision.advice
+            about, hostile, verdict, signature = decision.advice
             self.publish(
-                AdviceApplied(skill=about, hostile=hostile, verdict=verdict, instead=skill_id)
-            )
+                AdviceApplied(
+                    skill=about, hostile=hostile, verdict=verdict, instead=skill_id,
+                    signature=signature,
+                )
+            )  # fmt: skip
         return "running"
 
     def finished(self, action_id: str) -> Running | None:
