@@ -50,11 +50,8 @@ from pepa.world.death import DeathCause
 pytestmark = pytest.mark.timeout(30)
 
 FIGHTING = ActivityChanged(reflex="defend", skill="combat.attack-nearest zombie")
-MET = (
-    "cause=mob;mob=zombie;crowd=1;time=day;hp=high;food=high;weapon=fist;armour=none;"
-    "terrain=surface;cell=0,0"
-)
-"""The situation of :func:`lose_a_fight` when the zombie was first near (the lesson's)."""
+MET = "cause=mob;mob=zombie;crowd=1;hp=high;weapon=fist;armour=none"
+"""The fight of :func:`lose_a_fight` when the zombie was first near (the lesson's situation)."""
 FLEE = AdviceApplied(
     skill="combat.attack-nearest", hostile="zombie", verdict="avoid", instead="survive.flee",
     signature=MET,

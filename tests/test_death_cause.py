@@ -145,6 +145,19 @@ def test_a_death_message_counts_only_when_it_is_the_bots_own() -> None:
     assert other is None and chat is None and alive is None
 
 
+def test_a_team_prefix_still_names_the_bot_and_a_malformed_message_is_none() -> None:
+    team = {"text": "[Red] pepa_bot", "insertion": "pepa_bot"}  # vanilla: the display name
+    prefixed, shaped, impostor = decide(
+        ("ownDeath", [message("death.attack.lava", team), "pepa_bot", LANG]),
+        ("ownDeath", [{"translate": "death.attack.lava", "with": "pepa_bot"}, "pepa_bot", LANG]),
+        ("ownDeath", [message("death.attack.lava", {"text": "[Red] pepa_bot"}), "pepa_bot", LANG]),
+    )
+    assert prefixed is not None and prefixed["args"] == ["pepa_bot"]
+    assert prefixed["key"] == "death.attack.lava"
+    assert shaped is None  # ``with`` not a list (tellraw can send anything): no throw, no death
+    assert impostor is None  # a look-alike display name with no insertion is not the bot
+
+
 def test_the_cause_names_the_killer_from_the_message_else_from_the_last_blow() -> None:
     blows = [
         {"kind": "generic", "by": None, "amount": 18, "at": 1000},

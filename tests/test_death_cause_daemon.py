@@ -44,9 +44,12 @@ def test_a_fall_is_stored_sent_shown_and_written_down_as_a_fall() -> None:
         assert status["lastDeath"] == death["reason"]
         db = daemon.socket.parent / "knowledge.db"
         with closing(sqlite3.connect(db)) as raw:
-            kind, stored = raw.execute("select cause_kind, cause from deaths").fetchone()
+            kind, stored, hp = raw.execute("select cause_kind, cause, hp from deaths").fetchone()
             (found,) = raw.execute("select cause from postmortems").fetchone()
         assert kind == "fall" and json.loads(stored)["key"] == "death.fell.accident.generic"
+        # the bot respawns only once the death is out: the bundle ends with this life, not
+        # the next one's full health at the spawn point
+        assert hp is not None and hp <= 0
         assert found.startswith(f"{death['reason']} while doing")
         diary = "".join(p.read_text() for p in (daemon.socket.parent / "diary").glob("*.md"))
         assert f": {death['reason']} (the server: {BOT} fell from a high place)" in diary

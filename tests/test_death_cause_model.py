@@ -14,9 +14,9 @@ import pytest
 from pepa.actors.perception import WorldEvent
 from pepa.events import Died
 from pepa.knowledge.coach_offline import analyse
-from pepa.knowledge.deaths import DeathAnalysis
+from pepa.knowledge.deaths import DeathAnalysis, drafts_of
 from pepa.llm.prompts import death_facts
-from pepa.testing import FakeLink, entity, raw_snapshot
+from pepa.testing import FakeLink, entity, raw_snapshot, view
 from pepa.world.death import KINDS, MAX_SOURCES, DeathCause, death_cause, kind_of_key
 from tests.test_actor_perception import perception
 
@@ -204,3 +204,27 @@ def test_perception_publishes_the_servers_cause_not_a_guess() -> None:
     died = h.last(Died)
     assert died.reason == "shot by skeleton"
     assert died.cause == death_cause(ARROW)
+
+
+def test_deaths_by_the_world_are_lessons_apart_by_cause() -> None:
+    starved = analyse("starved", {"cause": {"key": "death.attack.starve"}, "snapshots": []})
+    burned = analyse("burned", {"last_skill": "survive.eat", "cause": {"key": "death.attack.lava"}})
+    assert starved.lesson is not None and burned.lesson is not None
+    assert (starved.lesson.skill, burned.lesson.skill) == ("survive.eat", "survive.eat")
+    assert starved.lesson.signature == "cause=starvation"
+    assert burned.lesson.signature == "cause=lava"
+
+
+def test_the_llms_lessons_about_a_hostile_are_signed_with_the_deaths_fight() -> None:
+    deaths = DeathAnalysis()
+    deaths.observe(view(hp=14, entities=[entity(4, "zombie", 3.0)]), 0.0)
+    bundle = deaths.died("slain by zombie", 1.0, death_cause(ZOMBIE)).bundle
+    lessons = (
+        {"skill": "combat.attack-nearest", "hostile": "zombie", "verdict": "avoid",
+         "alternative": "survive.flee", "text": "run", "confidence": 0.8},
+        {"skill": "survive.eat", "verdict": "note", "text": "eat", "confidence": 0.7},
+    )  # fmt: skip
+    fight, food = drafts_of(lessons, bundle)
+    assert fight.signature.startswith("cause=mob;mob=zombie;crowd=1;hp=high")
+    assert food.signature == ""
+    assert drafts_of(lessons[:1])[0].signature == ""  # no bundle kept: anywhere

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pony import orm
 
 from pepa.knowledge import KnowledgeError, KnowledgeStore
 from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION
@@ -56,6 +57,39 @@ def test_seeding_comes_from_minecraft_data_once(store: KnowledgeStore) -> None:
     assert counts["lessons"] >= 5
     assert store.seed("1.16.5", data_root()) is False
     assert store.counts() == counts
+
+
+def test_a_second_version_adds_no_second_seed_lessons_and_grading_still_works(
+    store: KnowledgeStore,
+) -> None:
+    store.seed("1.16.5", data_root())
+    lessons = store.counts()["lessons"]
+    store.seed("1.18.2", data_root())  # a fleet's shared database, or an upgraded server
+    assert store.counts()["lessons"] == lessons
+    from pepa.knowledge.coach_offline import LessonDraft
+
+    twice = LessonDraft(
+        skill="combat.attack-nearest", situation="seed", hostile="creeper", verdict="avoid",
+        alternative="survive.flee", text="an older file's duplicate", confidence=0.6,
+    )  # fmt: skip
+    with orm.db_session:  # what an older pepa left: the same seed once per version
+        store.e["Lesson"](
+            **{
+                k: getattr(twice, k)
+                for k in (
+                    "skill",
+                    "situation",
+                    "hostile",
+                    "verdict",
+                    "alternative",
+                    "text",
+                    "confidence",
+                )
+            }
+        )
+    graded = store.grade_lesson("combat.attack-nearest", "creeper", "avoid", success=True)
+    assert graded is not None and graded.applied == 1
+    assert store.add_lesson(twice, source="offline").confidence >= 0.7
 
 
 def test_a_death_is_stored_with_its_bundle_and_leaves_a_danger_poi(store: KnowledgeStore) -> None:

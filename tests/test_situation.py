@@ -15,6 +15,7 @@ from pepa.survival.situation import (
     LEVELS,
     LessonIndex,
     Situation,
+    fight_signature,
     situation_of,
 )
 from pepa.world.view import WorldView
@@ -134,3 +135,27 @@ def test_a_lesson_about_another_mob_never_applies() -> None:
     memory = Memory()
     memory.learn(FIGHT, "skeleton", "avoid", "survive.flee", 0.95)
     assert decide(world(threats=zombies(1)), 0.0, memory).skill == FIGHT
+
+
+def test_many_lessons_about_other_fights_never_hide_one_about_the_mob_anywhere() -> None:
+    memory = Memory()
+    memory.learn(FIGHT, "creeper", "avoid", "survive.flee", 0.6)  # a seed: any situation
+    for hp in ("low", "mid", "high"):
+        for weapon in ("iron", "diamond"):
+            other = Situation(cause="explosion", mob="creeper", crowd="2", hp=hp, weapon=weapon)
+            memory.learn(FIGHT, "creeper", "avoid", "survive.flee", 0.7, other.signature())
+    creeper = [{"id": 1, "name": "creeper", "distance": 3.0,
+                "position": {"x": 103.5, "y": 70.0, "z": -3.5}}]  # fmt: skip
+    decision = decide(world(threats=creeper), 0.0, memory)
+    assert decision.advice == (FIGHT, "creeper", "avoid", "")
+
+
+def test_a_fight_is_signed_as_it_was_when_the_mob_came_near_and_anywhere_alike() -> None:
+    before = world(hp=18, threats=[]).to_wire()
+    met = world(hp=16, isDay=False, threats=zombies(2)).to_wire()
+    later = world(hp=2, threats=zombies(1)).to_wire()
+    signed = fight_signature([before, met, later], "zombie", "mob")
+    assert signed == "cause=mob;mob=zombie;crowd=2;hp=high;weapon=fist;armour=none"
+    far = world(hp=17, isDay=True, position={"x": 5000, "y": 20, "z": 9}, threats=zombies(2))
+    assert fight_signature([far.to_wire()], "zombie", "mob") == signed  # another place and time
+    assert fight_signature([before], "zombie", "mob") == ""

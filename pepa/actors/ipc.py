@@ -121,9 +121,9 @@ class Ipc(SupervisedActor):
         self.approved: tuple[str, ...] = ()
         self.plan: dict[str, Any] = {}
         self.last_death: str | None = None
+        """The last death's cause in a few words (the status snapshot's ``lastDeath``)."""
         self.learning = LearningSummary()
         """What the bot has learned (the status snapshot's ``learning``)."""
-        """The last death's cause in a few words (the status snapshot's ``lastDeath``)."""
         self.last_status = -math.inf
         self.rate = CommandRate(command_rate, command_burst)
 

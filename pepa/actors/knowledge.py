@@ -78,6 +78,8 @@ logger = logging.getLogger(__name__)
 
 REFLECT_EVERY = 1800.0
 """Seconds between two reflections (``PEPA_REFLECT_EVERY``)."""
+RECENT_BUNDLES = 32
+"""Deaths whose bundles are kept for a later LLM post-mortem (its queue holds 16 causes)."""
 RECENT_LESSONS = 8
 """Lesson changes the learning summary shows at most."""
 RECENT_WINDOW = 3600.0
@@ -136,6 +138,9 @@ class Knowledge(SupervisedActor):
         """``(now, "12:04 held: …")`` of lessons learned or graded, newest last."""
         self.learning = LearningSummary()
         """The summary last published as :class:`LearningChanged`."""
+        self.bundles: dict[int, dict[str, Any]] = {}
+        """The last deaths' bundles by id, oldest first: an LLM post-mortem that comes later
+        signs its lessons with the death's situation."""
         self.wiki_lookups = WikiLookups(
             None, WikiClient(wiki_url) if wiki_url else None, tell=self.handle.tell
         )
@@ -227,6 +232,9 @@ class Knowledge(SupervisedActor):
         if record is None:
             return
         logger.warning("death %d recorded: %s", record.id, reason)
+        self.bundles[record.id] = post.bundle
+        while len(self.bundles) > RECENT_BUNDLES:
+            del self.bundles[next(iter(self.bundles))]
         found, analysis = post.analysis.cause, post.analysis.analysis
         self.db.add_postmortem(record.id, backend="offline", cause=found, analysis=analysis)
         logger.info("post-mortem of death %d: %s (%s)", record.id, found, analysis)
@@ -241,7 +249,7 @@ class Knowledge(SupervisedActor):
             done.death_id, backend=done.backend, cause=done.cause, analysis=done.analysis
         )
         logger.info("post-mortem of death %d by %s: %s", done.death_id, done.backend, done.cause)
-        for draft in drafts_of(done.lessons):
+        for draft in drafts_of(done.lessons, self.bundles.get(done.death_id)):
             self._learn(draft, done.backend)
 
     def _learn(self, draft: LessonDraft, source: str) -> None:

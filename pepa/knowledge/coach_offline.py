@@ -9,12 +9,11 @@ whitelisted ``alternative``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from pepa.survival.situation import situation_of
+from pepa.survival.situation import Situation, fight_signature
 from pepa.world.death import DeathCause, death_cause
-from pepa.world.view import WorldView
 
 __all__ = ["LessonDraft", "PostMortemDraft", "analyse"]
 
@@ -71,12 +70,12 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
             lesson=LessonDraft(
                 skill="survive.eat", situation="food low", hostile="", verdict="note",
                 alternative="", text="keep food in the inventory; eat before food drops to 6",
-                confidence=0.6,
+                confidence=0.6, signature=Situation(cause="starvation").signature(),
             ),
         )  # fmt: skip
     name = cause.killer or ""
     if cause.kind in _FOES and name:
-        met = _met(snapshots, name, cause.kind)
+        met = fight_signature(snapshots, name, cause.kind)
         near = hostile.get("distance") if hostile.get("name") == name else None
         seen = f"{name} at {near} blocks" if near is not None else name
         told = "" if guessed else f"{cause.summary()}; "
@@ -107,7 +106,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
             analysis=f"{cause.text or what}; health {lost}",
             lesson=LessonDraft(
                 skill=skill or "nav.goto", situation=cause.kind, hostile="", verdict="note",
-                alternative="", confidence=0.5,
+                alternative="", confidence=0.5, signature=Situation(cause=cause.kind).signature(),
                 text=f"{what} while doing {doing}: {_HAZARDS[cause.kind]}",
             ),
         )  # fmt: skip
@@ -130,13 +129,3 @@ _HAZARDS = {
     "contact": "do not touch cactus or berry bushes",
 }
 """Deaths by the world, not a foe: what the lesson notes (the movement knobs come later)."""
-
-
-def _met(snapshots: list[Any], mob: str, kind: str) -> str:
-    """The situation when the bot first had ``mob`` near in the bundle: where it chose what to
-    do about it (its health then, not at the death); "" when no snapshot shows it."""
-    for snapshot in snapshots:  # oldest first
-        view = WorldView.from_wire(snapshot)
-        if any(t.name == mob for t in view.threats):
-            return replace(situation_of(view, cause=kind), mob=mob).signature()
-    return ""

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from pepa.events import AdviceApplied, LessonLearned
 from pepa.events.queries import ActiveLesson
 from pepa.knowledge.coach_offline import LessonDraft, PostMortemDraft, analyse
+from pepa.survival.situation import fight_signature
 from pepa.world.death import DeathCause
 from pepa.world.view import WorldView
 
@@ -169,12 +170,20 @@ class DeathAnalysis:
         return tuple(grades.values())
 
 
-def drafts_of(lessons: Iterable[Mapping[str, Any]]) -> tuple[LessonDraft, ...]:
+def drafts_of(
+    lessons: Iterable[Mapping[str, Any]], bundle: Mapping[str, Any] | None = None
+) -> tuple[LessonDraft, ...]:
     """An LLM post-mortem's validated lessons (``DeathAnalysed.lessons``) as drafts to store.
 
     The model may leave out the situation (it is optional in the reply); the
-    ``lessons`` table needs one, so it becomes ``after a death``.
+    ``lessons`` table needs one, so it becomes ``after a death``. A lesson
+    about a hostile is signed with the fight's situation from the death's
+    ``bundle`` (as the offline post-mortem signs its own), so the model's
+    advice acts in like fights, not everywhere; with no bundle (the death is
+    too old), it is about its hostile anywhere.
     """
+    snapshots = list((bundle or {}).get("snapshots") or [])
+    kind = str(((bundle or {}).get("cause") or {}).get("kind") or "")
     return tuple(
         LessonDraft(
             skill=str(lesson["skill"]),
@@ -182,6 +191,10 @@ def drafts_of(lessons: Iterable[Mapping[str, Any]]) -> tuple[LessonDraft, ...]:
             hostile=str(lesson.get("hostile") or ""), verdict=str(lesson["verdict"]),
             alternative=str(lesson.get("alternative") or ""), text=str(lesson["text"]),
             confidence=float(lesson["confidence"]),
+            signature=(
+                fight_signature(snapshots, str(lesson["hostile"]), kind)
+                if lesson.get("hostile") else ""
+            ),
         )
         for lesson in lessons
     )  # fmt: skip

@@ -246,6 +246,10 @@ class KnowledgeStore:
                 )  # fmt: skip
             for mob, (verdict, note) in STARTER_VERDICTS.items():
                 flee = verdict == "flee"
+                if orm.exists(
+                    x for x in e["Lesson"] if x.source == "seed" and x.hostile == mob
+                ):  # seeded for another version already (a fleet's shared database)
+                    continue
                 e["Lesson"](
                     skill="combat.attack-nearest", situation="hostile nearby", hostile=mob,
                     verdict="avoid" if flee else "note",
@@ -361,9 +365,9 @@ class KnowledgeStore:
         its confidence."""
         lesson = self.e["Lesson"]
         signature = getattr(draft, "signature", "")
-        row = lesson.get(
+        row = lesson.select(
             skill=draft.skill, hostile=draft.hostile, verdict=draft.verdict, signature=signature
-        )
+        ).first()  # not get(): an older file may hold duplicates (seeds once per version)
         if row is None:
             row = lesson(
                 skill=draft.skill, situation=draft.situation, hostile=draft.hostile,
@@ -381,8 +385,10 @@ class KnowledgeStore:
         self, skill: str, hostile: str, verdict: str, *, success: bool, signature: str = ""
     ) -> LessonRecord | None:
         """An applied lesson's outcome: count it, and move its confidence up or down."""
-        row = self.e["Lesson"].get(
-            skill=skill, hostile=hostile, verdict=verdict, signature=signature
+        row = (
+            self.e["Lesson"]
+            .select(skill=skill, hostile=hostile, verdict=verdict, signature=signature)
+            .first()
         )
         if row is None:
             return None

@@ -22,7 +22,7 @@ coarser one (:data:`LEVEL_WEIGHT`): the level says how alike the present is.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -31,12 +31,14 @@ from pepa.world.view import WorldView
 __all__ = [
     "CELL",
     "FIELDS",
+    "FIGHT",
     "LEVELS",
     "LEVEL_WEIGHT",
     "TOP",
     "LessonIndex",
     "Recalled",
     "Situation",
+    "fight_signature",
     "situation_of",
 ]
 
@@ -158,6 +160,25 @@ def situation_of(view: WorldView | Mapping[str, Any], cause: str = "") -> Situat
     )
 
 
+FIGHT = ("cause", "mob", "crowd", "hp", "weapon", "armour")
+"""What a lesson about a fight keeps of its situation: the fight's own level of recall (with
+the cause for the record), so deaths in like fights anywhere, by day or night, confirm one
+lesson instead of each writing its own."""
+
+
+def fight_signature(snapshots: Iterable[Mapping[str, Any]], mob: str, cause: str) -> str:
+    """The signature of a fight with ``mob`` from a death's snapshots (oldest first): as it was
+    when the mob was first near, where the bot chose what to do about it (its health then,
+    not at the death); "" when no snapshot shows it."""
+    for snapshot in snapshots:
+        view = WorldView.from_wire(snapshot)
+        if any(t.name == mob for t in view.threats):
+            met = situation_of(view, cause=cause)
+            kept = {f: getattr(met, f) for f in FIGHT}
+            return Situation(**{**kept, "mob": mob}).signature()
+    return ""
+
+
 def _bucket(value: float | None, steps: tuple[tuple[float, str], ...], top: str) -> str:
     if value is None:
         return ""
@@ -205,16 +226,21 @@ class _Bucket:
         self.top: dict[str, list[tuple[Any, float, bool]]] | None = None
 
     def best(self) -> dict[str, list[tuple[Any, float, bool]]]:
-        """The :data:`TOP` most confident lessons of each verdict (sorted again only after a
-        change)."""
+        """The :data:`TOP` most confident lessons of each verdict, and every general one (they
+        are few: one per mob and verdict at most, and count in full); sorted again only
+        after a change."""
         if self.top is None:
             by_verdict: dict[str, list[tuple[Any, float, bool]]] = {}
-            for key, (verdict, confidence, general) in self.entries.items():
-                by_verdict.setdefault(verdict, []).append((key, confidence, general))
+            general: dict[str, list[tuple[Any, float, bool]]] = {}
+            for key, (verdict, confidence, wide) in self.entries.items():
+                into = general if wide else by_verdict
+                into.setdefault(verdict, []).append((key, confidence, wide))
             self.top = {
-                verdict: sorted(found, key=lambda e: -e[1])[:TOP]
+                verdict: sorted(found, key=lambda e: -e[1])[:TOP] + general.get(verdict, [])
                 for verdict, found in by_verdict.items()
             }
+            for verdict, found in general.items():
+                self.top.setdefault(verdict, found)
         return self.top
 
 

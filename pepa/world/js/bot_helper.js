@@ -83,7 +83,7 @@ function createBot (opts, onEvent) {
     username: o.username,
     version: o.version || false, // false = auto-detect via server ping
     auth: 'offline',
-    respawn: o.respawn,
+    respawn: false, // death_cause.js respawns once the death event is out (o.respawn)
     hideErrors: true,
     checkTimeoutInterval: o.checkTimeoutInterval || 30000,
     logErrors: false
@@ -142,7 +142,7 @@ function createBot (opts, onEvent) {
   bot.on('death', dropGoal)
   bot.on('respawn', dropGoal)
   // the death event with its cause (once the server's death message is in), then the respawn
-  createDeathWatch(bot, { emit, Vec3, hostile: (e) => e.type === 'hostile' || e.kind === 'Hostile mobs' })
+  createDeathWatch(bot, { emit, Vec3, respawn: o.respawn, hostile: (e) => e.type === 'hostile' || e.kind === 'Hostile mobs' })
   bot.on('kicked', (reason, loggedIn) => emit({ type: 'kicked', reason: typeof reason === 'string' ? reason : JSON.stringify(reason), loggedIn }))
   bot.on('end', (reason) => emit({ type: 'end', reason: String(reason) }))
   bot.on('error', (err) => emit({ type: 'error', message: String(err && err.message), code: (err && err.code) || null }))

@@ -87,11 +87,16 @@ function argOf (c, lang) {
   return plain(c, lang)
 }
 
-// {key, args, text} when the chat component is the death message of `username`, else null
+// {key, args, text} when the chat component is the death message of `username`, else null.
+// Vanilla's first argument is the display name (a team prefix, a nickname) with the account
+// name as its `insertion`; either must be the bot's. Anything malformed is not a message.
 function ownDeath (json, username, lang) {
   if (!json || typeof json !== 'object' || typeof json.translate !== 'string' || !json.translate.startsWith('death.')) return null
-  const args = (json.with || []).map(a => argOf(a, lang))
-  if (args[0] !== username) return null
+  const parts = Array.isArray(json.with) ? json.with : []
+  const args = parts.map(a => argOf(a, lang))
+  const who = parts[0] && typeof parts[0] === 'object' ? parts[0].insertion : null
+  if (args[0] !== username && who !== username) return null
+  args[0] = username
   return { key: json.translate, args, text: plain(json, lang).slice(0, TEXT_MAX) }
 }
 
@@ -113,7 +118,9 @@ function causeOf (message, sources, now) {
 
 // Watches `bot` and emits {type:'death', position, cause} and {type:'respawn'} through `emit`.
 // hostile(entity): whether it is a hostile mob (bot_helper's rule).
-function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now() }) {
+// respawn: respawn once the death is out (bot_helper creates the bot with mineflayer's own
+// respawn off, so nothing of the next life reaches Python before the death event).
+function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), respawn = false }) {
   let sources = []
   let health = null // the last health seen, null until the first update
   let fall = 0 // blocks fallen since the bot last stood, swam or climbed
@@ -231,6 +238,9 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now() })
     sources = []
     emit({ type: 'death', position: p.position, cause })
     if (heldRespawn) { heldRespawn = false; emit({ type: 'respawn' }) }
+    if (respawn && bot.health <= 0) {
+      try { bot.respawn() } catch (err) {} // a client already closed: no life to come back to
+    }
   }
 
   function heard (message) {
@@ -242,9 +252,13 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now() })
     } else if (bot.isAlive !== false) early = { message, at: now() } // vanilla: before the health update
   }
 
+  // A listener that throws would throw inside mineflayer's packet handling: any text a
+  // server or a player can shape (tellraw, plugins) only ever fails to count.
   bot.on('message', (msg) => {
-    const m = ownDeath(msg && msg.json, bot.username, lang())
-    if (m) heard({ ...m, text: String(msg.toString()).slice(0, TEXT_MAX) })
+    try {
+      const m = ownDeath(msg && msg.json, bot.username, lang())
+      if (m) heard({ ...m, text: String(msg.toString()).slice(0, TEXT_MAX) })
+    } catch (err) {}
   })
   const packet = (p) => {
     if (!bot.entity || p.playerId !== bot.entity.id || p.message === undefined) return
@@ -252,8 +266,10 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now() })
     if (typeof json === 'string') {
       try { json = JSON.parse(json) } catch (err) { json = { text: json } }
     }
-    const m = ownDeath(json, bot.username, lang())
-    if (m) heard(m)
+    try {
+      const m = ownDeath(json, bot.username, lang())
+      if (m) heard(m)
+    } catch (err) {}
   }
   bot._client.on('combat_event', (p) => { if (p.event === 2 || p.event === 'entity_dead') packet(p) })
   bot._client.on('death_combat_event', packet)
