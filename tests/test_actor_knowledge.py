@@ -333,3 +333,20 @@ def test_a_database_that_breaks_later_costs_a_warning_per_write_and_nothing_else
     with closing(sqlite3.connect(tmp_path / "knowledge.db")) as raw:
         lines: list[Any] = raw.execute("select text from chat_log").fetchall()
     assert lines == [("still here",)]  # the rest of the base still works
+
+
+def test_a_creeper_explosion_teaches_a_knob_as_well_as_a_fight_lesson(
+    h: ActorHarness[Knowledge], probe: KnowledgeStore
+) -> None:
+    h.send(ActivityChanged(reflex="defend", skill="combat.attack-nearest creeper"))
+    h.send(WorldObserved(view=view(hp=20, entities=[entity(8, "creeper", 2.5)])))
+    blown = DeathCause(kind="explosion", key="death.attack.explosion.player", killer="creeper")
+    h.send(Died(reason="blown up by creeper", position=None, cause=blown))
+    learned = {e.skill: e for e in h.events(LessonLearned)}
+    keep = learned["knob.creeper_keep"]
+    assert (keep.hostile, keep.verdict, keep.alternative) == ("creeper", "tune", "+7")
+    assert keep.signature.startswith("cause=explosion;mob=creeper;crowd=1;hp=high")
+    assert learned["combat.attack-nearest"].verdict == "avoid"
+    assert [x.skill for x in probe.lessons_for("knob.creeper_keep", "creeper")] == [
+        "knob.creeper_keep"
+    ]

@@ -240,6 +240,8 @@ class Knowledge(SupervisedActor):
         logger.info("post-mortem of death %d: %s (%s)", record.id, found, analysis)
         if post.analysis.lesson is not None:
             self._learn(post.analysis.lesson, "offline")
+        for knob in post.analysis.knobs:
+            self._learn(knob, "offline")
         self._learned()
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=post.bundle))
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pepa.survival.knobs import TUNE, knob_skill
 from pepa.survival.situation import Situation, fight_signature
 from pepa.world.death import DeathCause, death_cause
 
@@ -40,6 +41,8 @@ class PostMortemDraft:
     cause: str
     analysis: str
     lesson: LessonDraft | None
+    knobs: tuple[LessonDraft, ...] = ()
+    """Knob lessons (pepa.survival.knobs): a number of the policy to turn, as well."""
 
 
 def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
@@ -72,6 +75,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
                 alternative="", text="keep food in the inventory; eat before food drops to 6",
                 confidence=0.6, signature=Situation(cause="starvation").signature(),
             ),
+            knobs=(_turn("eat_below", "+3", "", "", "starved: eat below 19 food, not 16"),),
         )  # fmt: skip
     name = cause.killer or ""
     if cause.kind in _FOES and name:
@@ -79,8 +83,23 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
         near = hostile.get("distance") if hostile.get("name") == name else None
         seen = f"{name} at {near} blocks" if near is not None else name
         told = "" if guessed else f"{cause.summary()}; "
+        blown = cause.kind == "explosion" and name == "creeper"
+        keep = (
+            (
+                _turn(
+                    "creeper_keep",
+                    f"+{CREEPER_KEEP:g}",
+                    name,
+                    met,
+                    f"blown up: keep {CREEPER_KEEP:g} blocks from creepers",
+                ),
+            )
+            if blown
+            else ()
+        )
         if skill.startswith("combat.attack-nearest"):
             return PostMortemDraft(
+                knobs=keep,
                 cause=f"lost a fight to {name}",
                 analysis=f"fought {seen}; {told}health {lost}",
                 lesson=LessonDraft(
@@ -91,6 +110,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
                 ),
             )  # fmt: skip
         return PostMortemDraft(
+            knobs=keep,
             cause=f"killed by {name} while doing {doing}",
             analysis=f"{told}{seen}; health {lost}",
             lesson=LessonDraft(
@@ -129,3 +149,16 @@ _HAZARDS = {
     "contact": "do not touch cactus or berry bushes",
 }
 """Deaths by the world, not a foe: what the lesson notes (the movement knobs come later)."""
+
+
+CREEPER_KEEP = 7.0
+"""Blocks to keep from creepers after one blew the bot up: a lit creeper stops swelling beyond
+7 (vanilla SwellGoal), so one kept that far never goes off."""
+
+
+def _turn(knob: str, change: str, hostile: str, signature: str, text: str) -> LessonDraft:
+    """A lesson that turns a knob of the policy (pepa.survival.knobs)."""
+    return LessonDraft(
+        skill=knob_skill(knob), situation="knob", hostile=hostile, verdict=TUNE,
+        alternative=change, text=text, confidence=0.7, signature=signature,
+    )  # fmt: skip

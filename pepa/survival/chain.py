@@ -28,11 +28,12 @@ running action when a higher reflex wins.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pepa.survival import combat, night
+from pepa.survival.knobs import Tuning, tuning
 from pepa.survival.situation import LessonIndex, Situation, situation_of
 from pepa.survival.taskslot import TaskSlot
 from pepa.world.view import Entity, Vec3, WorldView
@@ -168,6 +169,8 @@ class Memory:
     """No way out of the shelter tried before this time (after one failed)."""
     ways_out_failed: int = 0
     """Ways out of the shelter that failed in a row (the reflex actor gives up at WAYS_OUT)."""
+    knob_lessons: int = 0
+    """Knob lessons learned (none: the knobs keep their defaults, nothing to recall)."""
     lessons: LessonIndex = field(default_factory=LessonIndex)
     """Lessons by skill and situation; each key is (skill, hostile, verdict, signature)."""
     alternatives: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
@@ -187,6 +190,21 @@ class Memory:
         key = (skill, hostile, verdict, signature)
         self.lessons.put(key, skill, situation, verdict, confidence, general=not signature)
         self.alternatives[key] = alternative
+        if skill.startswith("knob."):
+            self.knob_lessons += 1
+
+    def tuning(self, world: WorldView) -> Tuning:
+        """The policy's knobs for the present (:mod:`pepa.survival.knobs`): each moved by the
+        heaviest confident lesson about a situation like this one, within its bounds."""
+        if not self.knob_lessons:
+            return Tuning()
+        present = situation_of(world)
+
+        def recalled(skill: str, mob: str) -> Iterator[tuple[str, float, str, Any]]:
+            for found in self.lessons.recall(skill, replace(present, mob=mob)):
+                yield found.verdict, found.weight, self.alternatives.get(found.key, ""), found.key
+
+        return tuning(recalled, ADVICE_CONFIDENCE)
 
     def started(self, decision: Decision, now: float) -> None:
         """Remember what the chain needs of a skill the reflex actor has just started."""
@@ -357,7 +375,11 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     low and clear, and fights only what is already in reach.
     """
     struck = now - memory.struck_creeper_at < combat.CREEPER_STRIKE_GAP
-    plan = combat.assess(world, struck_creeper=struck, may_cover=memory.may_cover(now))
+    creepers = any(t.name == "creeper" for t in world.threats)
+    keep = memory.tuning(world).creeper_keep if creepers else 0.0
+    plan = combat.assess(
+        world, struck_creeper=struck, may_cover=memory.may_cover(now), creeper_keep=keep
+    )
     in_flight = memory.flight_since is not None and (
         memory.clear_since is None or now - memory.clear_since < SAFE_FOR
     )
@@ -475,7 +497,8 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     if memory.trapped_since is not None and now - memory.trapped_since >= trapped_after:
         return Decision(reflex="escape", skill="survive.escape", reason="no way out on foot")
     food = 20 if world.food is None else world.food
-    if food < HUNGRY_BELOW and now - memory.last_eat >= EAT_COOLDOWN:
+    hungry_below = memory.tuning(world).eat_below if food < 20 else HUNGRY_BELOW
+    if food < hungry_below and now - memory.last_eat >= EAT_COOLDOWN:
         best = _best_food(world.inventory.items, food)
         if best is not None:
             return Decision(

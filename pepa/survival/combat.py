@@ -193,13 +193,16 @@ def _needed_hp(mob: Mob, world: WorldView) -> float:
 
 
 def assess(
-    world: WorldView, *, struck_creeper: bool = False, may_cover: bool = True
-) -> Plan | None:
+    world: WorldView, *, struck_creeper: bool = False, may_cover: bool = True,
+    creeper_keep: float = 0.0,
+) -> Plan | None:  # fmt: skip
     """What to do about the hostiles in view; None when none needs anything yet.
 
     ``struck_creeper``: the bot struck a creeper less than :data:`CREEPER_STRIKE_GAP`
     seconds ago (the caller keeps the time). ``may_cover``: False when a search for
-    cover found none lately (the caller keeps that too).
+    cover found none lately (the caller keeps that too). ``creeper_keep``: a lesson's
+    distance to keep from creepers (the ``creeper_keep`` knob, pepa.survival.knobs):
+    nearer, the bot backs off instead of striking; 0: the default policy.
     """
     # nearest first, within 16; archers that cannot see the bot are no reason to act
     threats = tuple(t for t in world.threats if not _unseen_archer(t))
@@ -231,6 +234,9 @@ def assess(
         )  # fmt: skip
     in_reach = nearest.distance <= ATTACK_RADIUS
     if mob.style == "creeper":
+        if nearest.distance < creeper_keep:
+            why = f"keeping {creeper_keep:g} from the creeper at {_d(nearest)} (a lesson)"
+            return Plan(stance="back-off", away_from=(nearest,), reason=why)
         if struck_creeper and nearest.distance < CREEPER_KEEP:
             return Plan(stance="back-off", away_from=(nearest,), reason="struck the creeper")
         if in_reach:

@@ -1,0 +1,106 @@
+"""Knobs: the survival policy's numbers that lessons may turn, each whitelisted and bounded. Pure.
+
+A lesson changes a decision in one of two ways: by advice on a skill
+(``avoid`` a fight, run the whitelisted alternative instead; chain.py) or by
+turning a knob of the policy. A knob lesson is an ordinary lesson whose
+skill is ``knob.<name>``, verdict ``tune`` and alternative the signed change
+(``+3``); it is recalled by situation like any other (a creeper's keep-away
+distance learned from one explosion applies near creepers in fights like
+that one). :func:`tuning` reads the knobs for the present, each the default
+plus the heaviest confident change, clamped to the knob's bounds: no lesson
+can make the policy leave them, whatever wrote it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "KNOBS",
+    "TUNE",
+    "Knob",
+    "Tuning",
+    "knob_skill",
+    "parse_change",
+    "tuning",
+]
+
+TUNE = "tune"
+"""The verdict of a knob lesson."""
+_CHANGE = re.compile(r"^[+-]\d{1,4}(\.\d{1,2})?$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Knob:
+    """One number of the policy a lesson may move, within bounds."""
+
+    default: float
+    low: float
+    high: float
+    mob: str
+    """The hostile it is about (recalled as if that mob were the nearest), "" for none."""
+    doc: str
+
+
+KNOBS: dict[str, Knob] = {
+    "creeper_keep": Knob(
+        default=0.0, low=0.0, high=10.0, mob="creeper",
+        doc="blocks the bot keeps from a creeper: nearer, it backs off instead of striking "
+        "(0: it strikes one in reach and backs off after, the default policy)",
+    ),
+    "eat_below": Knob(
+        default=16.0, low=16.0, high=19.0, mob="",
+        doc="food below which the bot eats when nothing more urgent runs",
+    ),
+}  # fmt: skip
+"""Every knob a lesson may turn (the whitelist)."""
+
+
+def knob_skill(name: str) -> str:
+    """The skill of a lesson that turns knob ``name``."""
+    return f"knob.{name}"
+
+
+def parse_change(name: str, text: str) -> float | None:
+    """A lesson's change to knob ``name`` (``+3``, ``-0.5``), None when either is not valid."""
+    knob = KNOBS.get(name)
+    if knob is None or not isinstance(text, str) or not _CHANGE.match(text):
+        return None
+    change = float(text)
+    span = knob.high - knob.low
+    return change if math.isfinite(change) and abs(change) <= span else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tuning:
+    """The knobs' values for one decision."""
+
+    creeper_keep: float = KNOBS["creeper_keep"].default
+    eat_below: float = KNOBS["eat_below"].default
+    turned: tuple[tuple[str, Any], ...] = ()
+    """``(knob, lesson key)`` of each knob a lesson moved (for the log and the advice's
+    outcome)."""
+
+
+def tuning(
+    recalled: Callable[[str, str], Iterable[tuple[str, float, str, Any]]], threshold: float
+) -> Tuning:
+    """Each knob at its default plus the heaviest ``tune`` lesson recalled at ``threshold`` or
+    more, clamped to its bounds; ``recalled(skill, mob)`` yields ``(verdict, weight, change,
+    key)`` heaviest first."""
+    values: dict[str, float] = {}
+    turned: list[tuple[str, Any]] = []
+    for name, knob in KNOBS.items():
+        value = knob.default
+        for verdict, weight, change, key in recalled(knob_skill(name), knob.mob):
+            delta = parse_change(name, change) if verdict == TUNE else None
+            if delta is not None and weight >= threshold:
+                value = min(knob.high, max(knob.low, knob.default + delta))
+                turned.append((name, key))
+                break
+        values[name] = value
+    return Tuning(**values, turned=tuple(turned))

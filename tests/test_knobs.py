@@ -1,0 +1,109 @@
+"""Knobs of the survival policy turned by lessons (``pepa/survival/knobs.py``): validated,
+bounded, recalled by situation, and what the offline post-mortem turns. Pure."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pepa.knowledge.coach_offline import analyse
+from pepa.survival.chain import Memory, decide
+from pepa.survival.knobs import KNOBS, TUNE, Tuning, knob_skill, parse_change, tuning
+from pepa.survival.situation import situation_of
+from pepa.world.view import WorldView
+
+HERE = {"x": 0.5, "y": 70.0, "z": 0.5}
+
+
+def world(**fields: Any) -> WorldView:
+    base: dict[str, Any] = {
+        "connected": True, "alive": True, "hp": 20, "food": 20, "position": HERE,
+        "timeOfDay": 1000, "isDay": True, "threats": [], "inventory": {"items": {}},
+        "enclosure": {"openSides": 4, "ceiling": None},
+    }  # fmt: skip
+    base.update(fields)
+    return WorldView.from_wire(base)
+
+
+def creeper(distance: float) -> list[dict[str, Any]]:
+    return [{"id": 9, "name": "creeper", "distance": distance,
+             "position": {"x": 0.5 + distance, "y": 70.0, "z": 0.5}}]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "change"),
+    [
+        ("creeper_keep", "+7", 7.0),
+        ("creeper_keep", "-2.5", -2.5),
+        ("eat_below", "+3", 3.0),
+        ("eat_below", "+30", None),  # beyond the knob's whole span
+        ("creeper_keep", "7", None),  # the sign is required
+        ("creeper_keep", "+1e3", None),
+        ("creeper_keep", "+7; rm -rf /", None),
+        ("creeper_keep", "+nan", None),
+        ("low_hp", "+2", None),  # not a knob
+    ],
+)
+def test_a_change_is_a_signed_number_within_the_knobs_span(
+    name: str, text: str, change: float | None
+) -> None:
+    assert parse_change(name, text) == change
+
+
+def test_tuning_takes_the_heaviest_confident_change_and_stays_within_bounds() -> None:
+    lessons = {
+        knob_skill("creeper_keep"): [(TUNE, 0.55, "+7", "weak"), (TUNE, 0.9, "+10", "strong")],
+        knob_skill("eat_below"): [("note", 0.9, "+3", "not a tune"), (TUNE, 0.8, "+3", "fed")],
+    }
+    tuned = tuning(lambda skill, mob: sorted(lessons.get(skill, []), key=lambda r: -r[1]), 0.6)
+    assert tuned.creeper_keep == KNOBS["creeper_keep"].high == 10.0
+    assert tuned.eat_below == 19.0
+    assert [name for name, _ in tuned.turned] == ["creeper_keep", "eat_below"]
+    assert tuning(lambda skill, mob: [], 0.6) == Tuning()
+
+
+def test_blown_up_by_a_creeper_the_bot_keeps_its_distance_in_like_fights() -> None:
+    bundle = {
+        "last_skill": "combat.attack-nearest creeper",
+        "snapshots": [world(threats=creeper(3.0)).to_wire()],
+        "cause": {"key": "death.attack.explosion.player", "killer": "creeper"},
+    }
+    post = analyse("blown up by creeper", bundle)
+    (keep,) = post.knobs
+    assert (keep.skill, keep.hostile, keep.verdict, keep.alternative) == (
+        "knob.creeper_keep", "creeper", TUNE, "+7",
+    )  # fmt: skip
+    assert keep.signature.startswith("cause=explosion;mob=creeper;crowd=1;hp=high;weapon=fist")
+    memory = Memory()
+    near = world(threats=creeper(3.0))
+    assert decide(near, 0.0, memory).skill == "combat.attack-nearest"  # strike it in reach
+    memory.learn(keep.skill, keep.hostile, keep.verdict, keep.alternative, keep.confidence,
+                 keep.signature)  # fmt: skip
+    backed = decide(near, 0.0, memory)
+    assert backed.skill == "survive.flee" and "keeping 7 from the creeper" in backed.reason
+    armed = world(threats=creeper(3.0), inventory={"items": {"iron_sword": 1}})
+    assert decide(armed, 0.0, memory).skill == "combat.attack-nearest"  # not a like fight
+    assert memory.tuning(world(threats=creeper(9.0))).creeper_keep == 7.0
+
+
+def test_starved_once_the_bot_eats_earlier_everywhere() -> None:
+    post = analyse("starved", {"cause": {"key": "death.attack.starve"}, "snapshots": []})
+    (earlier,) = post.knobs
+    assert (earlier.skill, earlier.alternative, earlier.signature) == ("knob.eat_below", "+3", "")
+    peckish = world(food=17, inventory={"items": {"bread": 3}})
+    memory = Memory()
+    assert decide(peckish, 0.0, memory).reflex == "idle"
+    memory.learn(earlier.skill, earlier.hostile, earlier.verdict, earlier.alternative,
+                 earlier.confidence, earlier.signature)  # fmt: skip
+    ate = decide(peckish, 0.0, memory)
+    assert (ate.reflex, ate.args) == ("eat", {"item": "bread"})
+    assert decide(world(food=20, inventory={"items": {"bread": 3}}), 0.0, memory).reflex == "idle"
+
+
+def test_a_knob_lesson_with_a_change_out_of_bounds_moves_nothing() -> None:
+    memory = Memory()
+    signature = situation_of(world(threats=creeper(3.0)), cause="explosion").signature()
+    memory.learn("knob.creeper_keep", "creeper", TUNE, "+999", 0.95, signature)
+    memory.learn("knob.no_such_knob", "", TUNE, "+1", 0.95, "")
+    assert memory.tuning(world(threats=creeper(3.0))) == Tuning()
