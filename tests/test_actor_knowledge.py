@@ -36,6 +36,7 @@ from pepa.events import (
 from pepa.events.queries import (
     ActiveLesson,
     ActiveLessons,
+    DeathPlaces,
     Learning,
     LearningSummary,
     ProposalIds,
@@ -350,3 +351,9 @@ def test_a_creeper_explosion_teaches_a_knob_as_well_as_a_fight_lesson(
     assert [x.skill for x in probe.lessons_for("knob.creeper_keep", "creeper")] == [
         "knob.creeper_keep"
     ]
+
+
+def test_the_places_of_the_last_deaths_are_given_newest_first(h: ActorHarness[Knowledge]) -> None:
+    assert h.send(DeathPlaces()) == [()]
+    h.send(died(0), Died(reason="died", position=None), died(1))
+    assert h.send(DeathPlaces()) == [((50.0, 0.0), (10.0, 0.0))]

@@ -19,6 +19,7 @@ from pepa.events import (
     ActionFinished,
     ActivityChanged,
     Connected,
+    Died,
     ErrorRaised,
     OperatorOrder,
     PlayerSpotted,
@@ -26,7 +27,8 @@ from pepa.events import (
     StuckDetected,
     WorldObserved,
 )
-from pepa.survival.progress import LADDER
+from pepa.events.queries import DeathPlaces
+from pepa.survival.progress import DEATH_RADIUS, LADDER
 from pepa.testing import Action, ActorHarness, FakeLink, entity, view
 
 pytestmark = pytest.mark.timeout(30)
@@ -337,6 +339,27 @@ def test_the_danger_areas_are_handed_over_again_on_connect() -> None:
     link.clear()
     h.send(Connected(server="localhost", version="1.20.4"))  # a new connection forgot them
     assert link.last("setDanger").args == ([(7.0, -3.0, 3.0)],)
+
+
+def test_a_place_where_the_bot_died_is_walked_around_from_then_on() -> None:
+    def knowledge(message: Any) -> Any:
+        assert isinstance(message, DeathPlaces)
+        return ((100.0, 20.0),)  # died there in an earlier run
+
+    link = FakeLink()
+    h = ActorHarness(Watchdog, link=link, stall_after=STALL, peers={"knowledge": knowledge})
+    h.send(Connected(server="localhost", version="1.20.4"))
+    assert link.last("setDanger").args == ([(100.0, 20.0, DEATH_RADIUS)],)
+    h.send(Died(reason="slain by zombie", position={"x": -5.04, "y": 64.0, "z": 9.96}))
+    assert link.last("setDanger").args == ([(100.0, 20.0, 4.0), (-5.0, 10.0, 4.0)],)
+    h.send(Died(reason="died", position=None))  # no place: nothing new to avoid
+    assert len(link.calls("setDanger")) == 2
+
+
+def test_without_the_knowledge_base_the_death_places_start_empty() -> None:
+    h, link = watchdog()  # no knowledge peer: one warning, no crash
+    h.send(Connected(server="localhost", version="1.20.4"))
+    assert link.calls("setDanger") == []
 
 
 def test_without_a_link_it_still_judges() -> None:

@@ -45,6 +45,7 @@ from pepa.events import (
 )
 from pepa.events.queries import (
     ActiveLessons,
+    DeathPlaces,
     Learning,
     LearningSummary,
     ProposalIds,
@@ -70,6 +71,7 @@ from pepa.memory import read_text, write_atomic
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.retention import PRUNE_EVERY, RetentionPolicy
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.survival.progress import KEPT_AREAS
 from pepa.world.death import DeathCause
 
 __all__ = ["Knowledge"]
@@ -194,6 +196,8 @@ class Knowledge(SupervisedActor):
                 return self._listing()
             case Learning():
                 return self.learning
+            case DeathPlaces():
+                return tuple(self.db.death_places(KEPT_AREAS))
             case Reflect() | _Reflect():
                 return self._reflect()
             case DecideProposal(id=proposal_id, decision=decision):

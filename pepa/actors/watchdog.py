@@ -12,6 +12,11 @@ defend, escape or eat runs. The rules
 are the pure :class:`pepa.survival.ProgressWatch`; this actor only routes
 events to it and its verdicts out, one ``stuck: <cause> → <step>`` log line
 each (the gauntlet counts them by cause).
+
+It also steers the pathfinder round bad places (``set_danger``: each step
+inside one costs more): where the bot got stuck, and where it died, from
+``Died`` and, at start, the knowledge base's last deaths (``DeathPlaces``),
+so a place that killed the bot is walked around in later runs too.
 """
 
 from __future__ import annotations
@@ -19,15 +24,18 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from pepa.errors import SupervisionError
 from pepa.events import (
     ActionFinished,
     ActivityChanged,
     Connected,
+    Died,
     ErrorRaised,
     PlayerSpotted,
     StuckDetected,
     WorldObserved,
 )
+from pepa.events.queries import DeathPlaces
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival.progress import MOVEMENT_SKILLS, ProgressWatch, StuckVerdict
 from pepa.world.linkapi import Link
@@ -52,9 +60,14 @@ class Watchdog(SupervisedActor):
         self.watch = ProgressWatch(stall_after=stall_after)
 
     def setup(self) -> None:
-        events = (WorldObserved, ActivityChanged, ActionFinished, Connected, PlayerSpotted)
+        events = (WorldObserved, ActivityChanged, ActionFinished, Connected, PlayerSpotted, Died)
         for event_type in events:
             self.runtime.bus.subscribe(event_type, self.handle)
+        try:  # where the bot died before (the knowledge base's danger places)
+            for x, z in self.peer("knowledge").request(DeathPlaces(), timeout=2.0):
+                self.watch.died_at(x, z)
+        except SupervisionError as exc:
+            logger.warning("no death places to walk around this time: %s", exc)
 
     def on_message(self, message: Any) -> Any:
         match message:
@@ -70,14 +83,19 @@ class Watchdog(SupervisedActor):
                 self.watch.resume(self.now())
             case Connected():
                 self._steer()
+            case Died(position=position):
+                if position:  # a death with no place has nothing to walk around
+                    self.watch.died_at(position["x"], position["z"])
+                    self._steer()
             case _:
                 return super().on_message(message)
         return None
 
     def _steer(self) -> None:
         """Hand the remembered danger areas to the pathfinder (a new connection forgets them)."""
-        if self.link is not None and self.watch.danger:
-            self.link.set_danger(list(self.watch.danger))
+        areas = self.watch.areas()
+        if self.link is not None and areas:
+            self.link.set_danger(areas)
 
     def _report(self, verdict: StuckVerdict | None) -> None:
         if verdict is None:

@@ -17,6 +17,7 @@ from pepa.supervision import Query
 __all__ = [
     "ActiveLesson",
     "ActiveLessons",
+    "DeathPlaces",
     "Learning",
     "LearningSummary",
     "ProposalIds",
@@ -41,6 +42,12 @@ class ActiveLesson:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActiveLessons(Query[tuple[ActiveLesson, ...]]):
     """Knowledge: the lessons the reflex chain acts on (confidence ≥ 0.6)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeathPlaces(Query[tuple[tuple[float, float], ...]]):
+    """Knowledge: (x, z) of the last places the bot died, newest first (the watchdog steers the
+    pathfinder round them)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

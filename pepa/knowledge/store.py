@@ -296,6 +296,14 @@ class KnowledgeStore:
         return counts
 
     @orm.db_session
+    def death_places(self, limit: int) -> list[tuple[float, float]]:
+        """(x, z) of the last ``limit`` deaths with a place, newest first."""
+        rows = orm.select(d for d in self.e["Death"] if d.x is not None).order_by(
+            lambda d: orm.desc(d.id)
+        )
+        return [(row.x, row.z) for row in rows[:limit]]
+
+    @orm.db_session
     def count_lessons(self, min_confidence: float) -> int:
         """Lessons at or above a confidence."""
         return int(orm.count(x for x in self.e["Lesson"] if x.confidence >= min_confidence))

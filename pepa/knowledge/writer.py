@@ -99,6 +99,10 @@ class StoreWriter:
             lambda s: (s.deaths_by_cause(), s.deaths(5), s.count_lessons(min_confidence)),
         ) or ({}, [], 0)
 
+    def death_places(self, limit: int) -> list[tuple[float, float]]:
+        """(x, z) of the last deaths, newest first; none when the base cannot be read."""
+        return self.run("reading death places", lambda s: s.death_places(limit)) or []
+
     def deaths_since(self, since: datetime) -> list[tuple[DeathRecord, str]]:
         """Deaths after ``since`` (UTC), each with its first post-mortem's cause."""
         return self.run("reading deaths", lambda s: s.deaths_since(since)) or []

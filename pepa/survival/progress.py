@@ -72,6 +72,13 @@ def preempted(error: str) -> bool:
     return error == CANCELLED or error.startswith(PREEMPTED)
 
 
+DEATH_RADIUS = 4.0
+"""Blocks round a death's place the pathfinder walks around when it can (each step inside
+costs 30 more: ``bot_helper.js`` DANGER_COST)."""
+KEPT_AREAS = 32
+"""Places of each kind (stuck, died) kept for the pathfinder."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StuckVerdict:
     """The watchdog's judgement that the bot is stuck, and what to try."""
@@ -105,6 +112,17 @@ class ProgressWatch:
     """Defend, escape or eat runs: :attr:`goal` and its rung are kept for when it resumes."""
     danger: list[tuple[float, float, float]] = field(default_factory=list)
     """Places where the bot got stuck (x, z, radius), to steer the pathfinder away from."""
+    deaths: list[tuple[float, float, float]] = field(default_factory=list)
+    """Places where the bot died (x, z, :data:`DEATH_RADIUS`), the last :data:`KEPT_AREAS`."""
+
+    def died_at(self, x: float, z: float) -> None:
+        """The bot died here: the pathfinder walks around the place from now on."""
+        self.deaths.append((round(x, 1), round(z, 1), DEATH_RADIUS))
+        del self.deaths[:-KEPT_AREAS]
+
+    def areas(self) -> list[tuple[float, float, float]]:
+        """Every place the pathfinder should walk around: where it got stuck, where it died."""
+        return [*self.danger, *self.deaths]
 
     def activity(self, reflex: str | None, skill: str | None, now: float) -> None:
         """The reflex now runs ``skill`` for ``reflex``: watch it if it is a new movement."""
@@ -172,5 +190,5 @@ class ProgressWatch:
         self._climbed_at = now
         if position is not None:
             self.danger.append((position.x, position.z, 3.0))
-            del self.danger[:-32]
+            del self.danger[:-KEPT_AREAS]
         return StuckVerdict(step=step, cause=cause, goal=goal, position=position)
