@@ -223,7 +223,7 @@ def test_reflections_revision_is_applied_with_a_backup_and_a_diary_line(
     write_plan(tmp_path)
     h = start()
     at = datetime(2025, 3, 4, 5, 6, tzinfo=UTC)
-    change = "- [ ] gather food before anything else (food.hunt)"
+    change = "- [ ] 5 food (food.hunt)"
     h.send(PlanRevised(changes=(change,), source="reflection", at=at))
     plan = (tmp_path / "plan.md").read_text()
     assert plan.startswith(PLAN) and "## Adjusted by reflection 2025-03-04 05:06 UTC" in plan
@@ -254,7 +254,7 @@ def test_a_revision_that_would_break_the_plan_grammar_is_refused(
     assert not (tmp_path / "diary").exists()  # no "changed the plan" line
     full = "# Plan\n\n" + "".join(f"- [ ] note {n}\n" for n in range(997))
     (tmp_path / "plan.md").write_text(full)  # months of notes: one more heading is too many
-    change = "- [ ] gather food before anything else (food.hunt)"
+    change = "- [ ] 5 food (food.hunt)"
     h.send(PlanRevised(changes=(change,), source="reflection", at=at))
     assert (tmp_path / "plan.md").read_text() == full
     assert "must have at most 1000 lines" in caplog.text

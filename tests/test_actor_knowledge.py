@@ -259,7 +259,10 @@ def test_reflection_writes_its_report_and_sends_plan_changes_to_the_curriculum(
     assert "Am I in a loop? **yes**" in report.read_text()
     revised = h.last(PlanRevised)
     assert revised.source == "reflection"
-    assert revised.changes == ("- [ ] make a weapon and armour before fighting zombie again",)
+    assert revised.changes == (
+        "- [ ] 1 stone_sword (craft.stone_sword)",
+        "- [ ] 1 iron_chestplate (craft.iron_chestplate)",
+    )
     # plan.md has one writer, the curriculum: reflection leaves it alone
     assert (tmp_path / "plan.md").read_text() == "# Plan\n\n- [ ] wooden pickaxe\n"
     assert not (tmp_path / "plan.md.bak").exists()

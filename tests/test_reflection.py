@@ -43,7 +43,10 @@ def test_three_deaths_to_one_mob_are_a_loop_with_a_lesson_and_a_plan_change() ->
     assert (lesson.verdict, lesson.hostile, lesson.alternative) == (
         "avoid", "zombie", "survive.flee",
     )  # fmt: skip
-    assert result.plan_changes == ("- [ ] make a weapon and armour before fighting zombie again",)
+    assert result.plan_changes == (
+        "- [ ] 1 stone_sword (craft.stone_sword)",
+        "- [ ] 1 iron_chestplate (craft.iron_chestplate)",
+    )
     assert "Am I in a loop? **yes**" in result.markdown
     assert "## New lessons" in result.markdown
 
@@ -155,7 +158,10 @@ def test_the_knowledge_actor_writes_the_reflection_lessons_and_proposal_and_send
     assert "Am I in a loop? **yes**" in text and "lost a fight to zombie" in text
     (revised,) = recorder.wait_for(lambda e: isinstance(e, PlanRevised))
     assert revised.source == "reflection"
-    assert revised.changes == ("- [ ] make a weapon and armour before fighting zombie again",)
+    assert revised.changes == (
+        "- [ ] 1 stone_sword (craft.stone_sword)",
+        "- [ ] 1 iron_chestplate (craft.iron_chestplate)",
+    )
     (proposal_file,) = (tmp_path / "proposals").glob("*-reflection-nav-goto.md")
     assert "fails 80% of the time" in proposal_file.read_text()
     with closing(sqlite3.connect(tmp_path / "knowledge.db")) as raw:
@@ -176,3 +182,15 @@ def test_reflection_never_writes_plan_md_itself_however_full_it_is(
     assert (tmp_path / "plan.md").read_text() == full
     assert not (tmp_path / "plan.md.bak").exists()
     assert not (tmp_path / "diary").exists()
+
+
+def test_the_plan_lines_reflection_adds_are_milestones_the_curriculum_works() -> None:
+    from pepa.knowledge.reflection import ARMED, FED
+    from pepa.survival.curriculum import actionable_lines
+
+    found = actionable_lines([*ARMED, FED])
+    assert [(m.count, m.item, m.skill) for m in found] == [
+        (1, "stone_sword", "craft.stone_sword"),
+        (1, "iron_chestplate", "craft.iron_chestplate"),
+        (5, "food", "food.hunt"),
+    ]

@@ -47,6 +47,15 @@ FAILING_RUNS = 5
 FAILING_RATE = 0.5
 """A skill failing at least this often is worth a proposal."""
 
+ARMED = (
+    "- [ ] 1 stone_sword (craft.stone_sword)",
+    "- [ ] 1 iron_chestplate (craft.iron_chestplate)",
+)
+"""Milestones a run of deaths to one mob adds to the plan, in the grammar the curriculum
+works (``N item (skill)``): a weapon and armour before the next fight."""
+FED = "- [ ] 5 food (food.hunt)"
+"""The milestone a run of deaths by starvation adds: food in the bag."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeathFact:
@@ -134,9 +143,9 @@ def reflect(
                     confidence=0.75,
                 )
             )  # fmt: skip
-            plan.append(f"- [ ] make a weapon and armour before fighting {hostile} again")
+            plan.extend(ARMED)  # a weapon and armour before the next fight with it
         elif "starv" in cause:
-            plan.append("- [ ] gather food before anything else (food.hunt)")
+            plan.append(FED)
     trap = _death_trap(deaths)
     if trap is not None:
         x, z, count = trap
