@@ -90,7 +90,7 @@ def main() -> None:
         store.lessons_for("combat.attack-nearest", "zombie")
         db_samples.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        recalled = memory.lessons.recall("combat.attack-nearest", situation_of(world))
+        recalled = memory.lessons.index.recall("combat.attack-nearest", situation_of(world))
         recall_samples.append((time.perf_counter() - started) * 1000)
         found.append(len(recalled))
         started = time.perf_counter()

@@ -16,7 +16,6 @@ import logging
 import sqlite3
 from collections.abc import Mapping
 from contextlib import closing
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,13 @@ from pony import orm
 
 from pepa.errors import PepaError
 from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION, define, utcnow
+from pepa.knowledge.records import (
+    DeathRecord,
+    LessonRecord,
+    PoiRecord,
+    death_record,
+    lesson_record,
+)
 from pepa.knowledge.wikitext import CachedPage
 from pepa.survival.crafting import Recipes
 from pepa.urls import redact_url
@@ -91,34 +97,6 @@ def bind_arguments(url: str) -> dict[str, Any]:
     raise KnowledgeError(
         f"unsupported database URL {redact_url(url)!r}: use sqlite:///path or postgresql://..."
     )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeathRecord:
-    """One death as stored."""
-
-    id: int
-    at: datetime
-    reason: str
-    position: dict[str, float] | None
-    last_skill: str
-    last_hostile: str
-    hostile_distance: float | None
-    cause_kind: str = ""
-    """One of :data:`pepa.world.death.KINDS`; empty for a death stored before schema 2."""
-    cause: dict[str, Any] | None = None
-    """:meth:`pepa.world.death.DeathCause.as_dict`; None before schema 2."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PoiRecord:
-    """A point of interest."""
-
-    kind: str
-    x: float
-    y: float
-    z: float
-    note: str
 
 
 class KnowledgeStore:
@@ -284,7 +262,7 @@ class KnowledgeStore:
         if position:
             self._add_poi("danger", position, f"died: {reason}")
         orm.flush()
-        return _death(row)
+        return death_record(row)
 
     @orm.db_session
     def deaths_by_cause(self) -> dict[str, int]:
@@ -312,7 +290,7 @@ class KnowledgeStore:
     def deaths(self, limit: int = 20) -> list[DeathRecord]:
         """The latest deaths, newest first."""
         query = orm.select(d for d in self.e["Death"]).order_by(lambda d: orm.desc(d.id))
-        return [_death(row) for row in query[:limit]]
+        return [death_record(row) for row in query[:limit]]
 
     @orm.db_session
     def deaths_since(self, since: datetime) -> list[tuple[DeathRecord, str]]:
@@ -322,7 +300,7 @@ class KnowledgeStore:
         for row in rows:
             causes = orm.select(p for p in self.e["PostMortem"] if p.death == row)
             first = causes.order_by(lambda p: p.id).first()
-            found.append((_death(row), first.cause if first is not None else row.reason))
+            found.append((death_record(row), first.cause if first is not None else row.reason))
         return found
 
     @orm.db_session
@@ -386,7 +364,7 @@ class KnowledgeStore:
             row.confidence = min(MAX_CONFIDENCE, max(row.confidence, draft.confidence) + 0.1)
             row.text = draft.text
         orm.flush()
-        return _lesson(row)
+        return lesson_record(row)
 
     @orm.db_session
     def grade_lesson(
@@ -404,7 +382,7 @@ class KnowledgeStore:
         step = GRADE_UP if success else -GRADE_DOWN
         row.confidence = round(min(MAX_CONFIDENCE, max(MIN_CONFIDENCE, row.confidence + step)), 3)
         orm.flush()
-        return _lesson(row)
+        return lesson_record(row)
 
     @orm.db_session
     def lessons_for(self, skill: str, hostile: str) -> list[LessonRecord]:
@@ -412,13 +390,13 @@ class KnowledgeStore:
         rows = orm.select(
             x for x in self.e["Lesson"] if x.skill == skill and x.hostile == hostile
         ).order_by(lambda x: orm.desc(x.confidence))
-        return [_lesson(row) for row in rows]
+        return [lesson_record(row) for row in rows]
 
     @orm.db_session
     def lessons(self, min_confidence: float = 0.0) -> list[LessonRecord]:
         """Lessons at or above a confidence, most confident first."""
         rows = orm.select(x for x in self.e["Lesson"] if x.confidence >= min_confidence)
-        return [_lesson(row) for row in rows.order_by(lambda x: orm.desc(x.confidence))]
+        return [lesson_record(row) for row in rows.order_by(lambda x: orm.desc(x.confidence))]
 
     # -- chat and skills ------------------------------------------------------------------
 
@@ -530,36 +508,3 @@ class KnowledgeStore:
         )
         orm.flush()
         return int(row.id)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LessonRecord:
-    """A lesson as the reflex chain consults it."""
-
-    skill: str
-    hostile: str
-    verdict: str
-    alternative: str
-    confidence: float
-    text: str
-    applied: int = 0
-    source: str = ""
-    signature: str = ""
-    """The situation it is about (``Situation.signature``); empty: its hostile anywhere."""
-
-
-def _lesson(row: Any) -> LessonRecord:
-    return LessonRecord(
-        skill=row.skill, hostile=row.hostile, verdict=row.verdict, alternative=row.alternative,
-        confidence=row.confidence, text=row.text, applied=row.applied, source=row.source,
-        signature=row.signature,
-    )  # fmt: skip
-
-
-def _death(row: Any) -> DeathRecord:
-    position = None if row.x is None else {"x": row.x, "y": row.y, "z": row.z}
-    return DeathRecord(
-        id=row.id, at=row.at, reason=row.reason, position=position,
-        last_skill=row.last_skill, last_hostile=row.last_hostile,
-        hostile_distance=row.hostile_distance, cause_kind=row.cause_kind, cause=row.cause,
-    )  # fmt: skip

@@ -28,13 +28,13 @@ running action when a higher reflex wins.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pepa.survival import combat, night
-from pepa.survival.knobs import Tuning, tuning
-from pepa.survival.situation import LessonIndex, Situation, situation_of
+from pepa.survival.advice import ADVICE_ALTERNATIVES, Lessons
+from pepa.survival.knobs import Tuning
 from pepa.survival.taskslot import TaskSlot
 from pepa.world.view import Entity, Vec3, WorldView
 
@@ -85,13 +85,6 @@ taken again."""
 COVER_RETRY = 5.0
 """Seconds after a cover search that ended in sight of an archer before another is made
 (a search that ended hidden may be made again at once: the archer came round)."""
-ADVICE_CONFIDENCE = 0.6
-"""Lessons at or above this confidence change what the chain does."""
-ADVICE_ALTERNATIVES: dict[str, tuple[str, ...]] = {
-    "combat.attack-nearest": ("survive.flee", "survive.pillar-up"),
-}
-"""The only skills advice may run instead of a skill (a whitelist), safest first."""
-
 FOOD_PRIORITY = (
     "golden_carrot", "cooked_porkchop", "cooked_beef", "cooked_mutton", "cooked_salmon",
     "baked_potato", "cooked_chicken", "cooked_rabbit", "cooked_cod", "bread", "pumpkin_pie",
@@ -169,42 +162,19 @@ class Memory:
     """No way out of the shelter tried before this time (after one failed)."""
     ways_out_failed: int = 0
     """Ways out of the shelter that failed in a row (the reflex actor gives up at WAYS_OUT)."""
-    knob_lessons: int = 0
-    """Knob lessons learned (none: the knobs keep their defaults, nothing to recall)."""
-    lessons: LessonIndex = field(default_factory=LessonIndex)
-    """Lessons by skill and situation; each key is (skill, hostile, verdict, signature)."""
-    alternatives: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
-    """What each lesson runs instead."""
+    lessons: Lessons = field(default_factory=Lessons)
+    """The lessons in force, by skill and situation (:mod:`pepa.survival.advice`)."""
 
     def learn(
         self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float,
         signature: str = "",
     ) -> None:  # fmt: skip
-        """Take a lesson into account from now on (again: its new confidence).
-
-        A lesson with no situation is about its hostile anywhere (recalled at
-        the coarsest level); one with a situation is recalled first where the
-        present is like it.
-        """
-        situation = replace(Situation.parse(signature), mob=hostile)
-        key = (skill, hostile, verdict, signature)
-        self.lessons.put(key, skill, situation, verdict, confidence, general=not signature)
-        self.alternatives[key] = alternative
-        if skill.startswith("knob."):
-            self.knob_lessons += 1
+        """Take a lesson into account from now on (:meth:`Lessons.learn`)."""
+        self.lessons.learn(skill, hostile, verdict, alternative, confidence, signature)
 
     def tuning(self, world: WorldView) -> Tuning:
-        """The policy's knobs for the present (:mod:`pepa.survival.knobs`): each moved by the
-        heaviest confident lesson about a situation like this one, within its bounds."""
-        if not self.knob_lessons:
-            return Tuning()
-        present = situation_of(world)
-
-        def recalled(skill: str, mob: str) -> Iterator[tuple[str, float, str, Any]]:
-            for found in self.lessons.recall(skill, replace(present, mob=mob)):
-                yield found.verdict, found.weight, self.alternatives.get(found.key, ""), found.key
-
-        return tuning(recalled, ADVICE_CONFIDENCE)
+        """The policy's knobs for the present (:meth:`Lessons.tuning`)."""
+        return self.lessons.tuning(world)
 
     def started(self, decision: Decision, now: float) -> None:
         """Remember what the chain needs of a skill the reflex actor has just started."""
@@ -394,7 +364,7 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
         return None
     target = plan.target
     if plan.stance == "fight" and target is not None:
-        advised = _advised("combat.attack-nearest", target.name, memory, world)
+        advised = memory.lessons.advised("combat.attack-nearest", target.name, world)
         if advised is not None:
             verdict, instead, signature = advised
             why = f"lesson: {verdict} fighting {target.name}"
@@ -453,35 +423,6 @@ def _in_flight(world: WorldView, now: float, memory: Memory) -> Decision:
         if fled is not None:
             return fled
     return Decision(reflex="defend", reason=f"lying low after a flight (safe at {SAFE_FOR:g} s)")
-
-
-def _advised(
-    skill: str, hostile: str, memory: Memory, world: WorldView
-) -> tuple[str, str, str] | None:
-    """(verdict, skill to run instead, the lesson's situation) when a confident lesson about
-    a situation like the present changes ``skill``, else None.
-
-    Recall backs off from the very same situation to the hostile alone
-    (:class:`pepa.knowledge.situation.LessonIndex`); a lesson recalled at a
-    coarse level counts for less. ``avoid`` backs the skill off: its
-    whitelisted alternative runs, or the first one of the whitelist when the
-    lesson names none; ``prefer`` runs the lesson's alternative, and only when
-    the whitelist allows it.
-    """
-    allowed = ADVICE_ALTERNATIVES.get(skill, ())
-    present = replace(situation_of(world), mob=hostile)
-    for found in memory.lessons.recall(skill, present):
-        key = found.key
-        if key[1] != hostile or found.weight < ADVICE_CONFIDENCE:
-            continue
-        if found.verdict not in ("avoid", "prefer"):
-            continue
-        alternative = memory.alternatives.get(key, "")
-        if alternative in allowed:
-            return found.verdict, alternative, key[3]
-        if found.verdict == "avoid" and allowed:
-            return found.verdict, allowed[0], key[3]
-    return None
 
 
 def decide(world: WorldView, now: float, memory: Memory) -> Decision:
