@@ -386,3 +386,22 @@ def test_an_unknown_order_is_ignored(tmp_path: Path) -> None:
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view()), OperatorOrder(verb="dance", operator="alice"))
     assert task_file(tmp_path) is None and link.calls("stop") == []
+
+
+def test_a_new_task_that_is_the_same_work_goes_on_without_a_stop(tmp_path: Path) -> None:
+    """A goal's milestone asking for the logs already being gathered: stopping the dig and
+    starting it again at once only raced the JS side (it hung in the sandbox)."""
+    link = FakeLink()
+    h = harness(tmp_path, link)
+    h.send(WorldObserved(view=view()), milestone())
+    assert len(link.calls("gather")) == 1
+    h.send(TaskWithdrawn(skill="gather.wood", milestone="4 oak_log (gather.wood)"))
+    h.send(milestone("1 oak_log (gather.wood)"))
+    assert len(link.calls("gather")) == 1 and link.calls("stop") == []  # it goes on
+    assert task_file(tmp_path)["milestone"] == "1 oak_log (gather.wood)"  # type: ignore[index]
+    craft = TaskSuggested(
+        skill="craft.crafting_table", args={}, reason="milestone", source="curriculum",
+        milestone="1 crafting_table (craft.crafting_table)",
+    )  # fmt: skip
+    h.send(craft)  # other work: the dig stops
+    assert len(link.calls("stop")) == 1

@@ -68,7 +68,9 @@ def test_a_lost_fight_becomes_a_lesson_that_changes_the_next_fight(
 ) -> None:
     db = bot.socket.parent / "knowledge.db"
     eventually_rows(db, "select value from meta where key = 'seeded:1.16.5'")
-    # the bot takes on a zombie and dies in the fight (the server deals the blow)
+    # the bot takes on a zombie and dies in the fight (the server deals the blow); alone with
+    # it, as it will be the second time: the lesson is about fights like this one (one zombie)
+    world.op("remove_mobs")
     world.op("spawn_mob", player=BOT, name="zombie", dx=2)
     bot.wait_line("defend: combat.attack-nearest zombie")
     world.op("damage", player=BOT, amount=25)

@@ -330,7 +330,13 @@ class Reflex(SupervisedActor):
         self._persist()
         running = self.runner.running
         if running is not None and running.decision.reflex == "task":
-            self.runner.preempt(decide(self.world, now, self.memory))  # a new task
+            new = decide(self.world, now, self.memory)
+            same = new.skill is not None and label(new.skill, new.args) == running.label
+            if same:  # the same work for another milestone: stopping it to start it again
+                # only raced the JS side (a dig stopped and begun again at once hung)
+                logger.info("task: %s goes on (%s)", running.label, reason)
+            else:
+                self.runner.preempt(new)  # a new task
         self._step(now)
 
     def _order(self, verb: str, operator: str, now: float) -> None:

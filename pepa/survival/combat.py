@@ -202,7 +202,8 @@ def assess(
     seconds ago (the caller keeps the time). ``may_cover``: False when a search for
     cover found none lately (the caller keeps that too). ``creeper_keep``: a lesson's
     distance to keep from creepers (the ``creeper_keep`` knob, pepa.survival.knobs):
-    nearer, the bot backs off instead of striking; 0: the default policy.
+    nearer, the bot flees (a flight, not a back-off of a few steps, which the creeper
+    walks after) instead of striking; 0: the default policy.
     """
     # nearest first, within 16; archers that cannot see the bot are no reason to act
     threats = tuple(t for t in world.threats if not _unseen_archer(t))
@@ -234,9 +235,9 @@ def assess(
         )  # fmt: skip
     in_reach = nearest.distance <= ATTACK_RADIUS
     if mob.style == "creeper":
-        if nearest.distance < creeper_keep:
+        if nearest.distance < creeper_keep:  # a flight: a few steps back, it walks after
             why = f"keeping {creeper_keep:g} from the creeper at {_d(nearest)} (a lesson)"
-            return Plan(stance="back-off", away_from=(nearest,), reason=why)
+            return Plan(stance="flee", away_from=(nearest,), reason=why)
         if struck_creeper and nearest.distance < CREEPER_KEEP:
             return Plan(stance="back-off", away_from=(nearest,), reason="struck the creeper")
         if in_reach:
