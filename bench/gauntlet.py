@@ -17,11 +17,14 @@ so the sample does not cost the bot a fight.
 
 Reported per run: deaths per game day and by cause (the sandbox's death message
 keys: ``mob by zombie`` for ``death.attack.mob`` by a zombie, ``fell.accident.generic``
-…), mean real and game time alive between deaths, stuck events (the watchdog's
-verdicts, also counted by cause, its numbers as ``N``: ``no progress N s on
-nav.goto``, ``path failed: <error>``), reaction latency, gathering/crafting runs that
+…), the share of deaths whose cause was already seen earlier in the same run
+(``repeat_cause_rate``), mean real and game time alive between deaths, stuck events
+(the watchdog's verdicts, also counted by cause, its numbers as ``N``: ``no progress
+N s on nav.goto``, ``path failed: <error>``), reaction latency, gathering/crafting runs that
 succeeded, items held at the end, and plan milestones reached; with several seeds, per
 arm the mean deaths per game day with a 95 % interval over seeds (Student's t).
+``run`` can start from a given knowledge base and keep the one it ends with
+(``knowledge``, ``keep``): ``bench/gauntlet2.py`` trains and evaluates with them.
 Results are appended to ``bench/results/gauntlet.jsonl`` and ``gauntlet.csv`` so
 versions can be compared.
 """
@@ -63,11 +66,35 @@ def _cause(cause: str) -> str:
     return re.sub(r"\d+(\.\d+)?", "N", cause)
 
 
-def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> dict[str, Any]:
-    """One gauntlet run; ``mode`` is ``on`` or ``off`` (lessons and advice)."""
+def run(
+    mode: str,
+    *,
+    days: int,
+    seed: int,
+    time_scale: float,
+    profile: str,
+    knowledge: Path | None = None,
+    keep: Path | None = None,
+) -> dict[str, Any]:
+    """One gauntlet run; ``mode`` is ``on`` or ``off`` (lessons and advice).
+
+    ``knowledge``: a ``knowledge.db`` the run starts from instead of an empty one (a
+    copy: the file itself is not touched); ``keep``: where to copy the knowledge base the
+    run ends with, so the next run (or an evaluation) can start from what this one learnt.
+    Deaths and making runs are counted for this run alone, not those the base brought.
+    """
     root = Path(tempfile.mkdtemp(prefix=f"pepa-gauntlet-{mode}-", dir="/tmp"))
+    port = free_port()
+    # the daemon keeps its knowledge base in state/<host>_<port>/ (Daemon(host=127.0.0.1))
+    server = root / "state" / f"127.0.0.1_{port}"
+    if knowledge is not None:
+        server.parent.mkdir(mode=0o700)
+        server.mkdir(mode=0o700)
+        copy_knowledge(knowledge, server / "knowledge.db")
+    deaths_before = _query(server / "knowledge.db", "select count(*) from deaths")[0][0]
+    made_before = _made(server / "knowledge.db")
     world = EmbeddedWorld(
-        root / "world", port=free_port(), control=True, sandbox=True, seed=seed, profile=profile
+        root / "world", port=port, control=True, sandbox=True, seed=seed, profile=profile
     ).start()
     daemon = Daemon(
         root, host="127.0.0.1", port=world.port, curriculum=True,
@@ -97,18 +124,19 @@ def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> 
             pause.wait(1.0)
         elapsed = time.monotonic() - started
         inventory = world.op("inventory", player=BOT) if _alive(world) else {}
-        causes = Counter(
-            _death_cause(d) for d in world.op("life_stats")["deaths"] if d["player"] == BOT
-        )
+        order = [_death_cause(d) for d in world.op("life_stats")["deaths"] if d["player"] == BOT]
     finally:
         print()
         daemon.close()
         world.stop()
     state = daemon.socket.parent
-    deaths = _query(state / "knowledge.db", "select count(*) from deaths")[0][0]
-    metrics = _query(state / "knowledge.db", "select skill, ok, failed from skill_metrics")
+    if keep is not None and (state / "knowledge.db").exists():
+        copy_knowledge(state / "knowledge.db", keep)
+    deaths = _query(state / "knowledge.db", "select count(*) from deaths")[0][0] - deaths_before
     plan = parse_plan((state / "plan.md").read_text()) if (state / "plan.md").exists() else []
-    gathered = sum(ok for skill, ok, _ in metrics if skill.startswith(("gather.", "craft.")))
+    gathered = _made(state / "knowledge.db") - made_before
+    causes = Counter(order)
+    repeats = repeat_deaths(order)
     stuck = Counter(_cause(m["cause"]) for m in map(STUCK.search, daemon.lines) if m)
     return {
         "at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -121,6 +149,9 @@ def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> 
         "deaths": deaths,
         "deaths_per_game_day": round(deaths / days, 2),
         "deaths_by_cause": "; ".join(f"{n} {cause}" for cause, n in causes.most_common()),
+        "repeat_deaths": repeats,
+        "repeat_cause_rate": round(repeats / len(order), 2) if order else None,
+        "knowledge": "carried" if knowledge is not None else "fresh",
         "mean_alive_real_s": round(elapsed / (deaths + 1), 1),
         "mean_alive_game_days": round(days / (deaths + 1), 2),
         "stuck_events": sum(stuck.values()),
@@ -131,6 +162,31 @@ def run(mode: str, *, days: int, seed: int, time_scale: float, profile: str) -> 
         "items_held_at_end": sum(int(n) for n in inventory.values()),
         "milestones": f"{sum(m.done for m in plan)}/{len(plan)}",
     }
+
+
+def repeat_deaths(causes: list[str]) -> int:
+    """How many of a run's deaths (in order) had a cause already seen earlier in that run:
+    what lessons should prevent (``repeat_cause_rate`` is this over the run's deaths)."""
+    return sum(cause in causes[:index] for index, cause in enumerate(causes))
+
+
+def copy_knowledge(source: Path, target: Path) -> None:
+    """Copy a SQLite knowledge base through the backup API: it reads through the WAL, so
+    writes still in ``knowledge.db-wal`` are copied too, which a file copy would miss."""
+    if not source.exists():
+        raise FileNotFoundError(f"no knowledge base at {source}")
+    target.unlink(missing_ok=True)
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+    target.chmod(0o600)
+
+
+def _made(db: Path) -> int:
+    """Gathering and crafting runs that succeeded, over the knowledge base's life."""
+    if not db.exists():
+        return 0
+    metrics = _query(db, "select skill, ok, failed from skill_metrics")
+    return sum(ok for skill, ok, _ in metrics if skill.startswith(("gather.", "craft.")))
 
 
 def _game_tick(stats: dict[str, Any]) -> int:
