@@ -295,7 +295,7 @@ class Knowledge(SupervisedActor):
         summary = LearningSummary(
             deaths=sum(causes.values()),
             deaths_by_cause=tuple(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
-            recent_deaths=tuple(f"{d.at:%H:%M} {d.reason}" for d in last),
+            recent_deaths=tuple(f"{at:%H:%M} {reason}" for at, reason in last),
             lessons_in_force=in_force,
             recent_lessons=tuple(
                 text for at, text in reversed(self.lesson_log) if now - at <= RECENT_WINDOW

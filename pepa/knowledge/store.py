@@ -282,6 +282,13 @@ class KnowledgeStore:
         return [(row.x, row.z) for row in rows[:limit]]
 
     @orm.db_session
+    def recent_deaths(self, limit: int) -> list[tuple[datetime, str]]:
+        """(when, why) of the last ``limit`` deaths, newest first (no bundle read: a bundle is
+        150 snapshots)."""
+        rows = orm.select((d.id, d.at, d.reason) for d in self.e["Death"]).order_by(-1)
+        return [(at, reason) for _, at, reason in rows[:limit]]
+
+    @orm.db_session
     def count_lessons(self, min_confidence: float) -> int:
         """Lessons at or above a confidence."""
         return int(orm.count(x for x in self.e["Lesson"] if x.confidence >= min_confidence))

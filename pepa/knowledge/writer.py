@@ -92,11 +92,14 @@ class StoreWriter:
         """Lessons at or above a confidence, most confident first."""
         return self.run("reading lessons", lambda s: s.lessons(min_confidence=min_confidence)) or []
 
-    def learning(self, min_confidence: float) -> tuple[dict[str, int], list[DeathRecord], int]:
-        """Deaths per cause, the last 5 deaths, lessons at or above ``min_confidence``."""
+    def learning(
+        self, min_confidence: float
+    ) -> tuple[dict[str, int], list[tuple[datetime, str]], int]:
+        """Deaths per cause, (when, why) of the last 5 deaths, lessons at or above
+        ``min_confidence``."""
         return self.run(
             "reading what was learned",
-            lambda s: (s.deaths_by_cause(), s.deaths(5), s.count_lessons(min_confidence)),
+            lambda s: (s.deaths_by_cause(), s.recent_deaths(5), s.count_lessons(min_confidence)),
         ) or ({}, [], 0)
 
     def death_places(self, limit: int) -> list[tuple[float, float]]:

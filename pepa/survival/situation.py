@@ -170,7 +170,12 @@ def fight_signature(snapshots: Iterable[Mapping[str, Any]], mob: str, cause: str
     """The signature of a fight with ``mob`` from a death's snapshots (oldest first): as it was
     when the mob was first near, where the bot chose what to do about it (its health then,
     not at the death); "" when no snapshot shows it."""
-    for snapshot in snapshots:
+    for snapshot in snapshots:  # the wire form is read first: a view is built for one only
+        near = snapshot.get("threats") if isinstance(snapshot, Mapping) else None
+        if not isinstance(near, list) or not any(
+            isinstance(t, Mapping) and t.get("name") == mob for t in near
+        ):
+            continue
         view = WorldView.from_wire(snapshot)
         if any(t.name == mob for t in view.threats):
             met = situation_of(view, cause=cause)
