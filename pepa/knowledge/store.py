@@ -281,6 +281,15 @@ class KnowledgeStore:
         )
         return [(row.x, row.z) for row in rows[:limit]]
 
+    def _lesson_row(self, skill: str, hostile: str, verdict: str, signature: str) -> Any:
+        """The lesson of that identity, or None. Not ``get()``: an older file may hold
+        duplicates (seeds once per version). A generator query: Pony translates it once."""
+        return orm.select(
+            x for x in self.e["Lesson"]
+            if x.skill == skill and x.hostile == hostile and x.verdict == verdict
+            and x.signature == signature
+        ).first()  # fmt: skip
+
     @orm.db_session
     def recent_deaths(self, limit: int) -> list[tuple[datetime, str]]:
         """(when, why) of the last ``limit`` deaths, newest first (no bundle read: a bundle is
@@ -358,9 +367,7 @@ class KnowledgeStore:
         its confidence."""
         lesson = self.e["Lesson"]
         signature = getattr(draft, "signature", "")
-        row = lesson.select(
-            skill=draft.skill, hostile=draft.hostile, verdict=draft.verdict, signature=signature
-        ).first()  # not get(): an older file may hold duplicates (seeds once per version)
+        row = self._lesson_row(draft.skill, draft.hostile, draft.verdict, signature)
         if row is None:
             row = lesson(
                 skill=draft.skill, situation=draft.situation, hostile=draft.hostile,
@@ -378,11 +385,7 @@ class KnowledgeStore:
         self, skill: str, hostile: str, verdict: str, *, success: bool, signature: str = ""
     ) -> LessonRecord | None:
         """An applied lesson's outcome: count it, and move its confidence up or down."""
-        row = (
-            self.e["Lesson"]
-            .select(skill=skill, hostile=hostile, verdict=verdict, signature=signature)
-            .first()
-        )
+        row = self._lesson_row(skill, hostile, verdict, signature)
         if row is None:
             return None
         row.applied += 1
