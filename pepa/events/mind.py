@@ -40,7 +40,7 @@ class LessonLearned:
     confidence: float
     """0..1; advice acts at 0.6 and above."""
     signature: str = ""
-    """The situation it is about (:meth:`pepa.knowledge.situation.Situation.signature`); empty:
+    """The situation it is about (:meth:`pepa.survival.situation.Situation.signature`); empty:
     any situation with this hostile."""
 
 
