@@ -82,9 +82,10 @@ class Daemon:
                     raise AssertionError(f"no line with {text!r}; output ends:\n{tail}")
                 self._cond.wait(remaining)
 
-    def count(self, text: str) -> int:
+    def count(self, text: str, *, start: int = 0) -> int:
+        """Lines at or after ``start`` containing ``text``."""
         with self._cond:
-            return sum(text in line for line in self.lines)
+            return sum(text in line for line in self.lines[start:])
 
     def ready(self, timeout: float = 60.0, *, start: int = 0) -> int:
         """Wait until a worker listens on the socket; return that line's index."""

@@ -109,10 +109,12 @@ def test_a_death_is_stored_with_its_bundle_post_mortem_and_lesson(
     assert [p.note for p in probe.pois_near(10.0, 0.0, 2.0, kind="danger")] == [
         "died: killed near zombie"
     ]
-    assert h.last(LessonLearned) == LessonLearned(
+    advice, margin = h.events(LessonLearned)  # the fight's advice, and the knob it turns
+    assert advice == LessonLearned(
         skill="combat.attack-nearest", hostile="zombie", verdict="avoid",
         alternative="survive.flee", confidence=0.7, signature=MET,
     )  # fmt: skip
+    assert (margin.skill, margin.alternative, margin.signature) == ("knob.fight_margin", "+4", MET)
 
 
 def test_the_bundle_keeps_only_the_last_30_seconds(h: ActorHarness[Knowledge]) -> None:
@@ -162,7 +164,7 @@ def test_advice_that_held_is_graded_up_once_and_advice_before_a_death_down(
     h.send(FLEE)
     h.advance(30)
     h.send(died(1))  # within 60 s of following it: the lesson failed
-    graded, relearned = h.events(LessonLearned)[1:]
+    graded, relearned = [e for e in h.events(LessonLearned)[1:] if not e.skill.startswith("knob.")]
     assert graded.confidence == pytest.approx(0.6)
     assert relearned.confidence == pytest.approx(0.8)  # the new death teaches it again
     (lesson,) = probe.lessons_for("combat.attack-nearest", "zombie")
@@ -183,9 +185,12 @@ def test_deaths_by_cause_and_lessons_held_or_failed_are_summed_up_for_people(
     assert summary.deaths == 2 and summary.deaths_by_cause == (("fall", 1), ("unknown", 1))
     assert [line[6:] for line in summary.recent_deaths] == ["killed near zombie", "fell 30 blocks"]
     assert summary.lessons_in_force >= 1
-    held, learned = (line[6:] for line in summary.recent_lessons[:2])
+    held, *learned = (line[6:] for line in summary.recent_lessons[:3])
     assert held == "held: avoid combat.attack-nearest vs zombie → 0.75"
-    assert learned == "learned (offline): do not fight zombie like this: flee instead → 0.70"
+    assert sorted(learned) == [
+        "learned (offline): do not fight zombie like this: flee instead → 0.70",
+        "learned (offline): killed by zombie: want 4 more health before a fight like this → 0.70",
+    ]
     h.advance(3610)  # an hour on, the next rescan drops the lesson lines
     assert h.last(LearningChanged).summary.recent_lessons == ()
 

@@ -3,13 +3,16 @@ after the respawn goes otherwise, by the lesson the log names.
 
 The first exposure is made lethal by pausing the reflex loop (``cmd:pause``: the
 bot stands still, perception and the knowledge base go on), so the death is the
-cause's and not a weak policy's; the second exposure is the same fight (the same
-health bucket, gear and crowd: the lesson's situation) with the loop running.
+cause's and not a weak policy's; the second exposure is the same situation (the
+same health bucket, gear and crowd: the lesson's signature) with the loop
+running. Each test also says what the default policy does there, so the lesson
+is seen to change it: a unit test in ``test_knobs.py`` holds the same decision
+without the lesson.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -23,6 +26,8 @@ from tests.world_harness import distance, own_daemon, server_player
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("closed_loop")]
 
 BOT = "pepa_bot"
+RECORDED = " recorded: "
+"""In the knowledge actor's line for each death (``death 2 recorded: …``)."""
 HP = 10
 """The bot's health at both exposures: the lesson is about fights at this health (``mid``)."""
 
@@ -39,42 +44,163 @@ def me(world: EmbeddedWorld) -> dict[str, Any]:
     return player
 
 
-@pytest.mark.timeout(180)
-def test_blown_up_by_a_creeper_the_bot_keeps_away_from_the_next_one(
-    sandbox: tuple[EmbeddedWorld, Daemon],
-) -> None:
-    world, daemon = sandbox
+def killed(
+    world: EmbeddedWorld,
+    daemon: Daemon,
+    expose: Callable[[], None],
+    lesson: str,
+    *,
+    tries: int = 4,
+    restore: Callable[[], None] = lambda: None,
+) -> dict[str, Any]:
+    """The first exposure: ``expose`` the paused bot until it dies (a few tries: damage varies),
+    wait for the offline lesson's log line, ``restore`` the world, and resume once the bot is
+    back at full health. Returns the ``death`` event."""
     world.op("clear_inventory", player=BOT)
     with daemon.client() as client:
         client.send(protocol.Pause())
         client.wait_for(lambda e: e["type"] == "status" and e.get("paused") is True, 15)
         death = None
-        for _ in range(4):  # the blast's damage varies with the creeper's last step
+        for _ in range(tries):
             world.op("remove_mobs")
-            world.op("set_health", player=BOT, hp=HP)
-            world.op("spawn_mob", player=BOT, name="creeper", dx=1)
+            expose()
             try:
-                death = client.wait_for("death", timeout=20)
+                death = client.wait_for("death", timeout=30)
                 break
             except TimeoutError:
                 continue
-        assert death is not None, "four creepers next to a paused bot on 10 hp did not kill it"
-        assert death["cause"]["kind"] == "explosion" and death["cause"]["killer"] == "creeper"
-        daemon.wait_line("lesson (offline): blown up: keep 7 blocks from creepers", 30)
+        assert death is not None, f"{tries} exposures did not kill the paused bot"
+        daemon.wait_line(f"lesson (offline): {lesson}", 30)
         world.op("remove_mobs")
+        restore()
         eventually(lambda: me(world)["health"] == 20, 30, "the respawn")
         client.send(protocol.Resume())
         client.wait_for(lambda e: e["type"] == "status" and e.get("paused") is False, 15)
+    return death
+
+
+def away_from(world: EmbeddedWorld, mobs: list[int], blocks: float) -> Callable[[], bool]:
+    """Whether every one of ``mobs`` is gone or more than ``blocks`` from the bot."""
+
+    def check() -> bool:
+        here = me(world)["position"]
+        for mob in mobs:
+            state = world.op("life_mob", mob=mob)
+            if state["alive"] and distance(here, state["position"]) <= blocks:
+                return False
+        return True
+
+    return check
+
+
+@pytest.mark.timeout(180)
+def test_blown_up_by_a_creeper_the_bot_keeps_away_from_the_next_one(
+    sandbox: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = sandbox
+
+    def expose() -> None:  # the blast's damage varies with the creeper's last step
+        world.op("set_health", player=BOT, hp=HP)
+        world.op("spawn_mob", player=BOT, name="creeper", dx=1)
+
+    death = killed(world, daemon, expose, "blown up: keep 7 blocks from creepers")
+    assert death["cause"]["kind"] == "explosion" and death["cause"]["killer"] == "creeper"
     world.op("set_health", player=BOT, hp=HP)
     mark = len(daemon.lines)
     creeper = world.op("spawn_mob", player=BOT, name="creeper", dx=6)["ids"][0]
     daemon.wait_line("keeping 7 from the creeper", 30, start=mark)
-
-    def clear() -> bool:  # over 7 blocks away, or the creeper went off (a flight outran it)
-        state = world.op("life_mob", mob=creeper)
-        return not state["alive"] or distance(me(world)["position"], state["position"]) > 7.0
-
-    eventually(clear, 30, "the bot to keep over 7 blocks from the creeper")
+    # over 7 blocks away, or the creeper went off (a flight outran it)
+    eventually(away_from(world, [creeper], 7.0), 30, "the bot to keep over 7 from the creeper")
     state = world.op("life_mob", mob=creeper)
     assert not state["alive"] or state["health"] == 20  # never struck: the default policy does
     assert me(world)["health"] > 0 and daemon.count("death 2 recorded") == 0
+    world.op("remove_mobs")
+
+
+@pytest.mark.timeout(180)
+def test_killed_by_two_zombies_the_bot_flees_the_next_two(
+    sandbox: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = sandbox
+    deaths = daemon.count(RECORDED)
+
+    def expose() -> None:
+        world.op("set_health", player=BOT, hp=HP)
+        world.op("spawn_mob", player=BOT, name="zombie", dx=1, count=2, spacing=1)
+
+    death = killed(world, daemon, expose, "killed by zombie: want 4 more health")
+    assert death["cause"]["kind"] == "mob" and death["cause"]["killer"] == "zombie"
+    # on 10 hp, bare-handed, two zombies are two of the three the policy flees from: it fights
+    world.op("set_health", player=BOT, hp=HP)
+    mark = len(daemon.lines)
+    zombies = world.op("spawn_mob", player=BOT, name="zombie", dx=6, count=2, spacing=1)["ids"]
+    daemon.wait_line("defend: survive.flee", 30, start=mark)  # outnumbered, or short of health
+    assert "(a lesson)" in daemon.lines[daemon.wait_line("defend: survive.flee", 1, start=mark)]
+    eventually(away_from(world, zombies, 16.0), 60, "the bot to outrun the zombies")
+    assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1
+    assert daemon.count("combat.attack-nearest zombie", start=mark) == 0  # never struck
+    world.op("remove_mobs")
+
+
+@pytest.mark.timeout(180)
+def test_shot_dead_by_a_skeleton_the_bot_leaves_the_next_one_alone(
+    sandbox: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = sandbox
+    deaths = daemon.count(RECORDED)
+
+    def expose() -> None:  # by night (at noon it burns first), hard (on easy arrows stray)
+        world.op("set_time", time=18000, cycle=False)
+        world.op("set_difficulty", level=3)
+        world.op("set_health", player=BOT, hp=12)
+        world.op("spawn_mob", player=BOT, name="skeleton", dx=6)
+
+    def restore() -> None:  # the fight's lesson is the same by day (its signature has no time)
+        world.op("set_difficulty", level=1)
+        world.op("set_time", time=6000, cycle=False)
+
+    try:
+        death = killed(world, daemon, expose, "killed by skeleton: want 4", restore=restore)
+    finally:
+        restore()
+    assert death["cause"]["kind"] == "arrow" and death["cause"]["killer"] == "skeleton"
+    # on 12 hp a skeleton within 8 blocks is one the default policy closes in on
+    world.op("set_health", player=BOT, hp=12)
+    mark = len(daemon.lines)
+    skeleton = world.op("spawn_mob", player=BOT, name="skeleton", dx=6)["ids"][0]
+    daemon.wait_line(
+        "defend: survive.flee (hp 12 < 16 to fight a skeleton (a lesson))", 30, start=mark
+    )
+    eventually(away_from(world, [skeleton], 15.0), 60, "the bot out of the skeleton's range")
+    assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1
+    # a step toward it before the view had the new health at most: never struck (both exposures
+    # are at noon, so the mob's own health tells nothing: it burns)
+    assert daemon.count("combat.attack-nearest skeleton", start=mark) == 0
+    world.op("remove_mobs")
+
+
+@pytest.mark.timeout(180)
+def test_starved_once_the_bot_eats_before_it_is_hungry(
+    sandbox: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = sandbox
+
+    def expose() -> None:  # hard: starvation kills (easy stops at 10 hp); food timers times 10
+        world.op("set_difficulty", level=3)
+        world.op("hunger_scale", factor=10)
+        world.op("set_health", player=BOT, hp=4)
+        world.op("set_food", player=BOT, food=0, saturation=0)
+
+    try:
+        death = killed(world, daemon, expose, "starved: eat below 19 food")
+    finally:
+        world.op("hunger_scale", factor=1)
+        world.op("set_difficulty", level=1)
+    assert death["cause"]["kind"] == "starvation"
+    # at 17 food the default policy does not eat (below 16 it does)
+    world.op("give", player=BOT, item="bread", count=3)
+    mark = len(daemon.lines)
+    world.op("set_food", player=BOT, food=17, saturation=0)
+    line = daemon.lines[daemon.wait_line("(a lesson: eat below 19)", 30, start=mark)]
+    assert "eat: survive.eat" in line and "food 17" in line, line
+    eventually(lambda: world.op("hunger", player=BOT)["food"] > 17, 30, "the bread eaten")

@@ -26,6 +26,19 @@ def world(**fields: Any) -> WorldView:
     return WorldView.from_wire(base)
 
 
+def mob(name: str, distance: float, n: int = 1) -> list[dict[str, Any]]:
+    return [{"id": 10 + i, "name": name, "distance": distance + i, "sight": True,
+             "position": {"x": 0.5 + distance + i, "y": 70.0, "z": 0.5}}
+            for i in range(n)]  # fmt: skip
+
+
+def learn_from(memory: Memory, post: Any) -> None:
+    for knob in (post.lesson, *post.knobs):
+        if knob is not None:
+            memory.learn(knob.skill, knob.hostile, knob.verdict, knob.alternative,
+                         knob.confidence, knob.signature)  # fmt: skip
+
+
 def creeper(distance: float) -> list[dict[str, Any]]:
     return [{"id": 9, "name": "creeper", "distance": distance,
              "position": {"x": 0.5 + distance, "y": 70.0, "z": 0.5}}]  # fmt: skip
@@ -98,6 +111,8 @@ def test_starved_once_the_bot_eats_earlier_everywhere() -> None:
                  earlier.confidence, earlier.signature)  # fmt: skip
     ate = decide(peckish, 0.0, memory)
     assert (ate.reflex, ate.args) == ("eat", {"item": "bread"})
+    assert "(a lesson: eat below 19)" in ate.reason
+    assert ate.advice == ("knob.eat_below", "", TUNE, "")  # graded by how the meal goes
     assert decide(world(food=20, inventory={"items": {"bread": 3}}), 0.0, memory).reflex == "idle"
 
 
@@ -107,3 +122,65 @@ def test_a_knob_lesson_with_a_change_out_of_bounds_moves_nothing() -> None:
     memory.learn("knob.creeper_keep", "creeper", TUNE, "+999", 0.95, signature)
     memory.learn("knob.no_such_knob", "", TUNE, "+1", 0.95, "")
     assert memory.tuning(world(threats=creeper(3.0))) == Tuning()
+
+
+def test_killed_by_two_zombies_the_bot_flees_from_two_in_like_fights() -> None:
+    pair = world(hp=10, threats=mob("zombie", 2.0, 2))
+    bundle = {
+        "last_skill": "gather.logs",  # busy: the death's lesson is a note, the knobs act
+        "snapshots": [pair.to_wire()],
+        "cause": {"key": "death.attack.mob", "killer": "zombie"},
+    }
+    post = analyse("slain by zombie", bundle)
+    margin, crowd = post.knobs
+    assert (margin.skill, margin.alternative) == ("knob.fight_margin", "+4")
+    assert (crowd.skill, crowd.alternative, crowd.hostile) == ("knob.crowd", "-1", "zombie")
+    assert crowd.signature == margin.signature
+    assert "mob=zombie;crowd=2;hp=mid;weapon=fist;armour=none" in crowd.signature
+    memory = Memory()
+    assert decide(pair, 0.0, memory).skill == "combat.attack-nearest"  # 2 of 3: it fights
+    learn_from(memory, post)
+    fled = decide(pair, 0.0, memory)
+    assert fled.skill == "survive.flee" and fled.reason.startswith("outnumbered: 2 hostiles")
+    assert fled.reason.endswith("(a lesson)")
+    assert fled.advice == ("knob.crowd", "zombie", TUNE, crowd.signature)
+    armed = world(hp=20, threats=mob("zombie", 2.0, 2), inventory={"items": {"iron_sword": 1}})
+    assert decide(armed, 0.0, memory).skill == "combat.attack-nearest"  # not a like fight
+    one = world(hp=10, threats=mob("zombie", 2.0))
+    assert memory.tuning(one).crowd == 0.0  # a lone zombie is not the crowd it learnt about
+
+
+def test_shot_dead_by_a_skeleton_the_bot_wants_more_health_before_closing_in() -> None:
+    near = world(hp=14, threats=mob("skeleton", 6.0))
+    bundle = {
+        "last_skill": "",
+        "snapshots": [near.to_wire()],
+        "cause": {"key": "death.attack.arrow", "killer": "skeleton"},
+    }
+    post = analyse("shot by skeleton", bundle)
+    (margin,) = post.knobs  # alone: no crowd
+    memory = Memory()
+    assert decide(near, 0.0, memory).skill == "combat.approach"  # 14 > 12: close in
+    learn_from(memory, post)
+    fled = decide(near, 0.0, memory)
+    assert (
+        fled.skill == "survive.flee" and fled.reason == "hp 14 < 16 to fight a skeleton (a lesson)"
+    )
+    assert fled.advice == ("knob.fight_margin", "skeleton", TUNE, margin.signature)
+    assert decide(world(hp=20, threats=mob("skeleton", 6.0)), 0.0, memory).skill == (
+        "combat.approach"  # at full health (another bucket) the policy's own rule stands
+    )
+    assert decide(world(hp=14, threats=mob("zombie", 2.0)), 0.0, memory).skill == (
+        "combat.attack-nearest"  # a zombie is not a skeleton
+    )
+
+
+def test_lessons_never_make_the_crowd_below_two_nor_a_death_unseen_teach_a_fight() -> None:
+    memory = Memory()
+    signature = situation_of(world(hp=10, threats=mob("zombie", 2.0, 2))).signature()
+    memory.learn("knob.crowd", "zombie", TUNE, "-2", 0.95, signature)
+    alone = world(hp=10, threats=mob("zombie", 2.0))
+    assert decide(alone, 0.0, memory).skill == "combat.attack-nearest"
+    unseen = {"snapshots": [world().to_wire()], "cause": {"key": "death.attack.arrow",
+              "killer": "skeleton"}}  # fmt: skip
+    assert analyse("shot", unseen).knobs == ()

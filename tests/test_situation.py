@@ -67,7 +67,7 @@ def test_a_signature_reads_back_and_garbage_reads_as_unknown() -> None:
         mob="zombie"
     )
     assert Situation.parse(None) == Situation() and Situation().signature() == ""
-    assert s.describe() == "mob: zombie x1, day, hp high, food high, fist, none armour, surface"
+    assert s.describe() == "mob: zombie x1, day, hp high, food high, fist, no armour, surface"
 
 
 @settings(max_examples=60, deadline=None)

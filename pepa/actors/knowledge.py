@@ -72,6 +72,7 @@ from pepa.proposals import ProposalError, ProposalStore
 from pepa.retention import PRUNE_EVERY, RetentionPolicy
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival.progress import KEPT_AREAS
+from pepa.survival.situation import Situation
 from pepa.world.death import DeathCause
 
 __all__ = ["Knowledge"]
@@ -261,7 +262,9 @@ class Knowledge(SupervisedActor):
     def _learn(self, draft: LessonDraft, source: str) -> None:
         lesson = self.db.learn(draft, source)
         if lesson is not None:
-            logger.info("lesson (%s): %s (confidence %.2f)", source, lesson.text, lesson.confidence)
+            where = Situation.parse(lesson.signature).describe() if lesson.signature else "anywhere"
+            text, confidence = lesson.text, lesson.confidence
+            logger.info("lesson (%s): %s (confidence %.2f; %s)", source, text, confidence, where)
             self.publish(announcement(lesson))
             self._log_lesson(f"learned ({source}): {lesson.text} → {lesson.confidence:.2f}")
 

@@ -83,20 +83,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
         near = hostile.get("distance") if hostile.get("name") == name else None
         seen = f"{name} at {near} blocks" if near is not None else name
         told = "" if guessed else f"{cause.summary()}; "
-        blown = cause.kind == "explosion" and name == "creeper"
-        keep = (
-            (
-                _turn(
-                    "creeper_keep",
-                    f"+{CREEPER_KEEP:g}",
-                    name,
-                    met,
-                    f"blown up: keep {CREEPER_KEEP:g} blocks from creepers",
-                ),
-            )
-            if blown
-            else ()
-        )
+        keep = _fight_knobs(name, cause, met)
         if skill.startswith("combat.attack-nearest"):
             return PostMortemDraft(
                 knobs=keep,
@@ -151,6 +138,30 @@ _HAZARDS = {
 """Deaths by the world, not a foe: what the lesson notes (the movement knobs come later)."""
 
 
+def _fight_knobs(name: str, cause: DeathCause, met: str) -> tuple[LessonDraft, ...]:
+    """The knobs a death in a fight turns, in that fight's situation (``met``): a creeper's
+    blast, the distance kept from creepers; any other foe, the health wanted before taking one
+    on, and the crowd fled from when it came with others. None with the fight unknown (no
+    snapshot showed the killer): one death says nothing about fights in general."""
+    if cause.kind == "explosion" and name == "creeper":
+        why = f"blown up: keep {CREEPER_KEEP:g} blocks from creepers"
+        return (_turn("creeper_keep", f"+{CREEPER_KEEP:g}", name, met, why),)
+    if not met:
+        return ()
+    margin = _turn(
+        "fight_margin", f"+{FIGHT_MARGIN:g}", name, met,
+        f"killed by {name}: want {FIGHT_MARGIN:g} more health before a fight like this",
+    )  # fmt: skip
+    crowd = Situation.parse(met).crowd
+    if crowd in ("0", "1", ""):
+        return (margin,)
+    why = f"killed by {name} with {crowd} hostiles near: flee from one hostile fewer"
+    return margin, _turn("crowd", "-1", name, met, why)
+
+
+FIGHT_MARGIN = 4.0
+"""Health a death in a fight has the bot want beyond the policy's own before a like fight:
+one zombie's blow and a half on hard (3 times 1.5), an arrow or two."""
 CREEPER_KEEP = 7.0
 """Blocks to keep from creepers after one blew the bot up: a lit creeper stops swelling beyond
 7 (vanilla SwellGoal), so one kept that far never goes off."""

@@ -89,8 +89,9 @@ class Lessons:
             return Tuning()
         present = situation_of(world)
 
-        def recalled(skill: str, mob: str) -> Iterator[tuple[str, float, str, Any]]:
-            for found in self.index.recall(skill, replace(present, mob=mob)):
+        def recalled(skill: str, mob: str | None) -> Iterator[tuple[str, float, str, Any]]:
+            like = present if mob is None else replace(present, mob=mob)
+            for found in self.index.recall(skill, like):
                 yield found.verdict, found.weight, self.alternatives.get(found.key, ""), found.key
 
         return tuning(recalled, ADVICE_CONFIDENCE)

@@ -345,11 +345,10 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     low and clear, and fights only what is already in reach.
     """
     struck = now - memory.struck_creeper_at < combat.CREEPER_STRIKE_GAP
-    creepers = any(t.name == "creeper" for t in world.threats)
-    keep = memory.tuning(world).creeper_keep if creepers else 0.0
-    plan = combat.assess(
-        world, struck_creeper=struck, may_cover=memory.may_cover(now), creeper_keep=keep
-    )
+    tuned = memory.tuning(world) if world.threats else Tuning()
+    may_cover = memory.may_cover(now)
+    plan = combat.assess(world, struck_creeper=struck, may_cover=may_cover, tuning=tuned)
+    taught = tuned.lesson(plan.knob) if plan is not None and plan.knob else None
     in_flight = memory.flight_since is not None and (
         memory.clear_since is None or now - memory.clear_since < SAFE_FOR
     )
@@ -374,6 +373,8 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
                 return None if fled is None else replace(fled, advice=lesson)
             return Decision(reflex="defend", skill=instead, reason=why, advice=lesson)
         return _fight(target, plan.reason)
+    if plan.stance == "approach" and (target is None or target.position is None):
+        return Decision(reflex="defend", reason=f"{plan.reason}: where it is comes next")
     if plan.stance == "approach" and target is not None and target.position is not None:
         return Decision(
             reflex="defend",
@@ -383,7 +384,8 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
         )
     if plan.stance == "cover":
         return _cover(world, plan.away_from, plan.reason)
-    return _flee(world, plan.away_from, plan.reason, flight=plan.stance == "flee")
+    fled = _flee(world, plan.away_from, plan.reason, flight=plan.stance == "flee")
+    return fled if fled is None or taught is None else replace(fled, advice=taught)
 
 
 def _cover(world: WorldView, archers: Sequence[Entity], reason: str) -> Decision:
@@ -438,12 +440,18 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     if memory.trapped_since is not None and now - memory.trapped_since >= trapped_after:
         return Decision(reflex="escape", skill="survive.escape", reason="no way out on foot")
     food = 20 if world.food is None else world.food
-    hungry_below = memory.tuning(world).eat_below if food < 20 else HUNGRY_BELOW
-    if food < hungry_below and now - memory.last_eat >= EAT_COOLDOWN:
+    fed = now - memory.last_eat >= EAT_COOLDOWN
+    if HUNGRY_BELOW <= food < 20 and fed:  # a lesson may have the bot eat sooner
+        tuned = memory.tuning(world)
+        taught = tuned.lesson("eat_below") if food < tuned.eat_below else None
+    else:
+        taught = None
+    if (food < HUNGRY_BELOW or taught is not None) and fed:
         best = _best_food(world.inventory.items, food)
         if best is not None:
+            why = f"food {food}" + (f" (a lesson: eat below {tuned.eat_below:g})" if taught else "")
             return Decision(
-                reflex="eat", skill="survive.eat", args={"item": best}, reason=f"food {food}"
+                reflex="eat", skill="survive.eat", args={"item": best}, reason=why, advice=taught
             )
     order = memory.slot.order
     if order is not None:  # below defend, escape and eat: an order never stops them
@@ -451,7 +459,6 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
         return Decision(
             reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
         )
-    fed = now - memory.last_eat >= EAT_COOLDOWN
     supper = _best_food(world.inventory.items, food) if fed else None
     step = night.plan(
         world,

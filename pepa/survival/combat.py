@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from pepa.survival.knobs import Tuning
 from pepa.world.view import Entity, WorldView
 
 __all__ = [
@@ -60,6 +61,9 @@ ATTACK_RADIUS = 4.0
 accepts 6)."""
 CROWD = 3
 """Hostiles within :data:`ENGAGE_RADIUS` that make a bare-handed, unarmoured bot flee."""
+MIN_CROWD = 2
+"""A lesson may lower the crowd that makes the bot flee to this, no lower (one hostile alone
+is a fight, which the ``fight_margin`` knob governs)."""
 CREEPER_CLEAR = 7.0
 """A lit creeper stops swelling beyond 7 blocks (vanilla SwellGoal: distance² > 49)."""
 CREEPER_STRIKE_GAP = 1.5
@@ -136,6 +140,8 @@ class Plan:
     away_from: tuple[Entity, ...] = ()
     """The hostiles to get away from (``flee``, ``back-off``) or hide from (``cover``)."""
     reason: str = ""
+    knob: str = ""
+    """The knob (pepa.survival.knobs) whose lesson made this the plan, "" for the policy's own."""
 
 
 def weapon_damage(world: WorldView) -> float:
@@ -194,17 +200,24 @@ def _needed_hp(mob: Mob, world: WorldView) -> float:
 
 def assess(
     world: WorldView, *, struck_creeper: bool = False, may_cover: bool = True,
-    creeper_keep: float = 0.0,
+    tuning: Tuning | None = None,
 ) -> Plan | None:  # fmt: skip
     """What to do about the hostiles in view; None when none needs anything yet.
 
     ``struck_creeper``: the bot struck a creeper less than :data:`CREEPER_STRIKE_GAP`
     seconds ago (the caller keeps the time). ``may_cover``: False when a search for
-    cover found none lately (the caller keeps that too). ``creeper_keep``: a lesson's
-    distance to keep from creepers (the ``creeper_keep`` knob, pepa.survival.knobs):
-    nearer, the bot flees (a flight, not a back-off of a few steps, which the creeper
-    walks after) instead of striking; 0: the default policy.
+    cover found none lately (the caller keeps that too). ``tuning``: the knobs lessons
+    turned (pepa.survival.knobs; None: the default policy), and a plan they changed
+    names its knob (``Plan.knob``):
+
+    - ``creeper_keep``: a distance to keep from creepers: nearer, the bot flees (a
+      flight, not a back-off of a few steps, which the creeper walks after) instead
+      of striking;
+    - ``crowd``: added to :func:`crowd_limit` (never below two);
+    - ``fight_margin``: health wanted beyond the mob's row before taking it on.
     """
+    knobs = tuning or Tuning()
+    creeper_keep = knobs.creeper_keep
     # nearest first, within 16; archers that cannot see the bot are no reason to act
     threats = tuple(t for t in world.threats if not _unseen_archer(t))
     if not threats:
@@ -220,24 +233,28 @@ def assess(
     if near and hp <= LOW_HP:
         return Plan(stance="flee", away_from=near, reason=f"hp {hp:g} with {_count(near)} near")
     limit = crowd_limit(world)
-    if len(near) >= limit:
+    taught = max(min(limit, MIN_CROWD), limit + round(knobs.crowd))
+    if len(near) >= taught:
+        by = "crowd" if len(near) < limit else ""
         return Plan(
-            stance="flee", away_from=near,
-            reason=f"outnumbered: {len(near)} hostiles within {ENGAGE_RADIUS:g}",
+            stance="flee", away_from=near, knob=by,
+            reason=f"outnumbered: {len(near)} hostiles within {ENGAGE_RADIUS:g}{_taught(by)}",
         )  # fmt: skip
     nearest = threats[0]
     mob = MOBS.get(nearest.name, OTHER)
     need = _needed_hp(mob, world)
-    if nearest.distance <= ENGAGE_RADIUS and hp < need:
+    if nearest.distance <= ENGAGE_RADIUS and hp < need + knobs.fight_margin:
+        by = "fight_margin" if hp >= need else ""
         return Plan(
-            stance="flee", away_from=near or (nearest,),
-            reason=f"hp {hp:g} < {need:g} to fight a {nearest.name}",
+            stance="flee", away_from=near or (nearest,), knob=by,
+            reason=f"hp {hp:g} < {need + knobs.fight_margin:g} to fight a {nearest.name}"
+            f"{_taught(by)}",
         )  # fmt: skip
     in_reach = nearest.distance <= ATTACK_RADIUS
     if mob.style == "creeper":
         if nearest.distance < creeper_keep:  # a flight: a few steps back, it walks after
             why = f"keeping {creeper_keep:g} from the creeper at {_d(nearest)} (a lesson)"
-            return Plan(stance="flee", away_from=(nearest,), reason=why)
+            return Plan(stance="flee", away_from=(nearest,), reason=why, knob="creeper_keep")
         if struck_creeper and nearest.distance < CREEPER_KEEP:
             return Plan(stance="back-off", away_from=(nearest,), reason="struck the creeper")
         if in_reach:
@@ -264,6 +281,10 @@ def assess(
     if in_reach:
         return Plan(stance="fight", target=nearest, reason=f"{nearest.name} at {_d(nearest)}")
     return None
+
+
+def _taught(knob: str) -> str:
+    return " (a lesson)" if knob else ""
 
 
 def _d(entity: Entity) -> str:

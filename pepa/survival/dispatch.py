@@ -45,12 +45,26 @@ Admission = str
 """``keep`` the running skill, ``preempt`` it (stop it, start the new one), or ``start``."""
 
 
+ADVANCES = frozenset({"combat.approach"})
+"""Defend skills that walk toward a hostile: a retreat decided meanwhile replaces them."""
+RETREATS = frozenset({"survive.flee", "survive.cover"})
+"""Defend skills that walk away from hostiles."""
+
+
 def admit(running: Running | None, decision: Decision) -> Admission:
-    """What a fresh decision does to the running skill."""
+    """What a fresh decision does to the running skill.
+
+    A higher reflex pre-empts a lower one; within one reflex the running skill
+    goes on, except that a retreat replaces an advance (closing in on an archer
+    that has meanwhile shot the bot below the health to fight it); never the
+    other way round, so the two cannot take turns.
+    """
     if running is None or running.action_id is None:
         return "start"
     if running.decision.skill == decision.skill:
         return "keep"  # already doing it
+    if running.decision.skill in ADVANCES and decision.skill in RETREATS:
+        return "preempt"
     if decision.priority <= running.decision.priority:
         return "keep"  # a lower reflex waits for the running one
     return "preempt"

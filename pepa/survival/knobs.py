@@ -41,8 +41,10 @@ class Knob:
     default: float
     low: float
     high: float
-    mob: str
-    """The hostile it is about (recalled as if that mob were the nearest), "" for none."""
+    mob: str | None
+    """The hostile it is about (recalled as if that mob were the nearest), "" for none, None for
+    the present's own nearest hostile (a knob of every fight: lessons about fights with the
+    mob at hand are recalled)."""
     doc: str
 
 
@@ -55,6 +57,16 @@ KNOBS: dict[str, Knob] = {
     "eat_below": Knob(
         default=16.0, low=16.0, high=19.0, mob="",
         doc="food below which the bot eats when nothing more urgent runs",
+    ),
+    "fight_margin": Knob(
+        default=0.0, low=0.0, high=8.0, mob=None,
+        doc="health the bot wants beyond the policy's own before taking on the nearest "
+        "hostile (melee or archer): short of it, it flees instead",
+    ),
+    "crowd": Knob(
+        default=0.0, low=-2.0, high=0.0, mob=None,
+        doc="change to how many hostiles near make the bot flee (never below two: one "
+        "hostile alone is the fight margin's business)",
     ),
 }  # fmt: skip
 """Every knob a lesson may turn (the whitelist)."""
@@ -81,17 +93,24 @@ class Tuning:
 
     creeper_keep: float = KNOBS["creeper_keep"].default
     eat_below: float = KNOBS["eat_below"].default
+    fight_margin: float = KNOBS["fight_margin"].default
+    crowd: float = KNOBS["crowd"].default
     turned: tuple[tuple[str, Any], ...] = ()
     """``(knob, lesson key)`` of each knob a lesson moved (for the log and the advice's
     outcome)."""
 
+    def lesson(self, name: str) -> Any:
+        """The key of the lesson that moved knob ``name``, None when it keeps its default."""
+        return next((key for knob, key in self.turned if knob == name), None)
+
 
 def tuning(
-    recalled: Callable[[str, str], Iterable[tuple[str, float, str, Any]]], threshold: float
+    recalled: Callable[[str, str | None], Iterable[tuple[str, float, str, Any]]],
+    threshold: float,
 ) -> Tuning:
     """Each knob at its default plus the heaviest ``tune`` lesson recalled at ``threshold`` or
     more, clamped to its bounds; ``recalled(skill, mob)`` yields ``(verdict, weight, change,
-    key)`` heaviest first."""
+    key)`` heaviest first (``mob`` None: the present's own)."""
     values: dict[str, float] = {}
     turned: list[tuple[str, Any]] = []
     for name, knob in KNOBS.items():

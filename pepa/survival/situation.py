@@ -115,7 +115,7 @@ class Situation:
         parts += [f"hp {self.hp}"] if self.hp else []
         parts += [f"food {self.food}"] if self.food else []
         parts += [self.weapon] if self.weapon else []
-        parts += [f"{self.armour} armour"] if self.armour else []
+        parts += [f"{'no' if self.armour == 'none' else self.armour} armour"] if self.armour else []
         parts += [self.terrain] if self.terrain else []
         return (f"{self.cause}: " if self.cause else "") + ", ".join(parts)
 

@@ -137,6 +137,13 @@ module.exports.server = function (serv, settings) {
     },
     damage: (a) => { const p = player(a.player); p.takeDamage({ damage: num(a.amount, 1) }); return { health: p.health } },
     kill: (a) => { const p = player(a.player); p.takeDamage({ damage: Math.max(p.health, 1) }); return { health: p.health } },
+    // set_difficulty {level}: 0 peaceful .. 3 hard (damage scaling, starvation's floor)
+    set_difficulty: (a) => {
+      const level = num(a.level, 1)
+      if (![0, 1, 2, 3].includes(level)) throw new Error(`difficulty is 0 to 3, not ${a.level}`)
+      serv.difficulty = level
+      return { difficulty: serv.difficulty }
+    },
     set_xp: (a) => { const p = player(a.player); p.setXp(num(a.xp, 0)); return { xp: p.xp, level: p.level } },
     gamemode: (a) => { const p = player(a.player); p.setGameMode(num(a.mode, 0)); return { gameMode: p.gameMode } },
 
