@@ -275,6 +275,9 @@ class FakeLink:
     def wear(self) -> str | None:
         return self._action("wear")
 
+    def surface(self) -> str | None:
+        return self._action("surface")
+
     def flee(self, sources: list[tuple[float, float]], distance: float = 16.0) -> str | None:
         return self._action("flee", [tuple(p) for p in sources], distance)
 

@@ -23,6 +23,7 @@ from skills import (
     survive_flee,
     survive_shelter,
     survive_sleep,
+    survive_surface,
 )
 from skills._base import Link, Skill, Started
 from skills.craft import craft_skill
@@ -51,6 +52,7 @@ REGISTRY: dict[str, Skill] = {
         survive_eat.SKILL,
         survive_sleep.SKILL,
         survive_shelter.SKILL,
+        survive_surface.SKILL,
         survive_escape.ESCAPE,
         survive_escape.PILLAR_UP,
         survive_escape.DIG_OUT,

@@ -12,6 +12,7 @@ without the lesson.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,7 +22,7 @@ from pepa.ipc import protocol
 from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
-from tests.world_harness import distance, own_daemon, server_player
+from tests.world_harness import distance, own_daemon, server_player, teleport
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("closed_loop")]
 
@@ -204,3 +205,49 @@ def test_starved_once_the_bot_eats_before_it_is_hungry(
     line = daemon.lines[daemon.wait_line("(a lesson: eat below 19)", 30, start=mark)]
     assert "eat: survive.eat" in line and "food 17" in line, line
     eventually(lambda: world.op("hunger", player=BOT)["food"] > 17, 30, "the bread eaten")
+
+
+DEPTH = 16
+"""Blocks of water over the pool's floor: about 7 s of swimming up."""
+
+
+@pytest.mark.timeout(240)
+def test_drowned_once_the_bot_comes_up_for_air_sooner(
+    sandbox: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = sandbox
+    spot = me(world)["position"]
+    x, y, z = math.floor(spot["x"]), math.floor(spot["y"]), math.floor(spot["z"])
+    # a pool round where the bot stands: stone walls and floor, 3 x 3 of water DEPTH deep
+    world.op("fill", x1=x - 2, y1=y - DEPTH - 1, z1=z - 2, x2=x + 2, y2=y - 1, z2=z + 2)
+    world.op("fill", x1=x - 1, y1=y - DEPTH, z1=z - 1, x2=x + 1, y2=y - 1, z2=z + 1, block="water")
+    deaths = daemon.count(RECORDED)
+
+    def dive() -> None:
+        teleport(world, BOT, x + 0.5, y - DEPTH, z + 0.5)
+
+    def expose() -> None:  # on 6 hp the paused bot drowns 18 s after it goes under
+        world.op("set_health", player=BOT, hp=6)
+        dive()
+
+    try:
+        death = killed(world, daemon, expose, "drowned: come up for air at 16")
+        assert death["cause"]["kind"] == "drowning"
+        # the default policy swims up at 8 of 20 (6 s left), short of the 7 s up from here
+        world.op("set_health", player=BOT, hp=6)
+        mark = len(daemon.lines)
+        dive()
+        daemon.wait_line(
+            "breathe: survive.surface (air 16 of 20 under water (a lesson", 30, start=mark
+        )
+        eventually(
+            lambda: (
+                world.op("hazards", player=BOT)["air"] == 300 and me(world)["position"]["y"] > y - 2
+            ),
+            30,
+            "the bot at the surface with its air back",
+        )
+        assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1
+    finally:  # the ground back as it was, the bot on it
+        teleport(world, BOT, x + 0.5, y + 3, z + 0.5)
+        world.op("fill", x1=x - 1, y1=y - DEPTH, z1=z - 1, x2=x + 1, y2=y - 1, z2=z + 1)

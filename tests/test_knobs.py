@@ -184,3 +184,26 @@ def test_lessons_never_make_the_crowd_below_two_nor_a_death_unseen_teach_a_fight
     unseen = {"snapshots": [world().to_wire()], "cause": {"key": "death.attack.arrow",
               "killer": "skeleton"}}  # fmt: skip
     assert analyse("shot", unseen).knobs == ()
+
+
+def test_drowned_once_the_bot_comes_up_for_air_sooner_everywhere() -> None:
+    post = analyse("drowned", {"cause": {"key": "death.attack.drown"}, "snapshots": []})
+    (sooner,) = post.knobs
+    assert (sooner.skill, sooner.alternative, sooner.signature) == ("knob.air_below", "+8", "")
+    memory = Memory()
+    under = world(air=12, headInWater=True)
+    assert decide(under, 0.0, memory).reflex == "idle"  # 9 s of air left: the default waits
+    low = decide(world(air=8, headInWater=True), 0.0, memory)
+    assert (low.reflex, low.skill, low.advice) == ("breathe", "survive.surface", None)
+    learn_from(memory, post)
+    up = decide(under, 0.0, memory)
+    assert (up.reflex, up.skill) == ("breathe", "survive.surface")
+    assert up.reason == "air 12 of 20 under water (a lesson: up at 16)"
+    assert up.advice == ("knob.air_below", "", TUNE, "")
+    assert decide(world(air=12), 0.0, memory).reflex == "idle"  # the head out: air comes back
+    assert decide(world(air=20, headInWater=True), 0.0, memory).reflex == "idle"
+
+
+def test_breathing_comes_before_a_fight() -> None:
+    zombie = world(air=4, headInWater=True, threats=mob("zombie", 2.0))
+    assert decide(zombie, 0.0, Memory()).reflex == "breathe"

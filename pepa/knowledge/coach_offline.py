@@ -109,6 +109,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
     if cause.kind in _HAZARDS:
         what = cause.summary()
         return PostMortemDraft(
+            knobs=_HAZARD_KNOBS.get(cause.kind, ()),
             cause=f"{what} while doing {doing}",
             analysis=f"{cause.text or what}; health {lost}",
             lesson=LessonDraft(
@@ -135,7 +136,7 @@ _HAZARDS = {
     "void": "keep away from the world's edge",
     "contact": "do not touch cactus or berry bushes",
 }
-"""Deaths by the world, not a foe: what the lesson notes (the movement knobs come later)."""
+"""Deaths by the world, not a foe: what the lesson notes."""
 
 
 def _fight_knobs(name: str, cause: DeathCause, met: str) -> tuple[LessonDraft, ...]:
@@ -167,9 +168,22 @@ CREEPER_KEEP = 7.0
 7 (vanilla SwellGoal), so one kept that far never goes off."""
 
 
+AIR_SOONER = 8.0
+"""Air points (0.75 s each) sooner a drowning has the bot swim up: at 16 of 20, 12 s of air, for
+24 blocks of water at the 2 blocks a second a bot swims up."""
+
+
 def _turn(knob: str, change: str, hostile: str, signature: str, text: str) -> LessonDraft:
     """A lesson that turns a knob of the policy (pepa.survival.knobs)."""
     return LessonDraft(
         skill=knob_skill(knob), situation="knob", hostile=hostile, verdict=TUNE,
         alternative=change, text=text, confidence=0.7, signature=signature,
     )  # fmt: skip
+
+
+_HAZARD_KNOBS: dict[str, tuple[LessonDraft, ...]] = {
+    "drowning": (
+        _turn("air_below", f"+{AIR_SOONER:g}", "", "", "drowned: come up for air at 16 of 20"),
+    ),
+}
+"""The knobs a death by the world turns, by cause (a fall or lava: still only a note)."""

@@ -1,10 +1,13 @@
 """The reflex chain: one decision from (world, now, memory). Pure: no clock, no I/O.
 
-Priority, highest first: defend > escape > eat > operator order > sleep >
-task > idle (an order never stops defend, escape or eat). The reflex actor
+Priority, highest first: breathe > defend > escape > eat > operator order >
+sleep > task > idle (an order never stops breathe, defend, escape or eat). The reflex actor
 calls :func:`decide` on every world change and every tick, and pre-empts a
 running action when a higher reflex wins.
 
+- **breathe**: the head under water and the air at or below 8 of 20 (6 s left;
+  the ``air_below`` knob) → swim up until the head is out and the air full
+  (nothing below pre-empts it meanwhile: a fight under water drowns the bot).
 - **defend**: the combat policy (:func:`pepa.survival.combat.assess`): fight
   the nearest, flee, back off from a creeper, close in on an archer; a
   flight, once begun, goes on while a hostile is within 20 blocks and for 3 s
@@ -41,6 +44,7 @@ from pepa.world.view import Entity, Vec3, WorldView
 __all__ = ["ADVICE_ALTERNATIVES", "FOOD_PRIORITY", "PRIORITY", "Decision", "Memory", "decide"]
 
 PRIORITY = {
+    "breathe": 55,
     "defend": 50,
     "escape": 45,
     "eat": 40,
@@ -63,6 +67,9 @@ FLEE_EAT_CLEAR = 6.0
 """Eating takes 1.6 s (32 ticks), in which a zombie closes 3.7 blocks (2.28 blocks/s)."""
 BACK_OFF = 8.0
 """Blocks a back-off from a creeper runs (a lit fuse goes out beyond 7)."""
+AIR_BELOW = 8
+"""Air (of 20; 0.75 s a point) at or below which the bot swims up: 6 s, 12 blocks of swimming up
+at about 2 blocks a second (prismarine-physics: jump in water +0.04 a tick, drag 0.8)."""
 HUNGRY_BELOW = 16
 EAT_COOLDOWN = 5.0
 SLEEP_RETRY = 30.0
@@ -388,6 +395,24 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     return fled if fled is None or taught is None else replace(fled, advice=taught)
 
 
+def _breathe(world: WorldView, memory: Memory) -> Decision | None:
+    """The breathe link: the head under water and the air at or below the ``air_below`` knob
+    (default :data:`AIR_BELOW`) → swim up."""
+    air = world.air
+    if not world.head_in_water or air is None or air >= 20:
+        return None
+    taught = None
+    if air > AIR_BELOW:  # a lesson may have the bot come up sooner
+        tuned = memory.tuning(world)
+        taught = tuned.lesson("air_below") if air <= tuned.air_below else None
+        if taught is None:
+            return None
+    why = f"air {air} of 20 under water"
+    if taught is not None:
+        why += f" (a lesson: up at {tuned.air_below:g})"
+    return Decision(reflex="breathe", skill="survive.surface", reason=why, advice=taught)
+
+
 def _cover(world: WorldView, archers: Sequence[Entity], reason: str) -> Decision:
     """Walk to a cell hidden from ``archers`` and the other archers in range, seen or not
     (the JS side searches the blocks), never next to the other hostiles in view."""
@@ -431,6 +456,9 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     """The single decision of the reflex chain for this moment."""
     if not world.in_world:
         return Decision(reflex="idle", reason="not in the world")
+    breath = _breathe(world, memory)
+    if breath is not None:
+        return breath
     defence = _defend(world, now, memory)
     if defence is not None:
         return defence

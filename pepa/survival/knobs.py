@@ -58,6 +58,11 @@ KNOBS: dict[str, Knob] = {
         default=16.0, low=16.0, high=19.0, mob="",
         doc="food below which the bot eats when nothing more urgent runs",
     ),
+    "air_below": Knob(
+        default=8.0, low=8.0, high=18.0, mob="",
+        doc="air (0 to 20, each point 0.75 s) at or below which the bot, its head under "
+        "water, swims up for more",
+    ),
     "fight_margin": Knob(
         default=0.0, low=0.0, high=8.0, mob=None,
         doc="health the bot wants beyond the policy's own before taking on the nearest "
@@ -93,6 +98,7 @@ class Tuning:
 
     creeper_keep: float = KNOBS["creeper_keep"].default
     eat_below: float = KNOBS["eat_below"].default
+    air_below: float = KNOBS["air_below"].default
     fight_margin: float = KNOBS["fight_margin"].default
     crowd: float = KNOBS["crowd"].default
     turned: tuple[tuple[str, Any], ...] = ()

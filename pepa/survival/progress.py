@@ -45,7 +45,7 @@ LADDER = ("repath", "pillar-up", "dig-out", "alert")
 MOVEMENT_SKILLS = ("nav.goto", "nav.follow", "nav.explore")
 """Skills whose progress is measured in blocks walked (escapes are watched by their own end; a
 flight runs under defend, which suspends the watch)."""
-SUSPENDING = ("defend", "escape", "eat")
+SUSPENDING = ("breathe", "defend", "escape", "eat")
 """Reflexes that pre-empt a walk for their own reasons: no verdict while one runs."""
 NOT_STUCK = ("cannot see",)
 """Walk errors that say nothing about the terrain: the target is out of sight (the reflex waits)."""

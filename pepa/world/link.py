@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
     "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
-    "hunt", "smelt", "shelter", "wear", "flee", "cover",
+    "hunt", "smelt", "shelter", "wear", "flee", "cover", "surface",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
@@ -269,6 +269,10 @@ class MinecraftLink:
     def shelter(self) -> str | None:
         """Wall the bot in for the night: into the ground, or with blocks it holds."""
         return self._action("shelter")
+
+    def surface(self) -> str | None:
+        """Swim up until the head is out of the water and the air is full again."""
+        return self._action("surface")
 
     def wear(self) -> str | None:
         """Put on the armour it holds and a shield in the off-hand."""

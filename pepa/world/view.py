@@ -258,6 +258,10 @@ class WorldView:
     """Whether the pathfinder is moving the bot."""
     held_item: str | None = None
     sleeping: bool = False
+    air: int | None = None
+    """Air left, 0 to 20 (each point 0.75 s under water); None before the server said."""
+    head_in_water: bool = False
+    """Whether the block at eye height is water (the air runs down)."""
     enclosure: Enclosure | None = None
     beds: tuple[Bed, ...] = ()
     """Beds within 16 blocks (listed at night), nearest first."""
@@ -293,6 +297,8 @@ class WorldView:
             moving=fields.get("moving") is True,
             held_item=_str(fields.get("heldItem")),
             sleeping=fields.get("sleeping") is True,
+            air=_int(fields.get("air")),
+            head_in_water=fields.get("headInWater") is True,
             enclosure=Enclosure.parse(fields.get("enclosure")),
             beds=tuple(sorted((b for b in beds if b is not None), key=lambda b: b.distance)),
             entities=_entities(fields.get("entities")),
@@ -383,6 +389,8 @@ class WorldView:
             "moving": self.moving,
             "heldItem": self.held_item,
             "sleeping": self.sleeping,
+            "air": self.air,
+            "headInWater": self.head_in_water,
             "enclosure": (
                 {"openSides": self.enclosure.open_sides, "ceiling": self.enclosure.ceiling}
                 if self.enclosure

@@ -29,6 +29,7 @@ const { Vec3 } = require(path.join(NM, 'vec3'))
 const coverModule = require('./cover')
 const { createMelee } = require('./melee')
 const { createDeathWatch } = require('./death_cause')
+const breath = require('./breath')
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const WORN_SLOTS = [5, 6, 7, 8, 45] // player window: head, torso, legs, feet, off-hand
@@ -267,6 +268,8 @@ function createBot (opts, onEvent) {
       isDay: bot.time ? bot.time.isDay : null,
       moving: bot.pathfinder ? bot.pathfinder.isMoving() : false,
       sleeping: !!bot.isSleeping,
+      air: breath.airOf(bot),
+      headInWater: breath.headInWater(bot),
       heldItem: bot.heldItem ? bot.heldItem.name : null,
       entities: ents,
       inventory: { counts, items, emptySlots: empty },
@@ -611,7 +614,7 @@ function createBot (opts, onEvent) {
   // (melee.hold, counted: they overlap). The guard's lookAt at an archer would steer
   // centre()'s hand-held walk or a placement toward it, and its stop for an arrow would
   // halt a tower or a walk to cover.
-  const SUSPENDING = ['goto', 'sleep', 'escape', 'gather', 'craft', 'cover', 'place', 'smelt', 'shelter']
+  const SUSPENDING = ['goto', 'sleep', 'escape', 'gather', 'craft', 'cover', 'place', 'smelt', 'shelter', 'surface']
   const running = new Map() // action id -> ends its suspension
   function settle (id) { const end = running.get(id); if (end) { running.delete(id); end() } }
   function suspending (action) {
@@ -1094,6 +1097,16 @@ function createBot (opts, onEvent) {
       run().then(
         (dug) => done(id, true, { action: 'shelter', dug, position: vxyz(bot.entity.position) }),
         (e) => done(id, false, { action: 'shelter', error: epoch !== cancelEpoch ? 'stopped' : String(e && e.message), position: vxyz(bot.entity.position) }))
+      return true
+    },
+    // surface(id): swim up for air until the head is out and the air full (breath.js)
+    surface (id) {
+      const epoch = cancelEpoch
+      const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
+      bot.pathfinder.stop()
+      breath.surface(bot, stopped).then(
+        (up) => done(id, true, { action: 'surface', air: up.air, position: vxyz(up.position) }),
+        (e) => done(id, false, { action: 'surface', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
       return true
     },
     // wear(id): put on the best armour held and a shield in the off-hand

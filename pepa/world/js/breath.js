@@ -1,0 +1,80 @@
+'use strict'
+// Air: whether the bot's head is under water, how much air it has left, and coming up for it.
+//
+// mineflayer keeps the air supply the server sends (entity metadata 1) as
+// bot.oxygenLevel, 0 to 20 (each point 15 of vanilla's 300 ticks: 0.75 s); the
+// head counts as under water when the block at eye height is water or a water plant.
+const { Vec3 } = require('vec3')
+
+const WATERY = new Set(['water', 'bubble_column', 'kelp', 'kelp_plant', 'seagrass', 'tall_seagrass'])
+const EYE = 1.62 // a standing player's eye height
+const FULL = 20
+const GIVE_UP_MS = 30000 // a swim up that long is not going to end (a roof over the water)
+const LOOK = 6 // blocks round the bot searched for a column with air over its water
+
+function headInWater (bot) {
+  const me = bot.entity
+  if (!me || !me.position) return false
+  const head = bot.blockAt(me.position.offset(0, EYE, 0))
+  return !!(head && WATERY.has(head.name))
+}
+
+function airOf (bot) {
+  return typeof bot.oxygenLevel === 'number' ? bot.oxygenLevel : null
+}
+
+// The nearest column within LOOK blocks whose water reaches up to air from the bot's height,
+// { dx, dz, distance }; the bot's own column first. null when none is found (a roof overall).
+function openColumn (bot) {
+  const here = bot.entity.position.floored()
+  let best = null
+  for (let dx = -LOOK; dx <= LOOK; dx++) {
+    for (let dz = -LOOK; dz <= LOOK; dz++) {
+      const d = Math.hypot(dx, dz)
+      if (d > LOOK || (best && d >= best.distance)) continue
+      for (let y = here.y + 1; y <= here.y + 48; y++) {
+        const b = bot.blockAt(new Vec3(here.x + dx, y, here.z + dz))
+        if (!b) break
+        if (b.name === 'air' || b.name === 'cave_air') { best = { dx, dz, distance: d }; break }
+        if (!WATERY.has(b.name)) break
+      }
+    }
+  }
+  return best
+}
+
+// Swim up until the head is out of the water and the air is full again, holding jump
+// (and walking to the nearest column open to the sky when a block is over the head).
+// Resolves with { air, position }; rejects when `stopped()` throws or after GIVE_UP_MS.
+function surface (bot, stopped) {
+  const column = openColumn(bot)
+  const start = Date.now()
+  return new Promise((resolve, reject) => {
+    const end = (err, value) => {
+      bot.removeListener('physicsTick', tick)
+      bot.setControlState('jump', false)
+      bot.setControlState('forward', false)
+      if (err) reject(err); else resolve(value)
+    }
+    const tick = () => {
+      try { stopped() } catch (e) { return end(e) }
+      if (!bot.entity || bot.health <= 0) return end(new Error('died under water'))
+      const under = headInWater(bot)
+      const air = airOf(bot)
+      if (!under && (air === null || air >= FULL)) return end(null, { air, position: bot.entity.position })
+      if (Date.now() - start > GIVE_UP_MS) return end(new Error(column ? 'still under water' : 'no open water over the bot'))
+      bot.setControlState('jump', true)
+      if (column && (column.dx !== 0 || column.dz !== 0)) {
+        const p = bot.entity.position
+        const tx = Math.floor(p.x) + column.dx + 0.5
+        const tz = Math.floor(p.z) + column.dz + 0.5
+        const far = Math.hypot(tx - p.x, tz - p.z) > 0.3
+        if (far) bot.lookAt(new Vec3(tx, p.y + EYE, tz), true).catch(() => {})
+        bot.setControlState('forward', far)
+      }
+    }
+    bot.on('physicsTick', tick)
+  })
+}
+
+module.exports = { WATERY, EYE, headInWater, airOf, surface }
