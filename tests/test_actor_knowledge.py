@@ -149,6 +149,36 @@ def test_an_llm_post_mortem_is_stored_beside_the_offline_one_and_its_lessons_lea
     ]  # fmt: skip
 
 
+def test_an_llm_knob_lesson_is_signed_with_the_fight_and_reaches_the_bus(
+    h: ActorHarness[Knowledge], probe: KnowledgeStore
+) -> None:
+    lose_a_fight(h)
+    death_id = h.last(DeathAnalysisRequested).death_id
+
+    def analysed(lesson: dict[str, object]) -> LessonLearned:
+        h.send(DeathAnalysed(death_id=death_id, backend="pi", cause="c", analysis="a",
+                             lessons=(lesson,)))  # fmt: skip
+        return h.last(LessonLearned)
+
+    margin = {
+        "skill": "knob.fight_margin", "hostile": "zombie", "verdict": "tune",
+        "alternative": "+6", "text": "want 6 more health", "confidence": 0.8,
+    }  # fmt: skip
+    # the offline post-mortem turned the same knob in the same fight (+4): the model's lesson is
+    # that one again (a lesson is its skill, mob, verdict and situation), confirmed: the
+    # higher confidence of the two, +0.1
+    assert analysed(margin) == LessonLearned(
+        skill="knob.fight_margin", hostile="zombie", verdict="tune", alternative="+4",
+        confidence=pytest.approx(0.9), signature=MET,
+    )  # fmt: skip
+    crowd = {**margin, "skill": "knob.crowd", "alternative": "-1", "text": "flee from two"}
+    assert analysed(crowd) == LessonLearned(
+        skill="knob.crowd", hostile="zombie", verdict="tune", alternative="-1",
+        confidence=0.8, signature=MET,
+    )  # fmt: skip
+    assert [x.source for x in probe.lessons_for("knob.crowd", "zombie")] == ["pi"]
+
+
 def test_advice_that_held_is_graded_up_once_and_advice_before_a_death_down(
     h: ActorHarness[Knowledge], probe: KnowledgeStore
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -408,3 +409,58 @@ def test_a_cancel_token_runs_callbacks_once_and_late_ones_at_once() -> None:
     token.cancel()
     token.on_cancel(lambda: seen.append("late"))
     assert seen == ["early", "late"] and token.cancelled
+
+
+# -- knob lessons: the same whitelist and bounds as the offline post-mortem's --------
+
+
+def knob(**overrides: Any) -> dict[str, Any]:
+    base = {
+        "skill": "knob.fight_margin",
+        "verdict": "tune",
+        "alternative": "+4",
+        "hostile": "Skeleton",
+        "text": "want more health before a skeleton",
+        "confidence": 0.9,
+    }
+    return {**base, **overrides}  # fmt: skip
+
+
+def test_a_knob_lesson_within_its_bounds_is_accepted_with_the_knobs_own_mob() -> None:
+    lessons = [knob(), knob(skill="knob.eat_below", alternative="+2", hostile="zombie"),
+               knob(skill="knob.creeper_keep", alternative="+6.5", hostile="")]  # fmt: skip
+    margin, eat, keep = validate_postmortem(text(postmortem(lessons=lessons)), CATALOG).lessons
+    assert (margin.skill, margin.verdict, margin.alternative, margin.hostile) == (
+        "knob.fight_margin", "tune", "+4", "skeleton",
+    )  # fmt: skip
+    assert margin.confidence == LLM_CONFIDENCE_CAP
+    assert eat.hostile == ""  # a knob about no mob: the model's mob is dropped
+    assert keep.hostile == "creeper"  # the knob's own mob
+
+
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [
+        (knob(skill="knob.low_hp"), "unknown knob 'low_hp'"),
+        (knob(verdict="avoid"), "verdict is 'tune'"),
+        (knob(alternative="+40"), "not a signed number within 8"),
+        (knob(alternative="4"), "not a signed number"),
+        (knob(alternative="+4; rm -rf /"), "not a signed number"),
+        (knob(alternative=""), "alternative is empty"),
+        (knob(hostile=""), "needs the mob of the fight"),
+        (knob(hostile="../etc"), "needs the mob of the fight"),
+        (knob(confidence=2), "outside 0..1"),
+    ],
+)
+def test_a_knob_lesson_off_the_whitelist_or_out_of_bounds_is_rejected(
+    bad: dict[str, Any], error: str
+) -> None:
+    with pytest.raises(ReplyRejected, match=re.escape(error)):
+        validate_postmortem(text(postmortem(lessons=[bad])), CATALOG)
+
+
+def test_the_post_mortem_prompt_lists_every_knob_with_its_bounds() -> None:
+    prompt = postmortem_prompt("slain by zombie", {"snapshots": []}, CATALOG)
+    assert "- knob.fight_margin (default 0, 0 to 8; hostile: the mob of the fight)" in prompt
+    assert "- knob.eat_below (default 16, 16 to 19; hostile: no mob)" in prompt
+    assert "- knob.creeper_keep (default 0, 0 to 10; hostile: creeper)" in prompt

@@ -184,6 +184,8 @@ def drafts_of(
     """
     snapshots = list((bundle or {}).get("snapshots") or [])
     kind = str(((bundle or {}).get("cause") or {}).get("kind") or "")
+    if kind in ("", "unknown"):
+        kind = "mob"  # no word from the server: the offline post-mortem guesses the same
     return tuple(
         LessonDraft(
             skill=str(lesson["skill"]),

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pepa.llm.validate import LLM_CONFIDENCE_CAP, MAX_LESSONS, SkillCatalog
+from pepa.survival.knobs import KNOBS
 from pepa.world.death import death_cause
 from pepa.world.view import WorldView
 
@@ -49,8 +50,23 @@ def postmortem_prompt(
             f'   "confidence": <0..{LLM_CONFIDENCE_CAP}>}}',
             "]}",
             f"At most {MAX_LESSONS} lessons. prefer needs an alternative; note has none.",
+            'A lesson may instead turn a number of the bot\'s policy: skill "knob.<name>",',
+            'verdict "tune", alternative a signed change ("+4", "-1") within its bounds:',
+            *_knobs(),
         ]
     )
+
+
+def _knobs() -> list[str]:
+    """One line per knob a lesson may turn (pepa.survival.knobs)."""
+    lines = []
+    for name, knob in KNOBS.items():
+        about = "the mob of the fight" if knob.mob is None else knob.mob or "no mob"
+        lines.append(
+            f"- knob.{name} (default {knob.default:g}, {knob.low:g} to {knob.high:g}; "
+            f"hostile: {about}): {knob.doc}"
+        )
+    return lines
 
 
 def next_action_prompt(world: WorldView, catalog: SkillCatalog) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from pepa.llm._base import LlmError
+from pepa.survival.knobs import KNOBS, TUNE, parse_change
 
 __all__ = [
     "LLM_CONFIDENCE_CAP",
@@ -192,6 +193,8 @@ def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:
     if not isinstance(item, dict):
         raise ReplyRejected("a lesson is not an object", text)
     skill = _string(item, "skill", 80, text, required=True)
+    if skill.startswith(KNOB_PREFIX):
+        return _knob_lesson(item, skill, text)
     if skill not in catalog.ids:
         raise ReplyRejected(f"unknown skill {skill!r}", text)
     verdict = _string(item, "verdict", 10, text, required=True)
@@ -212,11 +215,6 @@ def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:
     hostile = _string(item, "hostile", 40, text).lower()
     if not _HOSTILE.match(hostile):
         raise ReplyRejected(f"hostile {hostile!r} is not a mob name", text)
-    confidence = item.get("confidence")
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise ReplyRejected("confidence is not a number", text)
-    if not 0.0 <= confidence <= 1.0:
-        raise ReplyRejected(f"confidence {confidence} is outside 0..1", text)
     return LessonReply(
         skill=skill,
         situation=_string(item, "situation", 100, text),
@@ -224,8 +222,51 @@ def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:
         verdict=verdict,
         alternative=alternative,
         text=_string(item, "text", 300, text, required=True),
-        confidence=min(float(confidence), LLM_CONFIDENCE_CAP),
+        confidence=_confidence(item, text),
     )
+
+
+KNOB_PREFIX = "knob."
+
+
+def _knob_lesson(item: Mapping[str, Any], skill: str, text: str) -> LessonReply:
+    """A lesson that turns a knob of the policy (pepa.survival.knobs): a knob of the whitelist,
+    verdict ``tune``, a signed change within the knob's span; its hostile is the knob's own
+    (none for a knob about no mob), or a mob name for a knob of every fight."""
+    name = skill[len(KNOB_PREFIX) :]
+    knob = KNOBS.get(name)
+    if knob is None:
+        raise ReplyRejected(f"unknown knob {name!r}", text)
+    verdict = _string(item, "verdict", 10, text, required=True)
+    if verdict != TUNE:
+        raise ReplyRejected(f"a knob lesson's verdict is {TUNE!r}, not {verdict!r}", text)
+    change = _string(item, "alternative", 80, text, required=True)
+    if parse_change(name, change) is None:
+        raise ReplyRejected(f"change {change!r} of {name} is not a signed number within "
+                            f"{knob.high - knob.low:g}", text)  # fmt: skip
+    hostile = _string(item, "hostile", 40, text).lower()
+    if knob.mob is not None:
+        hostile = knob.mob  # the knob says what it is about
+    elif not hostile or not _HOSTILE.match(hostile):
+        raise ReplyRejected(f"knob {name} needs the mob of the fight, not {hostile!r}", text)
+    return LessonReply(
+        skill=skill,
+        situation=_string(item, "situation", 100, text),
+        hostile=hostile,
+        verdict=TUNE,
+        alternative=change,
+        text=_string(item, "text", 300, text, required=True),
+        confidence=_confidence(item, text),
+    )
+
+
+def _confidence(item: Mapping[str, Any], text: str) -> float:
+    confidence = item.get("confidence")
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        raise ReplyRejected("confidence is not a number", text)
+    if not 0.0 <= confidence <= 1.0:
+        raise ReplyRejected(f"confidence {confidence} is outside 0..1", text)
+    return min(float(confidence), LLM_CONFIDENCE_CAP)
 
 
 def _string(
