@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,9 @@ from pepa.events import (
     LlmChunkReceived,
     LlmFinished,
     PlanProposed,
+    PlanRevised,
     PlanWanted,
+    ReflectionWanted,
     ReflexTicked,
     TaskSuggested,
     WorldObserved,
@@ -459,3 +462,51 @@ def test_the_offline_coach_answers_a_question_without_a_model(tmp_path: Path) ->
     chunk = h.last(LlmChunkReceived)
     assert chunk.stream == "stderr" and "no LLM is configured" in chunk.text
     assert h.last(LlmFinished).code == 1 and h.events(ErrorRaised) == []
+
+
+# -- the reflection, read by a model -------------------------------------------------------
+
+REPORT = "# Reflection\n\nIn a loop: yes.\n- died 3 times to zombie (mob)\n"
+AT = datetime(2026, 12, 2, 3, 30, tzinfo=UTC)
+
+
+def test_a_models_reading_of_the_reflection_becomes_plan_lines(tmp_path: Path) -> None:
+    reply = "1 stone_sword (craft.stone_sword)\n1 shield (craft.shield)\n2 diamond (dig.down)"
+    model = Model(replies=[reply])
+    h = coach(tmp_path, backend=model)
+    h.send(ReflectionWanted(report=REPORT, at=AT))
+    assert h.last(PlanRevised) == PlanRevised(
+        changes=("- [ ] 1 stone_sword (craft.stone_sword)", "- [ ] 1 shield (craft.shield)"),
+        source="standin", at=AT,
+    )  # fmt: skip
+    prompt = model.prompts[0]
+    assert "<<<\n# Reflection\n\nIn a loop: yes." in prompt and "answer NONE" in prompt
+    assert [kind for _, kind in load_budget(tmp_path / "llm-budget.json").calls] == ["reflection"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "changes", "error"),
+    [
+        ("NONE", (), ""),
+        ("none.", (), ""),
+        ("I think it should build a house", None, "no milestone with a known skill"),
+        ("\n".join(["1 stone_sword (craft.stone_sword)"] * 6), None, "6 lines, 5 at most"),
+    ],
+)
+def test_nothing_to_add_adds_nothing_and_garbage_is_one_error(
+    tmp_path: Path, reply: str, changes: tuple[str, ...] | None, error: str
+) -> None:
+    h = coach(tmp_path, backend=Model(replies=[reply]))
+    h.send(ReflectionWanted(report=REPORT, at=AT))
+    if changes is None:
+        assert h.events(PlanRevised) == []
+        assert error in h.last(ErrorRaised).text
+        assert h.last(ErrorRaised).text.startswith("standin reading of the reflection of 03:30")
+    else:
+        assert h.last(PlanRevised).changes == changes and h.events(ErrorRaised) == []
+
+
+def test_the_offline_coach_reads_no_reflection(tmp_path: Path) -> None:
+    h = coach(tmp_path, backend="offline")
+    h.send(ReflectionWanted(report=REPORT, at=AT))
+    assert h.published == [] and not (tmp_path / "llm-budget.json").exists()

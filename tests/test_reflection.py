@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from pepa.actors.knowledge import Knowledge
-from pepa.events import ActivityChanged, Died, PlanRevised, SkillFinished, WorldObserved
+from pepa.events import (
+    ActivityChanged,
+    Died,
+    PlanRevised,
+    ReflectionWanted,
+    SkillFinished,
+    WorldObserved,
+)
 from pepa.events.queries import Reflect
 from pepa.knowledge import DeathRecord
 from pepa.knowledge.reflection import (
@@ -162,6 +169,8 @@ def test_the_knowledge_actor_writes_the_reflection_lessons_and_proposal_and_send
         "- [ ] 1 stone_sword (craft.stone_sword)",
         "- [ ] 1 iron_chestplate (craft.iron_chestplate)",
     )
+    (wanted,) = recorder.wait_for(lambda e: isinstance(e, ReflectionWanted))
+    assert wanted.report == text  # for a model to read (the coach asks, if it has one)
     (proposal_file,) = (tmp_path / "proposals").glob("*-reflection-nav-goto.md")
     assert "fails 80% of the time" in proposal_file.read_text()
     with closing(sqlite3.connect(tmp_path / "knowledge.db")) as raw:

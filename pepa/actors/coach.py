@@ -51,7 +51,9 @@ from pepa.events import (
     LlmChunkReceived,
     LlmFinished,
     PlanProposed,
+    PlanRevised,
     PlanWanted,
+    ReflectionWanted,
     ReflexTicked,
     TaskSuggested,
     WorldObserved,
@@ -60,6 +62,7 @@ from pepa.llm import Backend, LlmError, LlmSettings, LlmUnavailable, Running, ma
 from pepa.llm.budget import load_budget, save_budget
 from pepa.llm.coaching import (
     IDLE_TICKS,
+    REFLECTION_LINES,
     Ask,
     AskGate,
     IdleStreak,
@@ -70,7 +73,12 @@ from pepa.llm.coaching import (
     plan_skills,
 )
 from pepa.llm.postmortems import PostMortemQueue
-from pepa.llm.prompts import next_action_prompt, plan_prompt, postmortem_prompt
+from pepa.llm.prompts import (
+    next_action_prompt,
+    plan_prompt,
+    postmortem_prompt,
+    reflection_prompt,
+)
 from pepa.llm.validate import SkillCatalog
 from pepa.supervision import ActorHandle, SupervisedActor, SupervisionContext
 from pepa.world.view import WorldView
@@ -161,7 +169,10 @@ class Coach(SupervisedActor):
         return self.llm.name
 
     def setup(self) -> None:
-        for event_type in (AskLlm, DeathAnalysisRequested, ReflexTicked, WorldObserved, PlanWanted):
+        for event_type in (
+            AskLlm, DeathAnalysisRequested, ReflexTicked, WorldObserved, PlanWanted,
+            ReflectionWanted,
+        ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         self.gate.budget = load_budget(self.budget_path)
         # the budget keeps wall times (it outlives the process); between them, the runtime's clock
@@ -190,6 +201,9 @@ class Coach(SupervisedActor):
                 self.publish(LlmFinished(code=code, duration_ms=duration_ms))
             case PlanWanted(goal=goal):
                 self._structured(Ask(kind="plan", goal=goal), plan_prompt(goal, self.catalog))
+            case ReflectionWanted(report=report, at=at):
+                prompt = reflection_prompt(report, self.catalog, REFLECTION_LINES)
+                self._structured(Ask(kind="reflection", at=at), prompt)
             case DeathAnalysisRequested(death_id=death_id, reason=reason, bundle=bundle):
                 self._postmortem_wanted(death_id, reason, bundle)
             case _Drain():
@@ -348,6 +362,9 @@ def _log_outcome(backend: str, outcome: Outcome) -> None:
             logger.info("%s plans %d milestones for %r", backend, len(milestones), goal)
         case TaskSuggested(skill=skill, reason=reason):
             logger.info("%s suggests %s: %s", backend, skill, reason)
+        case PlanRevised(changes=changes):
+            added = "; ".join(line.removeprefix("- [ ] ") for line in changes) or "nothing"
+            logger.info("%s read the reflection: adds %s", backend, added)
 
 
 def _complete(llm: Backend, prompt: str, timeout: float, me: ActorHandle, ask: Ask) -> None:

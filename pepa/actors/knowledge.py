@@ -38,6 +38,7 @@ from pepa.events import (
     PlanRevised,
     ProposalDrafted,
     ProposalsChanged,
+    ReflectionWanted,
     SayInChat,
     SkillFinished,
     TopicAsked,
@@ -325,6 +326,7 @@ class Knowledge(SupervisedActor):
             return None
         if result.plan_changes:  # plan.md is the curriculum's: it applies them
             self.publish(PlanRevised(changes=result.plan_changes, source="reflection", at=now))
+        self.publish(ReflectionWanted(report=result.markdown, at=now))  # a model may read it
         for lesson in result.lessons:
             self._learn(lesson, "reflection")
         for hint in result.proposal_hints:

@@ -18,6 +18,7 @@ __all__ = [
     "PlanRequested",
     "PlanRevised",
     "PlanWanted",
+    "ReflectionWanted",
     "ReflexTicked",
     "TaskSuggested",
     "TaskWithdrawn",
@@ -110,6 +111,17 @@ class PlanRevised:
     """Who asks (``reflection``)."""
     at: datetime
     """When they were decided (the plan's note carries the date)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReflectionWanted:
+    """The knowledge actor's reflection is written: the coach may ask a model to read it and
+    add plan lines (the LLM's turn at reflection; its budget kind ``reflection``)."""
+
+    report: str
+    """The offline reflection's markdown (what happened, what it found)."""
+    at: datetime
+    """When it was made (a plan change's heading carries the date)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

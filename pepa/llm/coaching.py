@@ -21,9 +21,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import skills
-from pepa.events import DeathAnalysed, PlanProposed, TaskSuggested
+from pepa.events import DeathAnalysed, PlanProposed, PlanRevised, TaskSuggested
 from pepa.llm.budget import LlmBudget
 from pepa.llm.validate import ReplyRejected, SkillCatalog, validate_next_action, validate_postmortem
 from pepa.survival.curriculum import validate_plan
@@ -59,6 +60,8 @@ class Ask:
     """The goal planned for (plan only)."""
     deaths: int = 1
     """Deaths of the same cause the post-mortem covers (analysis only; see pepa.llm.postmortems)."""
+    at: datetime | None = None
+    """When the reflection read was made (reflection only)."""
 
     @property
     def subject(self) -> str:
@@ -68,6 +71,8 @@ class Ask:
             return f"death {self.death_id}{alike}"
         if self.kind == "plan":
             return f"goal {self.goal!r}"
+        if self.kind == "reflection":
+            return f"the reflection of {self.at:%H:%M}" if self.at else "a reflection"
         return "a next action"
 
     @property
@@ -77,6 +82,8 @@ class Ask:
             return f"post-mortem of death {self.death_id}"
         if self.kind == "plan":
             return f"plan for {self.goal!r}"
+        if self.kind == "reflection":
+            return f"reading of {self.subject}"
         return "next action"
 
 
@@ -145,7 +152,7 @@ class AskGate:
         self.busy = False
 
 
-Outcome = DeathAnalysed | TaskSuggested | PlanProposed
+Outcome = DeathAnalysed | TaskSuggested | PlanProposed | PlanRevised
 """What a good reply becomes."""
 
 
@@ -180,6 +187,8 @@ def judge(
                 analysis=post.analysis,
                 lessons=tuple(lesson.as_dict() for lesson in post.lessons),
             )
+        if ask.kind == "reflection":
+            return _reflection(ask, reply, backend, known)
         if ask.kind == "plan":
             lines = [line.strip() for line in reply.splitlines() if line.strip()]
             try:
@@ -192,6 +201,27 @@ def judge(
     except ReplyRejected as exc:
         return Rejected(why=f"reply rejected: {exc.reason}", excerpt=exc.excerpt)
     return TaskSuggested(skill=action.skill, reason=action.reason, source=backend)
+
+
+def _reflection(ask: Ask, reply: str, backend: str, known: Collection[str]) -> Outcome | Rejected:
+    """A model's reading of a reflection: plan lines to add (``NONE``: nothing to add), each in
+    the plan grammar with a known skill, at most :data:`REFLECTION_LINES`."""
+    lines = [line.strip() for line in reply.splitlines() if line.strip()]
+    if [line.upper().strip(".") for line in lines] == ["NONE"]:
+        return PlanRevised(changes=(), source=backend, at=ask.at or datetime.now(UTC))
+    if len(lines) > REFLECTION_LINES:
+        return Rejected(why=f"reply rejected: {len(lines)} lines, {REFLECTION_LINES} at most",
+                        excerpt=reply[:200])  # fmt: skip
+    try:
+        plan = validate_plan(lines, known)
+    except ValueError as exc:
+        return Rejected(why=f"reply rejected: {exc}", excerpt=reply[:200])
+    changes = tuple(f"- [ ] {m.text}" for m in plan)
+    return PlanRevised(changes=changes, source=backend, at=ask.at or datetime.now(UTC))
+
+
+REFLECTION_LINES = 5
+"""Plan lines a model's reading of a reflection may add at most."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
