@@ -100,6 +100,19 @@ def away_from(world: EmbeddedWorld, mobs: list[int], blocks: float) -> Callable[
     return check
 
 
+def got_away(
+    world: EmbeddedWorld, daemon: Daemon, mobs: list[int], blocks: float, *, deaths: int, mark: int
+) -> None:
+    """The second exposure's end: the bot more than ``blocks`` from every one of ``mobs``, alive,
+    no death since the first, and it never swung at them (the log says: the mobs' own health
+    tells nothing at noon, they burn); the mobs are removed after."""
+    eventually(away_from(world, mobs, blocks), 60, f"the bot over {blocks:g} blocks from them")
+    assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1
+    struck = daemon.count("combat.attack-nearest", start=mark)
+    assert struck == 0, "\n".join(daemon.lines[mark:])
+    world.op("remove_mobs")
+
+
 @pytest.mark.timeout(180)
 def test_blown_up_by_a_creeper_the_bot_keeps_away_from_the_next_one(
     sandbox: tuple[EmbeddedWorld, Daemon],
@@ -143,11 +156,7 @@ def test_killed_by_two_zombies_the_bot_flees_the_next_two(
     zombies = world.op("spawn_mob", player=BOT, name="zombie", dx=6, count=2, spacing=1)["ids"]
     daemon.wait_line("defend: survive.flee", 30, start=mark)  # outnumbered, or short of health
     assert "(a lesson)" in daemon.lines[daemon.wait_line("defend: survive.flee", 1, start=mark)]
-    eventually(away_from(world, zombies, 16.0), 60, "the bot to outrun the zombies")
-    assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1
-    struck = daemon.count("combat.attack-nearest zombie", start=mark)
-    assert struck == 0, "\n".join(daemon.lines[mark:])  # never struck
-    world.op("remove_mobs")
+    got_away(world, daemon, zombies, 16.0, deaths=deaths, mark=mark)
 
 
 @pytest.mark.timeout(180)
@@ -179,12 +188,7 @@ def test_shot_dead_by_a_skeleton_the_bot_leaves_the_next_one_alone(
     daemon.wait_line(
         "defend: survive.flee (hp 12 < 16 to fight a skeleton (a lesson))", 30, start=mark
     )
-    eventually(away_from(world, [skeleton], 15.0), 60, "the bot out of the skeleton's range")
-    assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1
-    # a step toward it before the view had the new health at most: never struck (both exposures
-    # are at noon, so the mob's own health tells nothing: it burns)
-    assert daemon.count("combat.attack-nearest skeleton", start=mark) == 0
-    world.op("remove_mobs")
+    got_away(world, daemon, [skeleton], 15.0, deaths=deaths, mark=mark)  # out of its range
 
 
 @pytest.mark.timeout(180)

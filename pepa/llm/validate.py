@@ -215,14 +215,8 @@ def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:
     hostile = _string(item, "hostile", 40, text).lower()
     if not _HOSTILE.match(hostile):
         raise ReplyRejected(f"hostile {hostile!r} is not a mob name", text)
-    return LessonReply(
-        skill=skill,
-        situation=_string(item, "situation", 100, text),
-        hostile=hostile,
-        verdict=verdict,
-        alternative=alternative,
-        text=_string(item, "text", 300, text, required=True),
-        confidence=_confidence(item, text),
+    return _reply(
+        item, text, skill=skill, hostile=hostile, verdict=verdict, alternative=alternative
     )
 
 
@@ -249,12 +243,19 @@ def _knob_lesson(item: Mapping[str, Any], skill: str, text: str) -> LessonReply:
         hostile = knob.mob  # the knob says what it is about
     elif not hostile or not _HOSTILE.match(hostile):
         raise ReplyRejected(f"knob {name} needs the mob of the fight, not {hostile!r}", text)
+    return _reply(item, text, skill=skill, hostile=hostile, verdict=TUNE, alternative=change)
+
+
+def _reply(
+    item: Mapping[str, Any], text: str, *, skill: str, hostile: str, verdict: str, alternative: str
+) -> LessonReply:
+    """The lesson with its checked parts, and its free text and confidence checked now."""
     return LessonReply(
         skill=skill,
         situation=_string(item, "situation", 100, text),
         hostile=hostile,
-        verdict=TUNE,
-        alternative=change,
+        verdict=verdict,
+        alternative=alternative,
         text=_string(item, "text", 300, text, required=True),
         confidence=_confidence(item, text),
     )
