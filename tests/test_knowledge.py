@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from contextlib import closing
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from pony import orm
 
 from pepa.knowledge import KnowledgeError, KnowledgeStore
 from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION
+from pepa.knowledge.coach_offline import LessonDraft
 from pepa.knowledge.store import bind_arguments, redact_url
 from pepa.world.node import node_modules
 from tests.pg_server import PostgresServer
@@ -276,3 +278,39 @@ def test_a_schema_1_postgres_database_is_upgraded_in_place(postgres: PostgresSer
         assert again.deaths()[0].cause == FALL
     finally:
         again.close()
+
+
+def test_lessons_that_stop_mattering_decay_and_those_confirmed_or_seeded_do_not(
+    store: KnowledgeStore,
+) -> None:
+    def lesson(skill: str, confidence: float) -> LessonDraft:
+        return LessonDraft(
+            skill=skill, situation="s", hostile="zombie", verdict="avoid",
+            alternative="survive.flee", text=skill, confidence=confidence,
+        )  # fmt: skip
+
+    for skill in ("stale", "graded", "fresh"):
+        store.add_lesson(lesson(skill, 0.7), source="offline")
+    now = datetime(2026, 12, 10)
+
+    @orm.db_session
+    def age(skill: str, created: datetime, touched: datetime | None = None) -> None:
+        row = orm.select(x for x in store.e["Lesson"] if x.skill == skill).first()
+        row.created, row.touched = created, touched
+
+    age("stale", now - timedelta(days=5))  # 4 days past its day of grace
+    age("graded", now - timedelta(days=5), touched=now - timedelta(hours=2))
+    age("fresh", now - timedelta(hours=20))
+    seeds = {x.text: x.confidence for x in store.lessons() if x.source == "seed"}
+    fallen = store.decay_lessons(now - timedelta(days=30), now, active=0.6)
+    assert [x.skill for x in fallen] == ["stale"]
+    by_skill = {x.skill: x.confidence for x in store.lessons() if x.source == "offline"}
+    assert by_skill == {"stale": pytest.approx(0.5), "graded": 0.7, "fresh": 0.7}
+    assert {x.text: x.confidence for x in store.lessons() if x.source == "seed"} == seeds
+    # the next decay counts from the last one only: half a day on, half a day's loss
+    assert store.decay_lessons(now, now + timedelta(hours=12), active=0.6) == []
+    stale = next(x for x in store.lessons() if x.skill == "stale")
+    assert stale.confidence == pytest.approx(0.475)
+    # learned again, the clock starts anew
+    store.add_lesson(lesson("stale", 0.7), source="offline")
+    assert store.decay_lessons(now, now + timedelta(hours=13), active=0.6) == []

@@ -129,6 +129,8 @@ class Knowledge(SupervisedActor):
         self.reflect_every = reflect_every
         self.window = Window(utcnow())
         """What happened since the last reflection."""
+        self.decayed_at = utcnow()
+        """When stale lessons last lost confidence (at each reflection)."""
         self.proposals = ProposalStore(server_dir / "proposals")
         self.db_url = db_url
         """A ``postgresql://`` URL shared by a fleet; None: ``knowledge.db`` of this server."""
@@ -311,9 +313,17 @@ class Knowledge(SupervisedActor):
 
     # -- reflection ------------------------------------------------------------------------
 
+    def _decay(self, now: datetime) -> None:
+        """Lessons that stopped mattering lose confidence; the chain hears of those it drops."""
+        for lesson in self.db.decay(self.decayed_at, now, ACT_ON):
+            logger.info("lesson no longer in force (not confirmed lately): %s", lesson.text)
+            self.publish(announcement(lesson))
+        self.decayed_at = now
+
     def _reflect(self) -> Path | None:
         """Reflect on the window since the last reflection; the report's path."""
         now = utcnow()
+        self._decay(now)
         deaths = death_facts(self.db.deaths_since(self.window.start))
         diary = self.server_dir / "diary" / f"{now:%Y-%m-%d}.md"
         lines = [line.strip() for line in read_text(diary).splitlines() if line.strip()]

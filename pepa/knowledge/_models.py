@@ -9,9 +9,9 @@ from pony import orm
 
 __all__ = ["COLUMNS", "SCHEMA_VERSION", "define", "utcnow"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped when a table or column is added; migrations are additive only (:data:`COLUMNS`).
-2: ``deaths.cause_kind`` and ``deaths.cause``; 3: ``lessons.signature``."""
+2: ``deaths.cause_kind`` and ``deaths.cause``; 3: ``lessons.signature``; 4: ``lessons.touched``."""
 
 COLUMNS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("deaths", "cause_kind", {"SQLite": "TEXT NOT NULL DEFAULT ''",
@@ -19,6 +19,7 @@ COLUMNS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("deaths", "cause", {"SQLite": "JSON", "PostgreSQL": "JSONB"}),
     ("lessons", "signature", {"SQLite": "TEXT NOT NULL DEFAULT ''",
                               "PostgreSQL": "TEXT NOT NULL DEFAULT ''"}),
+    ("lessons", "touched", {"SQLite": "DATETIME", "PostgreSQL": "TIMESTAMP"}),
 )  # fmt: skip
 """Columns added since schema 1: (table, column, its type by Pony dialect), as Pony itself
 would declare them; :meth:`KnowledgeStore.open` adds those an older file lacks."""
@@ -50,6 +51,7 @@ def define(db: orm.Database) -> dict[str, Any]:
         source = orm.Required(str, default="seed")
         created = orm.Required(datetime, default=utcnow)
         signature = orm.Optional(str)  # pepa.survival.situation.Situation; '' before schema 3
+        touched = orm.Optional(datetime)  # last learned again or graded; None: since created
         orm.composite_index(skill, hostile)
 
     class RecipeRow(db.Entity):

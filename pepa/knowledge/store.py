@@ -16,7 +16,7 @@ import logging
 import sqlite3
 from collections.abc import Mapping
 from contextlib import closing
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -69,6 +69,11 @@ GRADE_UP = 0.05
 GRADE_DOWN = 0.15
 """Confidence it loses when the bot died following it (bad advice must fade fast)."""
 MIN_CONFIDENCE, MAX_CONFIDENCE = 0.05, 0.95
+DECAY_GRACE = timedelta(days=1)
+"""A learned lesson neither learned again nor graded this long starts to decay."""
+DECAY_PER_DAY = 0.05
+"""Confidence a stale lesson loses a day: one learned once (0.7) stops acting (below 0.6) two
+days after its day of grace; one confirmed to the cap (0.95), seven days after."""
 
 
 class KnowledgeError(PepaError):
@@ -377,6 +382,7 @@ class KnowledgeStore:
         else:
             row.confidence = min(MAX_CONFIDENCE, max(row.confidence, draft.confidence) + 0.1)
             row.text = draft.text
+            row.touched = utcnow()
         orm.flush()
         return lesson_record(row)
 
@@ -391,8 +397,34 @@ class KnowledgeStore:
         row.applied += 1
         step = GRADE_UP if success else -GRADE_DOWN
         row.confidence = round(min(MAX_CONFIDENCE, max(MIN_CONFIDENCE, row.confidence + step)), 3)
+        row.touched = utcnow()
         orm.flush()
         return lesson_record(row)
+
+    @orm.db_session
+    def decay_lessons(self, since: datetime, now: datetime, active: float) -> list[LessonRecord]:
+        """Lessons that stopped mattering lose confidence: each learned one (not a seed) neither
+        learned again nor graded for :data:`DECAY_GRACE` loses :data:`DECAY_PER_DAY` a day for
+        the time between ``since`` (the last decay) and ``now``, down to the floor. Returns the
+        lessons that fell below ``active`` in this call (the chain's threshold: it drops them)."""
+        stale = now - DECAY_GRACE
+        rows = orm.select(
+            x for x in self.e["Lesson"]
+            if x.source != "seed" and x.confidence > MIN_CONFIDENCE and x.created < stale
+            and (x.touched is None or x.touched < stale)
+        )  # fmt: skip
+        fallen = []
+        for row in rows:
+            start = max(since, (row.touched or row.created) + DECAY_GRACE)
+            days = (now - start).total_seconds() / 86400
+            if days <= 0:
+                continue
+            before = row.confidence
+            row.confidence = round(max(MIN_CONFIDENCE, before - DECAY_PER_DAY * days), 3)
+            if before >= active > row.confidence:
+                fallen.append(lesson_record(row))
+        orm.flush()
+        return fallen
 
     @orm.db_session
     def lessons_for(self, skill: str, hostile: str) -> list[LessonRecord]:

@@ -88,6 +88,11 @@ class StoreWriter:
             lambda s: s.grade_lesson(skill, hostile, verdict, success=success, signature=signature),
         )
 
+    def decay(self, since: datetime, now: datetime, active: float) -> list[LessonRecord]:
+        """Stale lessons lose confidence (:meth:`KnowledgeStore.decay_lessons`); those that fell
+        below ``active``."""
+        return self.run("decaying lessons", lambda s: s.decay_lessons(since, now, active)) or []
+
     def lessons(self, min_confidence: float) -> list[LessonRecord]:
         """Lessons at or above a confidence, most confident first."""
         return self.run("reading lessons", lambda s: s.lessons(min_confidence=min_confidence)) or []
