@@ -89,7 +89,7 @@ def define(db: orm.Database) -> dict[str, Any]:
         hostile_distance = orm.Optional(float, nullable=True)
         hp = orm.Optional(float, nullable=True)
         food = orm.Optional(int, nullable=True)
-        bundle = orm.Required(orm.Json)
+        bundle = orm.Required(orm.Json, lazy=True, optimistic=False)  # see record_death
         cause_kind = orm.Optional(str)  # pepa.world.death.KINDS; '' before schema 2
         cause = orm.Optional(orm.Json, nullable=True)  # DeathCause.as_dict(); null before 2
         postmortems = orm.Set("PostMortem")

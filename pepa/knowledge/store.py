@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import orjson
 from pony import orm
 
 from pepa.errors import PepaError
@@ -262,11 +263,16 @@ class KnowledgeStore:
             hostile_distance=last.get("distance"),
             hp=bundle.get("hp"),
             food=bundle.get("food"),
-            bundle=json.loads(json.dumps(bundle, default=str)),
-        )
+            bundle={},  # written below as text: Pony wraps a Json value for change tracking, node
+        )  # by node (two thirds of a death's 35 ms for 150 snapshots)
         if position:
             self._add_poi("danger", position, f"died: {reason}")
         orm.flush()
+        values = {
+            "text": orjson.dumps(bundle, default=str, option=orjson.OPT_NON_STR_KEYS).decode(),
+            "ident": row.id,
+        }
+        self.db.execute('UPDATE "deaths" SET "bundle" = $text WHERE "id" = $ident', {}, values)
         return death_record(row)
 
     @orm.db_session
