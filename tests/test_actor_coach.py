@@ -471,7 +471,9 @@ AT = datetime(2026, 12, 2, 3, 30, tzinfo=UTC)
 
 
 def test_a_models_reading_of_the_reflection_becomes_plan_lines(tmp_path: Path) -> None:
-    reply = "1 stone_sword (craft.stone_sword)\n1 shield (craft.shield)\n2 diamond (dig.down)"
+    reply = (
+        "Here:\n1 stone_sword (craft.stone_sword)\n1 shield (craft.shield)\n2 diamond (dig.down)"
+    )
     model = Model(replies=[reply])
     h = coach(tmp_path, backend=model)
     h.send(ReflectionWanted(report=REPORT, at=AT))
@@ -490,7 +492,8 @@ def test_a_models_reading_of_the_reflection_becomes_plan_lines(tmp_path: Path) -
         ("NONE", (), ""),
         ("none.", (), ""),
         ("I think it should build a house", None, "no milestone with a known skill"),
-        ("\n".join(["1 stone_sword (craft.stone_sword)"] * 6), None, "6 lines, 5 at most"),
+        ("None needed.", (), ""),
+        ("\n".join(["1 stone_sword (craft.stone_sword)"] * 6), None, "6 milestones, 5 at most"),
     ],
 )
 def test_nothing_to_add_adds_nothing_and_garbage_is_one_error(

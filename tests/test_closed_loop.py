@@ -22,7 +22,7 @@ from pepa.ipc import protocol
 from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
-from tests.world_harness import distance, own_daemon, server_player, teleport
+from tests.world_harness import Player, distance, own_daemon, server_player, teleport
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("closed_loop")]
 
@@ -62,6 +62,7 @@ def killed(
         client.send(protocol.Pause())
         client.wait_for(lambda e: e["type"] == "status" and e.get("paused") is True, 15)
         death = None
+        mark = len(daemon.lines)  # this death's lesson, not an earlier test's
         for _ in range(tries):
             world.op("remove_mobs")
             expose()
@@ -71,7 +72,7 @@ def killed(
             except TimeoutError:
                 continue
         assert death is not None, f"{tries} exposures did not kill the paused bot"
-        daemon.wait_line(f"lesson (offline): {lesson}", 30)
+        daemon.wait_line(f"lesson (offline): {lesson}", 30, start=mark)
         world.op("remove_mobs")
         restore()
         eventually(lambda: me(world)["health"] == 20, 30, "the respawn")
@@ -118,6 +119,7 @@ def test_blown_up_by_a_creeper_the_bot_keeps_away_from_the_next_one(
     sandbox: tuple[EmbeddedWorld, Daemon],
 ) -> None:
     world, daemon = sandbox
+    deaths = daemon.count(RECORDED)
 
     def expose() -> None:  # the blast's damage varies with the creeper's last step
         world.op("set_health", player=BOT, hp=HP)
@@ -133,7 +135,7 @@ def test_blown_up_by_a_creeper_the_bot_keeps_away_from_the_next_one(
     eventually(away_from(world, [creeper], 7.0), 30, "the bot to keep over 7 from the creeper")
     state = world.op("life_mob", mob=creeper)
     assert not state["alive"] or state["health"] == 20  # never struck: the default policy does
-    assert me(world)["health"] > 0 and daemon.count("death 2 recorded") == 0
+    assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1
     world.op("remove_mobs")
 
 
@@ -244,8 +246,9 @@ def test_drowned_once_the_bot_comes_up_for_air_sooner(
     try:
         death = killed(world, daemon, expose, "drowned: come up for air at 16")
         assert death["cause"]["kind"] == "drowning"
-        # the default policy swims up at 8 of 20 (6 s left), short of the 7 s up from here
-        world.op("set_health", player=BOT, hp=6)
+        # the default policy swims up at 8 of 20 air (about 6 s left), short of the 7 to 8 s up
+        # from here: on 2 hp the first second of drowning (2 damage) would kill it
+        world.op("set_health", player=BOT, hp=2)
         mark = len(daemon.lines)
         dive()
         daemon.wait_line(
@@ -262,3 +265,64 @@ def test_drowned_once_the_bot_comes_up_for_air_sooner(
     finally:  # the ground back as it was, the bot on it
         teleport(world, BOT, x + 0.5, y + 3, z + 0.5)
         world.op("fill", x1=x - 1, y1=y - DEPTH, z1=z - 1, x2=x + 1, y2=y - 1, z2=z + 1)
+
+
+SKY = 150
+"""Height of the lava test's platform (above any terrain)."""
+
+
+def walk_past(
+    world: EmbeddedWorld, daemon: Daemon, alice: Player, x: int, z: int, pool: dict[str, float]
+) -> float:
+    """The bot from the platform's west end to alice at its east end, on her ``come``; the
+    nearest it came to ``pool`` (horizontally) on the way."""
+    teleport(world, BOT, x + 1.5, SKY + 1, z + 0.5)
+    teleport(world, alice, x + 22.5, SKY + 1, z + 0.5)
+    alice.say(f"{BOT} come")
+    nearest = math.inf
+
+    def arrived() -> bool:
+        nonlocal nearest
+        here = me(world)["position"]
+        nearest = min(nearest, math.hypot(here["x"] - pool["x"], here["z"] - pool["z"]))
+        return math.hypot(here["x"] - (x + 22.5), here["z"] - (z + 0.5)) < 3
+
+    mark = len(daemon.lines)
+    try:
+        eventually(arrived, 60, "the bot across the platform to alice")
+    except AssertionError as exc:
+        raise AssertionError(
+            f"{exc}; the daemon said:\n" + "\n".join(daemon.lines[mark:])
+        ) from None
+    return nearest
+
+
+@pytest.mark.timeout(240)
+def test_burnt_to_death_in_lava_the_bot_walks_wide_of_the_place(
+    sandbox: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = sandbox
+    spot = me(world)["position"]
+    x, z = math.floor(spot["x"]) - 60, math.floor(spot["z"])
+    # a stone platform 24 x 15 in the sky, a pool of lava 2 x 3 in its middle, on the straight way
+    world.op("fill", x1=x, y1=SKY, z1=z - 7, x2=x + 23, y2=SKY, z2=z + 7)
+    world.op("fill", x1=x + 11, y1=SKY - 1, z1=z - 1, x2=x + 12, y2=SKY - 1, z2=z + 1)  # its floor
+    world.op("fill", x1=x + 11, y1=SKY, z1=z - 1, x2=x + 12, y2=SKY, z2=z + 1, block="lava")
+    pool = {"x": x + 12.0, "z": z + 0.5}
+    alice = Player(world, "alice")
+    try:
+        before = walk_past(
+            world, daemon, alice, x, z, pool
+        )  # the pathfinder's own way: along the edge
+        assert before < 3.5, f"the way did not pass the pool ({before:.1f} blocks)"
+
+        def expose() -> None:
+            teleport(world, BOT, pool["x"], SKY, pool["z"])
+
+        death = killed(world, daemon, expose, "burned in lava")
+        assert death["cause"]["kind"] in ("lava", "fire"), death["cause"]
+        after = walk_past(world, daemon, alice, x, z, pool)
+        assert after >= 3.5 and after > before + 1, (before, after)
+    finally:
+        alice.close()
+        teleport(world, BOT, spot["x"], spot["y"], spot["z"])

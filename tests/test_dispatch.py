@@ -21,7 +21,7 @@ def running(reflex: str, skill: str) -> Running:
         (("task", "gather.logs"), ("defend", "survive.flee"), "keep"),
         # closing in on an archer, shot below the health to fight it: the retreat wins
         (("defend", "survive.flee"), ("defend", "combat.approach"), "preempt"),
-        (("defend", "survive.cover"), ("defend", "combat.approach"), "preempt"),
+        (("defend", "survive.cover"), ("defend", "combat.approach"), "keep"),  # it stepped back
         # never the other way round: the two cannot take turns
         (("defend", "combat.approach"), ("defend", "survive.flee"), "keep"),
         (("defend", "combat.approach"), ("defend", "survive.cover"), "keep"),

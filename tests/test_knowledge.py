@@ -14,7 +14,7 @@ import pytest
 from pony import orm
 
 from pepa.knowledge import KnowledgeError, KnowledgeStore
-from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION
+from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION, utcnow
 from pepa.knowledge.coach_offline import LessonDraft
 from pepa.knowledge.store import bind_arguments, redact_url
 from pepa.world.node import node_modules
@@ -291,7 +291,7 @@ def test_lessons_that_stop_mattering_decay_and_those_confirmed_or_seeded_do_not(
 
     for skill in ("stale", "graded", "fresh"):
         store.add_lesson(lesson(skill, 0.7), source="offline")
-    now = datetime(2026, 12, 10)
+    now = utcnow()  # what the store stamps a lesson learned again with
 
     @orm.db_session
     def age(skill: str, created: datetime, touched: datetime | None = None) -> None:
@@ -307,10 +307,18 @@ def test_lessons_that_stop_mattering_decay_and_those_confirmed_or_seeded_do_not(
     by_skill = {x.skill: x.confidence for x in store.lessons() if x.source == "offline"}
     assert by_skill == {"stale": pytest.approx(0.5), "graded": 0.7, "fresh": 0.7}
     assert {x.text: x.confidence for x in store.lessons() if x.source == "seed"} == seeds
-    # the next decay counts from the last one only: half a day on, half a day's loss
-    assert store.decay_lessons(now, now + timedelta(hours=12), active=0.6) == []
+    # the next decay counts from the last one only: half a day on, half a day's loss; a lesson
+    # out of force is no longer the chain's (not announced), and a minute's loss is not rounded;
+    # "fresh" is past its day of grace by then (8 hours' loss), "graded" not yet
+    again = store.decay_lessons(now, now + timedelta(hours=12), active=0.6)
+    assert [(x.skill, round(x.confidence, 4)) for x in again] == [("fresh", 0.6833)]
     stale = next(x for x in store.lessons() if x.skill == "stale")
     assert stale.confidence == pytest.approx(0.475)
+    late = now + timedelta(hours=12)
+    store.decay_lessons(late, late + timedelta(minutes=1), active=0.6)
+    stale = next(x for x in store.lessons() if x.skill == "stale")
+    assert stale.confidence == pytest.approx(0.475 - 0.05 / 1440)
     # learned again, the clock starts anew
     store.add_lesson(lesson("stale", 0.7), source="offline")
-    assert store.decay_lessons(now, now + timedelta(hours=13), active=0.6) == []
+    later = store.decay_lessons(now, now + timedelta(hours=13), active=0.6)
+    assert [x.skill for x in later] == ["fresh"]

@@ -316,8 +316,9 @@ class Knowledge(SupervisedActor):
     def _decay(self, now: datetime) -> None:
         """Lessons that stopped mattering lose confidence; the chain hears of those it drops."""
         for lesson in self.db.decay(self.decayed_at, now, ACT_ON):
-            logger.info("lesson no longer in force (not confirmed lately): %s", lesson.text)
-            self.publish(announcement(lesson))
+            if lesson.confidence < ACT_ON:
+                logger.info("lesson no longer in force (not confirmed lately): %s", lesson.text)
+            self.publish(announcement(lesson))  # the chain's copy decays too
         self.decayed_at = now
 
     def _reflect(self) -> Path | None:
@@ -336,7 +337,8 @@ class Knowledge(SupervisedActor):
             return None
         if result.plan_changes:  # plan.md is the curriculum's: it applies them
             self.publish(PlanRevised(changes=result.plan_changes, source="reflection", at=now))
-        self.publish(ReflectionWanted(report=result.markdown, at=now))  # a model may read it
+        if result.findings:  # a model may read it: only one with something in it (the budget)
+            self.publish(ReflectionWanted(report=result.markdown, at=now))
         for lesson in result.lessons:
             self._learn(lesson, "reflection")
         for hint in result.proposal_hints:

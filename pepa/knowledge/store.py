@@ -412,7 +412,8 @@ class KnowledgeStore:
         """Lessons that stopped mattering lose confidence: each learned one (not a seed) neither
         learned again nor graded for :data:`DECAY_GRACE` loses :data:`DECAY_PER_DAY` a day for
         the time between ``since`` (the last decay) and ``now``, down to the floor. Returns the
-        lessons that fell below ``active`` in this call (the chain's threshold: it drops them)."""
+        lessons that were at or above ``active`` (the chain's) and lost some: the chain hears of
+        each, so its copy (recalled at coarser levels too) decays as well."""
         stale = now - DECAY_GRACE
         rows = orm.select(
             x for x in self.e["Lesson"]
@@ -425,9 +426,9 @@ class KnowledgeStore:
             days = (now - start).total_seconds() / 86400
             if days <= 0:
                 continue
-            before = row.confidence
-            row.confidence = round(max(MIN_CONFIDENCE, before - DECAY_PER_DAY * days), 3)
-            if before >= active > row.confidence:
+            before = row.confidence  # not rounded: a reflection's share of a day is small
+            row.confidence = max(MIN_CONFIDENCE, before - DECAY_PER_DAY * days)
+            if before >= active:
                 fallen.append(lesson_record(row))
         orm.flush()
         return fallen

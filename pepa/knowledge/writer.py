@@ -89,8 +89,8 @@ class StoreWriter:
         )
 
     def decay(self, since: datetime, now: datetime, active: float) -> list[LessonRecord]:
-        """Stale lessons lose confidence (:meth:`KnowledgeStore.decay_lessons`); those that fell
-        below ``active``."""
+        """Stale lessons lose confidence (:meth:`KnowledgeStore.decay_lessons`); those of them that
+        were in force (at or above ``active``)."""
         return self.run("decaying lessons", lambda s: s.decay_lessons(since, now, active)) or []
 
     def lessons(self, min_confidence: float) -> list[LessonRecord]:

@@ -48,7 +48,7 @@ WINDOW = 3600.0
 """Seconds of the rolling window."""
 KINDS = ("analysis", "escalation", "reflection", "plan")
 """What a call is for."""
-COOLDOWNS: Mapping[str, float] = {"analysis": 720.0, "escalation": 600.0}
+COOLDOWNS: Mapping[str, float] = {"analysis": 720.0, "escalation": 600.0, "reflection": 3600.0}
 """Seconds between two calls of the same kind (none for the others)."""
 BUDGET_FILE = JsonFile(
     spec=Obj(

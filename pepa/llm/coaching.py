@@ -27,7 +27,7 @@ import skills
 from pepa.events import DeathAnalysed, PlanProposed, PlanRevised, TaskSuggested
 from pepa.llm.budget import LlmBudget
 from pepa.llm.validate import ReplyRejected, SkillCatalog, validate_next_action, validate_postmortem
-from pepa.survival.curriculum import validate_plan
+from pepa.survival.curriculum import actionable_lines, validate_plan
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -206,18 +206,20 @@ def judge(
 def _reflection(ask: Ask, reply: str, backend: str, known: Collection[str]) -> Outcome | Rejected:
     """A model's reading of a reflection: plan lines to add (``NONE``: nothing to add), each in
     the plan grammar with a known skill, at most :data:`REFLECTION_LINES`."""
+    at = ask.at or datetime.now(UTC)
     lines = [line.strip() for line in reply.splitlines() if line.strip()]
-    if [line.upper().strip(".") for line in lines] == ["NONE"]:
-        return PlanRevised(changes=(), source=backend, at=ask.at or datetime.now(UTC))
-    if len(lines) > REFLECTION_LINES:
-        return Rejected(why=f"reply rejected: {len(lines)} lines, {REFLECTION_LINES} at most",
-                        excerpt=reply[:200])  # fmt: skip
+    if lines and all(line.upper().startswith("NONE") for line in lines):  # "None needed."
+        return PlanRevised(changes=(), source=backend, at=at)
+    milestones = actionable_lines(lines)  # prose around them is left out, not counted
+    if len(milestones) > REFLECTION_LINES:
+        return Rejected(why=f"reply rejected: {len(milestones)} milestones, "
+                            f"{REFLECTION_LINES} at most", excerpt=reply[:200])  # fmt: skip
     try:
-        plan = validate_plan(lines, known)
+        plan = validate_plan([m.text for m in milestones], known)
     except ValueError as exc:
         return Rejected(why=f"reply rejected: {exc}", excerpt=reply[:200])
     changes = tuple(f"- [ ] {m.text}" for m in plan)
-    return PlanRevised(changes=changes, source=backend, at=ask.at or datetime.now(UTC))
+    return PlanRevised(changes=changes, source=backend, at=at)
 
 
 REFLECTION_LINES = 5

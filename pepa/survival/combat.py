@@ -61,6 +61,9 @@ ATTACK_RADIUS = 4.0
 accepts 6)."""
 CROWD = 3
 """Hostiles within :data:`ENGAGE_RADIUS` that make a bare-handed, unarmoured bot flee."""
+MAX_NEED = 18.0
+"""A lesson may raise the health wanted for a fight to this, no higher: at 18 or more the bot
+still takes on what the policy's own rows let it (a margin must not forbid a fight for good)."""
 MIN_CROWD = 2
 """A lesson may lower the crowd that makes the bot flee to this, no lower (one hostile alone
 is a fight, which the ``fight_margin`` knob governs)."""
@@ -243,12 +246,12 @@ def assess(
     nearest = threats[0]
     mob = MOBS.get(nearest.name, OTHER)
     need = _needed_hp(mob, world)
-    if nearest.distance <= ENGAGE_RADIUS and hp < need + knobs.fight_margin:
+    taught_need = max(need, min(need + knobs.fight_margin, MAX_NEED))
+    if nearest.distance <= ENGAGE_RADIUS and hp < taught_need:
         by = "fight_margin" if hp >= need else ""
         return Plan(
             stance="flee", away_from=near or (nearest,), knob=by,
-            reason=f"hp {hp:g} < {need + knobs.fight_margin:g} to fight a {nearest.name}"
-            f"{_taught(by)}",
+            reason=f"hp {hp:g} < {taught_need:g} to fight a {nearest.name}{_taught(by)}",
         )  # fmt: skip
     in_reach = nearest.distance <= ATTACK_RADIUS
     if mob.style == "creeper":

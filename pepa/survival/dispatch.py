@@ -47,15 +47,16 @@ Admission = str
 
 ADVANCES = frozenset({"combat.approach"})
 """Defend skills that walk toward a hostile: a retreat decided meanwhile replaces them."""
-RETREATS = frozenset({"survive.flee", "survive.cover"})
-"""Defend skills that walk away from hostiles."""
+RETREATS = frozenset({"survive.flee"})
+"""Defend skills that run from hostiles (cover is not one: an archer stepping back past the
+approach's range turns the plan to cover, and that must not drop the charge)."""
 
 
 def admit(running: Running | None, decision: Decision) -> Admission:
     """What a fresh decision does to the running skill.
 
     A higher reflex pre-empts a lower one; within one reflex the running skill
-    goes on, except that a retreat replaces an advance (closing in on an archer
+    goes on, except that a flight replaces an advance (closing in on an archer
     that has meanwhile shot the bot below the health to fight it); never the
     other way round, so the two cannot take turns.
     """

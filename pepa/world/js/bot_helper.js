@@ -124,6 +124,9 @@ function createBot (opts, onEvent) {
   let danger = []
   const DANGER_COST = 30
   const dangerCost = (block) => {
+    // a block in a chunk not loaded yet is a stand-in with no position (Movements.getBlock):
+    // reading it threw inside the pathfinder's tick and took the whole bridge down
+    if (!block || !block.position) return 0
     for (const [x, z, r] of danger) {
       const dx = block.position.x - x
       const dz = block.position.z - z
@@ -1103,7 +1106,7 @@ function createBot (opts, onEvent) {
     surface (id) {
       const epoch = cancelEpoch
       const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
-      bot.pathfinder.stop()
+      bot.pathfinder.setGoal(null) // not stop(): with no path under way its flag would fail the next goto
       breath.surface(bot, stopped).then(
         (up) => done(id, true, { action: 'surface', air: up.air, position: vxyz(up.position) }),
         (e) => done(id, false, { action: 'surface', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))

@@ -9,7 +9,7 @@ const { Vec3 } = require('vec3')
 const WATERY = new Set(['water', 'bubble_column', 'kelp', 'kelp_plant', 'seagrass', 'tall_seagrass'])
 const EYE = 1.62 // a standing player's eye height
 const FULL = 20
-const GIVE_UP_MS = 30000 // a swim up that long is not going to end (a roof over the water)
+const GIVE_UP_MS = 12000 // a swim up that long is not going to end (a roof over the water)
 const LOOK = 6 // blocks round the bot searched for a column with air over its water
 
 function headInWater (bot) {
@@ -48,28 +48,33 @@ function openColumn (bot) {
 // Resolves with { air, position }; rejects when `stopped()` throws or after GIVE_UP_MS.
 function surface (bot, stopped) {
   const column = openColumn(bot)
+  const from = bot.entity.position.floored()
+  // the open column's centre, fixed from where the swim began (not moved along with the bot)
+  const target = column && (column.dx !== 0 || column.dz !== 0)
+    ? { x: from.x + column.dx + 0.5, z: from.z + column.dz + 0.5 }
+    : null
   const start = Date.now()
   return new Promise((resolve, reject) => {
-    const end = (err, value) => {
+    const end = (err, value, keepControls) => {
       bot.removeListener('physicsTick', tick)
-      bot.setControlState('jump', false)
-      bot.setControlState('forward', false)
+      if (!keepControls) { // stopped: the next action may already hold its own keys
+        bot.setControlState('jump', false)
+        bot.setControlState('forward', false)
+      }
       if (err) reject(err); else resolve(value)
     }
     const tick = () => {
-      try { stopped() } catch (e) { return end(e) }
+      try { stopped() } catch (e) { return end(e, null, true) }
       if (!bot.entity || bot.health <= 0) return end(new Error('died under water'))
       const under = headInWater(bot)
       const air = airOf(bot)
       if (!under && (air === null || air >= FULL)) return end(null, { air, position: bot.entity.position })
       if (Date.now() - start > GIVE_UP_MS) return end(new Error(column ? 'still under water' : 'no open water over the bot'))
       bot.setControlState('jump', true)
-      if (column && (column.dx !== 0 || column.dz !== 0)) {
+      if (target) { // under a roof: to the open column, until the head is out
         const p = bot.entity.position
-        const tx = Math.floor(p.x) + column.dx + 0.5
-        const tz = Math.floor(p.z) + column.dz + 0.5
-        const far = Math.hypot(tx - p.x, tz - p.z) > 0.3
-        if (far) bot.lookAt(new Vec3(tx, p.y + EYE, tz), true).catch(() => {})
+        const far = under && Math.hypot(target.x - p.x, target.z - p.z) > 0.3
+        if (far) bot.lookAt(new Vec3(target.x, p.y + EYE, target.z), true).catch(() => {})
         bot.setControlState('forward', far)
       }
     }
