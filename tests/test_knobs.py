@@ -207,3 +207,18 @@ def test_drowned_once_the_bot_comes_up_for_air_sooner_everywhere() -> None:
 def test_breathing_comes_before_a_fight() -> None:
     zombie = world(air=4, headInWater=True, threats=mob("zombie", 2.0))
     assert decide(zombie, 0.0, Memory()).reflex == "breathe"
+
+
+def test_a_hidden_archer_nearest_lends_its_lesson_to_no_other_fight() -> None:
+    memory = Memory()
+    skeleton_fight = situation_of(world(hp=14, threats=mob("skeleton", 6.0))).signature()
+    memory.learn("knob.fight_margin", "skeleton", TUNE, "+8", 0.95, skeleton_fight)
+    hidden = {"id": 20, "name": "skeleton", "distance": 5.0, "sight": False,
+              "position": {"x": 5.5, "y": 70.0, "z": 0.5}}  # fmt: skip
+    zombie = {"id": 21, "name": "zombie", "distance": 6.0, "sight": True,
+              "position": {"x": 0.5, "y": 70.0, "z": 6.5}}  # fmt: skip
+    both = world(hp=14, threats=[hidden, zombie])
+    assert memory.tuning(both).fight_margin == 8.0  # the nearest in view is the skeleton
+    assert memory.tuning(both, "zombie").fight_margin == 0.0
+    near = world(hp=14, threats=[hidden, {**zombie, "distance": 2.0}])
+    assert decide(near, 0.0, memory).skill == "combat.attack-nearest"  # the zombie, unmoved

@@ -82,12 +82,16 @@ class Lessons:
                 return found.verdict, allowed[0], key[3]
         return None
 
-    def tuning(self, world: WorldView) -> Tuning:
+    def tuning(self, world: WorldView, mob: str | None = None) -> Tuning:
         """The policy's knobs for the present (:mod:`pepa.survival.knobs`): each moved by the
-        heaviest confident lesson about a situation like this one, within its bounds."""
+        heaviest confident lesson about a situation like this one, within its bounds. ``mob``:
+        the hostile the fight knobs are about, when not the nearest in view (an archer that
+        cannot see the bot is nearer than the mob the policy fights)."""
         if not self.knobs:
             return Tuning()
         present = situation_of(world)
+        if mob is not None:
+            present = replace(present, mob=mob)
 
         def recalled(skill: str, mob: str | None) -> Iterator[tuple[str, float, str, Any]]:
             like = present if mob is None else replace(present, mob=mob)

@@ -179,9 +179,9 @@ class Memory:
         """Take a lesson into account from now on (:meth:`Lessons.learn`)."""
         self.lessons.learn(skill, hostile, verdict, alternative, confidence, signature)
 
-    def tuning(self, world: WorldView) -> Tuning:
+    def tuning(self, world: WorldView, mob: str | None = None) -> Tuning:
         """The policy's knobs for the present (:meth:`Lessons.tuning`)."""
-        return self.lessons.tuning(world)
+        return self.lessons.tuning(world, mob)
 
     def started(self, decision: Decision, now: float) -> None:
         """Remember what the chain needs of a skill the reflex actor has just started."""
@@ -352,7 +352,8 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     low and clear, and fights only what is already in reach.
     """
     struck = now - memory.struck_creeper_at < combat.CREEPER_STRIKE_GAP
-    tuned = memory.tuning(world) if world.threats else Tuning()
+    counted = combat.threats_that_count(world)  # the knobs are about the mob it would fight
+    tuned = memory.tuning(world, counted[0].name) if counted else Tuning()
     may_cover = memory.may_cover(now)
     plan = combat.assess(world, struck_creeper=struck, may_cover=may_cover, tuning=tuned)
     taught = tuned.lesson(plan.knob) if plan is not None and plan.knob else None

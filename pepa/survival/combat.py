@@ -47,6 +47,7 @@ __all__ = [
     "charge_ready",
     "crowd_limit",
     "is_archer",
+    "threats_that_count",
     "weapon_damage",
 ]
 
@@ -185,6 +186,12 @@ def _unseen_archer(entity: Entity) -> bool:
     return entity.sight is False or (entity.sight is None and entity.distance > ARCHER_RUSH)
 
 
+def threats_that_count(world: WorldView) -> tuple[Entity, ...]:
+    """The threats :func:`assess` acts on, nearest first: those within 16, less the archers that
+    cannot see the bot (:func:`_unseen_archer`)."""
+    return tuple(t for t in world.threats if not _unseen_archer(t))
+
+
 def charge_ready(world: WorldView) -> bool:
     """A shield in the off-hand or :data:`CHARGE_ARMOUR` points, and :data:`CHARGE_HP` health."""
     hp = world.hp if world.hp is not None else 20.0
@@ -222,7 +229,7 @@ def assess(
     knobs = tuning or Tuning()
     creeper_keep = knobs.creeper_keep
     # nearest first, within 16; archers that cannot see the bot are no reason to act
-    threats = tuple(t for t in world.threats if not _unseen_archer(t))
+    threats = threats_that_count(world)
     if not threats:
         return None
     hp = world.hp if world.hp is not None else 20.0
