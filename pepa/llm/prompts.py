@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pepa.llm.validate import LLM_CONFIDENCE_CAP, MAX_LESSONS, SkillCatalog
-from pepa.survival.knobs import KNOBS
+from pepa.survival.knobs import KNOBS, knob_skill
 from pepa.world.death import death_cause
 from pepa.world.view import WorldView
 
@@ -63,7 +63,7 @@ def _knobs() -> list[str]:
     for name, knob in KNOBS.items():
         about = "the mob of the fight" if knob.mob is None else knob.mob or "no mob"
         lines.append(
-            f"- knob.{name} (default {knob.default:g}, {knob.low:g} to {knob.high:g}; "
+            f"- {knob_skill(name)} (default {knob.default:g}, {knob.low:g} to {knob.high:g}; "
             f"hostile: {about}): {knob.doc}"
         )
     return lines

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from pepa.llm._base import LlmError
-from pepa.survival.knobs import KNOBS, TUNE, parse_change
+from pepa.survival.knobs import KNOB_PREFIX, KNOBS, TUNE, parse_change
 
 __all__ = [
     "LLM_CONFIDENCE_CAP",
@@ -218,9 +218,6 @@ def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:
     return _reply(
         item, text, skill=skill, hostile=hostile, verdict=verdict, alternative=alternative
     )
-
-
-KNOB_PREFIX = "knob."
 
 
 def _knob_lesson(item: Mapping[str, Any], skill: str, text: str) -> LessonReply:

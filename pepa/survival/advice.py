@@ -10,11 +10,11 @@ decision recalls the lessons about situations like the present one:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pepa.survival.knobs import Tuning, tuning
+from pepa.survival.knobs import KNOB_PREFIX, KNOBS, Tuning, tuning
 from pepa.survival.situation import LessonIndex, Situation, situation_of
 from pepa.world.view import WorldView
 
@@ -39,8 +39,9 @@ class Lessons:
     index: LessonIndex = field(default_factory=LessonIndex)
     alternatives: dict[Key, str] = field(default_factory=dict)
     """What each lesson runs instead (advice), or its change (a knob lesson)."""
-    knobs: int = 0
-    """Knob lessons learned (none: the knobs keep their defaults, nothing to recall)."""
+    knobs: bool = False
+    """Whether any knob lesson was learned (none: the knobs keep their defaults, nothing to
+    recall)."""
 
     def learn(
         self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float,
@@ -56,8 +57,7 @@ class Lessons:
         key = (skill, hostile, verdict, signature)
         self.index.put(key, skill, situation, verdict, confidence, general=not signature)
         self.alternatives[key] = alternative
-        if skill.startswith("knob."):
-            self.knobs += 1
+        self.knobs = self.knobs or skill.startswith(KNOB_PREFIX)
 
     def advised(self, skill: str, hostile: str, world: WorldView) -> tuple[str, str, str] | None:
         """(verdict, skill to run instead, the lesson's situation) when a confident lesson about
@@ -82,11 +82,14 @@ class Lessons:
                 return found.verdict, allowed[0], key[3]
         return None
 
-    def tuning(self, world: WorldView, mob: str | None = None) -> Tuning:
+    def tuning(
+        self, world: WorldView, mob: str | None = None, names: Iterable[str] = KNOBS
+    ) -> Tuning:
         """The policy's knobs for the present (:mod:`pepa.survival.knobs`): each moved by the
         heaviest confident lesson about a situation like this one, within its bounds. ``mob``:
         the hostile the fight knobs are about, when not the nearest in view (an archer that
-        cannot see the bot is nearer than the mob the policy fights)."""
+        cannot see the bot is nearer than the mob the policy fights). ``names``: the knobs the
+        caller reads (each is a recall; the others keep their defaults)."""
         if not self.knobs:
             return Tuning()
         present = situation_of(world)
@@ -98,4 +101,4 @@ class Lessons:
             for found in self.index.recall(skill, like):
                 yield found.verdict, found.weight, self.alternatives.get(found.key, ""), found.key
 
-        return tuning(recalled, ADVICE_CONFIDENCE)
+        return tuning(recalled, ADVICE_CONFIDENCE, names)

@@ -31,13 +31,14 @@ running action when a higher reflex wins.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pepa.survival import combat, night
 from pepa.survival.advice import ADVICE_ALTERNATIVES, Lessons
-from pepa.survival.knobs import Tuning
+from pepa.survival.food import FOOD_PRIORITY, KEPT_FOOD, best_food
+from pepa.survival.knobs import KNOBS, Tuning
 from pepa.survival.taskslot import TaskSlot
 from pepa.world.view import Entity, Vec3, WorldView
 
@@ -92,19 +93,6 @@ taken again."""
 COVER_RETRY = 5.0
 """Seconds after a cover search that ended in sight of an archer before another is made
 (a search that ended hidden may be made again at once: the archer came round)."""
-FOOD_PRIORITY = (
-    "golden_carrot", "cooked_porkchop", "cooked_beef", "cooked_mutton", "cooked_salmon",
-    "baked_potato", "cooked_chicken", "cooked_rabbit", "cooked_cod", "bread", "pumpkin_pie",
-    "mushroom_stew", "rabbit_stew", "beetroot_soup", "apple", "carrot", "melon_slice",
-    "sweet_berries", "cookie", "dried_kelp", "beetroot", "potato", "porkchop", "beef",
-    "mutton", "rabbit", "salmon", "cod", "chicken", "tropical_fish", "golden_apple",
-    "enchanted_golden_apple",
-)  # fmt: skip
-"""Best first: food points and saturation, raw meat after cooked, golden apples kept for last."""
-STARVING_ONLY = ("rotten_flesh", "spider_eye", "poisonous_potato", "pufferfish")
-"""Eaten only when food is at 6 or below and nothing else is left."""
-KEPT_FOOD = ("golden_apple", "enchanted_golden_apple")
-"""Never eaten just to top up before dark."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -179,9 +167,11 @@ class Memory:
         """Take a lesson into account from now on (:meth:`Lessons.learn`)."""
         self.lessons.learn(skill, hostile, verdict, alternative, confidence, signature)
 
-    def tuning(self, world: WorldView, mob: str | None = None) -> Tuning:
+    def tuning(
+        self, world: WorldView, mob: str | None = None, names: Iterable[str] = KNOBS
+    ) -> Tuning:
         """The policy's knobs for the present (:meth:`Lessons.tuning`)."""
-        return self.lessons.tuning(world, mob)
+        return self.lessons.tuning(world, mob, names)
 
     def started(self, decision: Decision, now: float) -> None:
         """Remember what the chain needs of a skill the reflex actor has just started."""
@@ -281,17 +271,6 @@ def _pursuers(world: WorldView) -> tuple[Entity, ...]:
     return tuple(e for e in world.entities if e.hostile and e.distance <= SAFE_DISTANCE)
 
 
-def _best_food(items: Mapping[str, int], food: int) -> str | None:
-    for name in FOOD_PRIORITY:
-        if items.get(name, 0) > 0:
-            return name
-    if food <= 6:
-        for name in STARVING_ONLY:
-            if items.get(name, 0) > 0:
-                return name
-    return None
-
-
 def _away(
     origin: Vec3, threats: Sequence[Entity], distance: float = FLEE_DISTANCE
 ) -> dict[str, float]:
@@ -353,7 +332,7 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     """
     struck = now - memory.struck_creeper_at < combat.CREEPER_STRIKE_GAP
     counted = combat.threats_that_count(world)  # the knobs are about the mob it would fight
-    tuned = memory.tuning(world, counted[0].name) if counted else Tuning()
+    tuned = memory.tuning(world, counted[0].name, combat.KNOBS) if counted else Tuning()
     may_cover = memory.may_cover(now)
     plan = combat.assess(world, struck_creeper=struck, may_cover=may_cover, tuning=tuned)
     taught = tuned.lesson(plan.knob) if plan is not None and plan.knob else None
@@ -404,7 +383,7 @@ def _breathe(world: WorldView, memory: Memory) -> Decision | None:
         return None
     taught = None
     if air > AIR_BELOW:  # a lesson may have the bot come up sooner
-        tuned = memory.tuning(world)
+        tuned = memory.tuning(world, names=("air_below",))
         taught = tuned.lesson("air_below") if air <= tuned.air_below else None
         if taught is None:
             return None
@@ -440,7 +419,7 @@ def _in_flight(world: WorldView, now: float, memory: Memory) -> Decision:
     food = 20 if world.food is None else world.food
     clear = all(e.distance > FLEE_EAT_CLEAR for e in pursuers)
     if hp < FLEE_EAT_HP and food < 20 and clear and now - memory.last_eat >= EAT_COOLDOWN:
-        best = _best_food(world.inventory.items, food)
+        best = best_food(world.inventory.items, food)
         if best is not None:
             return Decision(
                 reflex="defend", skill="survive.eat", args={"item": best},
@@ -471,12 +450,12 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     food = 20 if world.food is None else world.food
     fed = now - memory.last_eat >= EAT_COOLDOWN
     if HUNGRY_BELOW <= food < 20 and fed:  # a lesson may have the bot eat sooner
-        tuned = memory.tuning(world)
+        tuned = memory.tuning(world, names=("eat_below",))
         taught = tuned.lesson("eat_below") if food < tuned.eat_below else None
     else:
         taught = None
     if (food < HUNGRY_BELOW or taught is not None) and fed:
-        best = _best_food(world.inventory.items, food)
+        best = best_food(world.inventory.items, food)
         if best is not None:
             why = f"food {food}" + (f" (a lesson: eat below {tuned.eat_below:g})" if taught else "")
             return Decision(
@@ -488,7 +467,7 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
         return Decision(
             reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
         )
-    supper = _best_food(world.inventory.items, food) if fed else None
+    supper = best_food(world.inventory.items, food) if fed else None
     step = night.plan(
         world,
         shelter=memory.shelter,

@@ -62,6 +62,8 @@ ATTACK_RADIUS = 4.0
 accepts 6)."""
 CROWD = 3
 """Hostiles within :data:`ENGAGE_RADIUS` that make a bare-handed, unarmoured bot flee."""
+KNOBS = ("creeper_keep", "crowd", "fight_margin")
+"""The knobs :func:`assess` reads (pepa.survival.knobs)."""
 MAX_NEED = 18.0
 """A lesson may raise the health wanted for a fight to this, no higher: at 18 or more the bot
 still takes on what the policy's own rows let it (a margin must not forbid a fight for good)."""

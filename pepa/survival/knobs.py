@@ -21,6 +21,7 @@ from typing import Any
 
 __all__ = [
     "KNOBS",
+    "KNOB_PREFIX",
     "TUNE",
     "Knob",
     "Tuning",
@@ -77,9 +78,13 @@ KNOBS: dict[str, Knob] = {
 """Every knob a lesson may turn (the whitelist)."""
 
 
+KNOB_PREFIX = "knob."
+"""What the skill of a knob lesson starts with (``knob.creeper_keep``)."""
+
+
 def knob_skill(name: str) -> str:
     """The skill of a lesson that turns knob ``name``."""
-    return f"knob.{name}"
+    return f"{KNOB_PREFIX}{name}"
 
 
 def parse_change(name: str, text: str) -> float | None:
@@ -113,13 +118,16 @@ class Tuning:
 def tuning(
     recalled: Callable[[str, str | None], Iterable[tuple[str, float, str, Any]]],
     threshold: float,
+    names: Iterable[str] = KNOBS,
 ) -> Tuning:
-    """Each knob at its default plus the heaviest ``tune`` lesson recalled at ``threshold`` or
-    more, clamped to its bounds; ``recalled(skill, mob)`` yields ``(verdict, weight, change,
-    key)`` heaviest first (``mob`` None: the present's own)."""
+    """Each knob of ``names`` at its default plus the heaviest ``tune`` lesson recalled at
+    ``threshold`` or more, clamped to its bounds (the other knobs keep their defaults);
+    ``recalled(skill, mob)`` yields ``(verdict, weight, change, key)`` heaviest first (``mob``
+    None: the present's own)."""
     values: dict[str, float] = {}
     turned: list[tuple[str, Any]] = []
-    for name, knob in KNOBS.items():
+    for name in names:
+        knob = KNOBS[name]
         value = knob.default
         for verdict, weight, change, key in recalled(knob_skill(name), knob.mob):
             delta = parse_change(name, change) if verdict == TUNE else None

@@ -1,0 +1,34 @@
+"""Which food the bot eats: the order of preference, and what it keeps. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["FOOD_PRIORITY", "KEPT_FOOD", "STARVING_ONLY", "best_food"]
+
+FOOD_PRIORITY = (
+    "golden_carrot", "cooked_porkchop", "cooked_beef", "cooked_mutton", "cooked_salmon",
+    "baked_potato", "cooked_chicken", "cooked_rabbit", "cooked_cod", "bread", "pumpkin_pie",
+    "mushroom_stew", "rabbit_stew", "beetroot_soup", "apple", "carrot", "melon_slice",
+    "sweet_berries", "cookie", "dried_kelp", "beetroot", "potato", "porkchop", "beef",
+    "mutton", "rabbit", "salmon", "cod", "chicken", "tropical_fish", "golden_apple",
+    "enchanted_golden_apple",
+)  # fmt: skip
+"""Best first: food points and saturation, raw meat after cooked, golden apples kept for last."""
+STARVING_ONLY = ("rotten_flesh", "spider_eye", "poisonous_potato", "pufferfish")
+"""Eaten only when food is at 6 or below and nothing else is left."""
+KEPT_FOOD = ("golden_apple", "enchanted_golden_apple")
+"""Never eaten just to top up before dark."""
+
+
+def best_food(items: Mapping[str, int], food: int) -> str | None:
+    """The food to eat from ``items`` at ``food`` points: the first held of
+    :data:`FOOD_PRIORITY`, else (at 6 or below) one of :data:`STARVING_ONLY`; None: nothing."""
+    for name in FOOD_PRIORITY:
+        if items.get(name, 0) > 0:
+            return name
+    if food <= 6:
+        for name in STARVING_ONLY:
+            if items.get(name, 0) > 0:
+                return name
+    return None
