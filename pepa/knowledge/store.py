@@ -420,7 +420,7 @@ class KnowledgeStore:
             if x.source != "seed" and x.confidence > MIN_CONFIDENCE and x.created < stale
             and (x.touched is None or x.touched < stale)
         )  # fmt: skip
-        fallen = []
+        decayed = []
         for row in rows:
             start = max(since, (row.touched or row.created) + DECAY_GRACE)
             days = (now - start).total_seconds() / 86400
@@ -429,9 +429,9 @@ class KnowledgeStore:
             before = row.confidence  # not rounded: a reflection's share of a day is small
             row.confidence = max(MIN_CONFIDENCE, before - DECAY_PER_DAY * days)
             if before >= active:
-                fallen.append(lesson_record(row))
+                decayed.append(lesson_record(row))
         orm.flush()
-        return fallen
+        return decayed
 
     @orm.db_session
     def lessons_for(self, skill: str, hostile: str) -> list[LessonRecord]:
