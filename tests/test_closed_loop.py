@@ -335,3 +335,64 @@ def test_burnt_to_death_in_lava_the_bot_walks_wide_of_the_place(
     finally:
         alice.close()
         teleport(world, BOT, spot["x"], spot["y"], spot["z"])
+
+
+def come_down(world: EmbeddedWorld, daemon: Daemon, alice: Player, x: int, z: int) -> None:
+    """The bot at 1 health on the terrace's west end, alice on the floor to the east, her
+    ``come``; 1 health seen by the bot before she says it."""
+    world.op("clear_inventory", player=BOT)
+    teleport(world, BOT, x + 1.5, SKY + TERRACE + 1, z + 0.5)
+    teleport(world, alice, x + 15.5, SKY + 1, z + 0.5)
+    world.op("set_food", player=BOT, food=17, saturation=0)  # no healing: that takes 18
+    world.op("set_health", player=BOT, hp=1)
+    with daemon.client() as client:
+
+        def weak() -> bool:
+            client.send(protocol.Snapshot())
+            return client.wait_for("status", timeout=15).get("hp") == 1
+
+        eventually(weak, 30, "the bot to see its health at 1")
+    alice.say(f"{BOT} come")
+
+
+TERRACE = 4
+"""Blocks of the terrace over the floor: the pathfinder's deepest drop (4), which costs 1 health."""
+
+
+@pytest.mark.timeout(240)
+def test_fallen_to_death_at_low_health_the_bot_takes_no_such_drop_again(
+    sandbox: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, daemon = sandbox
+    spot = me(world)["position"]
+    x, z = math.floor(spot["x"]) + 60, math.floor(spot["z"])
+    # a stone floor 20 x 7 in the sky, a dirt terrace on its west end TERRACE blocks high: the
+    # only way down from it is a drop (or digging)
+    world.op("fill", x1=x, y1=SKY, z1=z - 3, x2=x + 19, y2=SKY, z2=z + 3)
+    world.op("fill", x1=x, y1=SKY + 1, z1=z - 3, x2=x + 5, y2=SKY + TERRACE, z2=z + 3, block="dirt")
+    alice = Player(world, "alice")
+    deaths = daemon.count(RECORDED)
+    try:
+        with daemon.client() as client:  # the first exposure: the default policy's own walk
+            mark = len(daemon.lines)
+            come_down(world, daemon, alice, x, z)
+            death = client.wait_for("death", timeout=60)
+        assert death["cause"]["kind"] == "fall", death["cause"]
+        daemon.wait_line("lesson (offline): fell to death at low health", 30, start=mark)
+        eventually(lambda: me(world)["health"] == 20, 30, "the respawn")
+        mark = len(daemon.lines)
+        come_down(world, daemon, alice, x, z)
+        daemon.wait_line("paths drop at most 3 blocks (a lesson)", 30, start=mark)
+
+        def down() -> bool:  # by a dig and a smaller drop: the way the pathfinder finds
+            here = me(world)["position"]
+            return here["y"] < SKY + 2 and math.hypot(here["x"] - x - 15.5, here["z"] - z - 0.5) < 3
+
+        eventually(down, 90, "the bot down by alice")
+        log = "\n".join(daemon.lines[mark:])
+        assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1, log
+    finally:
+        alice.close()
+        world.op("set_health", player=BOT, hp=20)
+        world.op("set_food", player=BOT, food=20, saturation=5)
+        teleport(world, BOT, spot["x"], spot["y"], spot["z"])

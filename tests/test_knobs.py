@@ -222,3 +222,73 @@ def test_a_hidden_archer_nearest_lends_its_lesson_to_no_other_fight() -> None:
     assert memory.tuning(both, "zombie").fight_margin == 0.0
     near = world(hp=14, threats=[hidden, {**zombie, "distance": 2.0}])
     assert decide(near, 0.0, memory).skill == "combat.attack-nearest"  # the zombie, unmoved
+
+
+def fell(blocks: float, hp: float) -> dict[str, Any]:
+    """A death's bundle: a fall of ``blocks`` taken at ``hp`` health."""
+    before = {"connected": True, "alive": True, "hp": hp, "food": 17, "position": HERE,
+              "isDay": True, "threats": [], "inventory": {"items": {}}}  # fmt: skip
+    return {"cause": {"key": "death.attack.fall", "sources": [{"kind": "fall", "fall": blocks}]},
+            "snapshots": [before, {**before, "hp": 0}]}  # fmt: skip
+
+
+def test_fallen_to_death_at_low_health_paths_drop_less_at_low_health() -> None:
+    post = analyse("fell", fell(4.0, 1))
+    (drop,) = post.knobs
+    assert (drop.skill, drop.alternative, drop.hostile) == ("knob.max_drop", "-1", "")
+    assert drop.signature == "cause=fall;crowd=0;hp=low"
+    assert drop.text == "fell to death at low health: paths drop at most 3 blocks at low health"
+    memory = Memory()
+    low = world(hp=2, food=17)
+    assert memory.tuning(low, names=("max_drop",)).max_drop == 4  # the pathfinder's own
+    learn_from(memory, post)
+    tuned = memory.tuning(low, names=("max_drop",))
+    assert tuned.max_drop == 3 and tuned.lesson("max_drop") is not None
+    # a zombie far off is no reason to drop deeper: the knob is about the world, not a fight
+    assert (
+        memory.tuning(world(hp=2, threats=mob("zombie", 14.0)), names=("max_drop",)).max_drop == 3
+    )
+    assert memory.tuning(world(hp=20), names=("max_drop",)).max_drop == 4  # in full health
+    sword = world(hp=2, inventory={"items": {"iron_sword": 1}})
+    assert memory.tuning(sword, names=("max_drop",)).max_drop == 3  # gear is no matter
+
+
+def test_a_fall_deeper_than_any_path_drops_turns_no_knob() -> None:
+    assert analyse("fell", fell(23.0, 20)).knobs == ()
+    assert analyse("fell", {"cause": {"key": "death.attack.fall"}, "snapshots": []}).knobs == ()
+
+
+def slain_by_night(time: int, enclosure: dict[str, Any]) -> dict[str, Any]:
+    """A death's bundle: slain by a zombie at ``time`` of day, with walls round it or none."""
+    before = {"connected": True, "alive": True, "hp": 6, "food": 20, "position": HERE,
+              "timeOfDay": time, "isDay": False, "threats": mob("zombie", 2.0),
+              "inventory": {"items": {}}, "enclosure": enclosure}  # fmt: skip
+    return {"cause": {"key": "death.attack.mob", "killer": "zombie"},
+            "snapshots": [before, {**before, "hp": 0}]}  # fmt: skip
+
+
+def test_caught_out_by_night_the_bot_starts_for_shelter_sooner_everywhere() -> None:
+    out = {"openSides": 4, "ceiling": None}
+    post = analyse("slain", slain_by_night(14000, out))
+    (sooner,) = [k for k in post.knobs if k.skill == "knob.dusk_lead"]
+    assert (sooner.alternative, sooner.signature) == ("+1000", "")  # the night anywhere
+    sheltered = analyse("slain", slain_by_night(14000, {"openSides": 0, "ceiling": 2}))
+    assert "knob.dusk_lead" not in [k.skill for k in sheltered.knobs]  # its shelter failed
+    by_day = analyse("slain", slain_by_night(6000, out))
+    assert "knob.dusk_lead" not in [k.skill for k in by_day.knobs]
+    # at 11200 with no bed the default policy works on; with the lesson it shelters
+    evening = world(timeOfDay=11200, isDay=True)
+    memory = Memory()
+    assert decide(evening, 0.0, memory).reflex == "idle"
+    learn_from(memory, post)
+    early = decide(evening, 0.0, memory)
+    assert (early.reflex, early.skill) == ("night", "survive.shelter")
+    assert early.reason == "dusk, no bed near (a lesson: 1000 ticks before dusk)"
+    assert early.advice == ("knob.dusk_lead", "", TUNE, "")
+    assert decide(world(timeOfDay=10900), 0.0, memory).reflex == "idle"  # not yet
+    at_dusk = decide(world(timeOfDay=12100), 0.0, memory)  # the default's own night: no lesson
+    assert at_dusk.reason == "dusk, no bed near" and at_dusk.advice is None
+    # closed in early, the walls are its shelter, not a trap to escape from
+    closed = world(timeOfDay=11300, enclosure={"openSides": 0, "ceiling": 2})
+    memory.observe(closed, 1.0)
+    assert memory.shelter is not None and memory.trapped_since is None

@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pepa.survival import night
 from pepa.survival.knobs import TUNE, knob_skill
-from pepa.survival.situation import Situation, fight_signature
+from pepa.survival.situation import Situation, fight_signature, hazard_signature
 from pepa.world.death import DeathCause, death_cause
+from pepa.world.view import WorldView
 
 __all__ = ["LessonDraft", "PostMortemDraft", "analyse"]
 
@@ -83,7 +85,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
         near = hostile.get("distance") if hostile.get("name") == name else None
         seen = f"{name} at {near} blocks" if near is not None else name
         told = "" if guessed else f"{cause.summary()}; "
-        keep = _fight_knobs(name, cause, met)
+        keep = _fight_knobs(name, cause, met) + _caught_out(name, snapshots)
         if skill.startswith("combat.attack-nearest"):
             return PostMortemDraft(
                 knobs=keep,
@@ -109,7 +111,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
     if cause.kind in _HAZARDS:
         what = cause.summary()
         return PostMortemDraft(
-            knobs=_HAZARD_KNOBS.get(cause.kind, ()),
+            knobs=_HAZARD_KNOBS.get(cause.kind, ()) or _fall_knobs(cause, snapshots),
             cause=f"{what} while doing {doing}",
             analysis=f"{cause.text or what}; health {lost}",
             lesson=LessonDraft(
@@ -173,6 +175,47 @@ AIR_SOONER = 8.0
 24 blocks of water at the 2 blocks a second a bot swims up."""
 
 
+def _caught_out(name: str, snapshots: list[Any]) -> tuple[LessonDraft, ...]:
+    """A death to a foe by night out in the open (the last snapshot alive not closed in) has the
+    bot start for its bed or shelter :data:`DUSK_LEAD` ticks sooner, everywhere."""
+    alive = [s for s in snapshots if isinstance(s, Mapping) and (s.get("hp") or 0) > 0]
+    if not alive:
+        return ()
+    view = WorldView.from_wire(alive[-1])
+    if not night.is_night(view.time_of_day) or night.closed_in(view):
+        return ()
+    why = f"caught out by night by {name}: start for shelter {DUSK_LEAD:g} ticks before dusk"
+    return (_turn("dusk_lead", f"+{DUSK_LEAD:g}", "", "", why),)
+
+
+DUSK_LEAD = 1000.0
+"""Ticks sooner a death out in the night has the bot start for shelter (50 s of a 20-minute day;
+monsters spawn on the surface from 13188, 1188 ticks after dusk)."""
+
+
+def _fall_knobs(cause: DeathCause, snapshots: list[Any]) -> tuple[LessonDraft, ...]:
+    """A fall no deeper than a path's drops (the pathfinder's limit is 4 blocks) lowers the
+    drops paths take in a like situation (the health bucket the bot fell at): a deeper fall
+    was no path's choice (knocked off a ledge, a hole dug under it) and turns nothing."""
+    if cause.kind != "fall" or cause.fall is None or cause.fall > PATH_DROP + 1:
+        return ()
+    met = hazard_signature(snapshots, "fall")
+    if not met:
+        return ()
+    health = _health(met)
+    why = f"fell to death at {health}: paths drop at most {PATH_DROP - 1:g} blocks at {health}"
+    return (_turn("max_drop", "-1", "", met, why),)
+
+
+def _health(signature: str) -> str:
+    hp = Situation.parse(signature).hp
+    return f"{hp} health" if hp else "this health"
+
+
+PATH_DROP = 4.0
+"""The deepest drop the pathfinder takes by default (mineflayer-pathfinder's maxDropDown)."""
+
+
 def _turn(knob: str, change: str, hostile: str, signature: str, text: str) -> LessonDraft:
     """A lesson that turns a knob of the policy (pepa.survival.knobs)."""
     return LessonDraft(
@@ -186,4 +229,5 @@ _HAZARD_KNOBS: dict[str, tuple[LessonDraft, ...]] = {
         _turn("air_below", f"+{AIR_SOONER:g}", "", "", "drowned: come up for air at 16 of 20"),
     ),
 }
-"""The knobs a death by the world turns, by cause (a fall or lava: still only a note)."""
+"""The knobs a death by the world turns, by cause (a fall: :func:`_fall_knobs`; lava: the place
+is walked around, pepa.survival.progress)."""

@@ -39,6 +39,7 @@ from pepa.survival import combat, night
 from pepa.survival.advice import ADVICE_ALTERNATIVES, Lessons
 from pepa.survival.food import FOOD_PRIORITY, KEPT_FOOD, best_food
 from pepa.survival.knobs import KNOBS, Tuning
+from pepa.survival.night import DUSK
 from pepa.survival.taskslot import TaskSlot
 from pepa.world.view import Entity, Vec3, WorldView
 
@@ -159,6 +160,9 @@ class Memory:
     """Ways out of the shelter that failed in a row (the reflex actor gives up at WAYS_OUT)."""
     lessons: Lessons = field(default_factory=Lessons)
     """The lessons in force, by skill and situation (:mod:`pepa.survival.advice`)."""
+    dusk: Tuning = field(default_factory=Tuning)
+    """The knob ``dusk_lead`` as the last decision read it (the night's start for
+    :meth:`observe` too, so a shelter built early is one)."""
 
     def learn(
         self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float,
@@ -201,12 +205,13 @@ class Memory:
         self._follow_flight(world, now)
         self._follow_cover(world, now)
         enclosure = world.enclosure
-        self.shelter = night.shelter_spot(world, self.shelter)
+        lead = self.dusk.dusk_lead
+        self.shelter = night.shelter_spot(world, self.shelter, lead)
         trapped = (
             world.connected
             and enclosure is not None
             and enclosure.open_sides == 0
-            and not night.resting(world, self.shelter)  # by night walls are a shelter
+            and not night.resting(world, self.shelter, lead)  # by night walls are a shelter
         )
         self.sleeping = world.sleeping
         here = world.position
@@ -468,6 +473,8 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
             reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
         )
     supper = best_food(world.inventory.items, food) if fed else None
+    memory.dusk = memory.tuning(world, names=("dusk_lead",))
+    lead = memory.dusk.dusk_lead
     step = night.plan(
         world,
         shelter=memory.shelter,
@@ -476,10 +483,14 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
         may_shelter=now >= memory.night_retry_at,
         task=task,
         may_leave=now >= memory.morning_retry_at,
+        lead=lead,
     )
     if step is not None:  # a task mined under cover stays the task (the slot drops it when done)
         reflex = {"sleep": "sleep", "eat": "eat", "mine": "task"}.get(step.kind, "night")
-        return Decision(reflex=reflex, skill=step.skill, args=step.args, reason=step.reason)
+        early = lead > 0 and world.time_of_day is not None and world.time_of_day % 24000 < DUSK
+        taught = memory.dusk.lesson("dusk_lead") if early else None
+        why = step.reason + (f" (a lesson: {lead:g} ticks before dusk)" if taught else "")
+        return Decision(reflex=reflex, skill=step.skill, args=step.args, reason=why, advice=taught)
     if task is not None:
         return Decision(
             reflex="task",

@@ -92,9 +92,10 @@ class NightStep:
     reason: str = ""
 
 
-def is_night(time_of_day: int | None) -> bool:
-    """Whether it is dusk or night: from :data:`DUSK` until :data:`MORNING`."""
-    return time_of_day is not None and DUSK <= time_of_day % 24000 < MORNING
+def is_night(time_of_day: int | None, lead: float = 0.0) -> bool:
+    """Whether it is dusk or night: from :data:`DUSK` (``lead`` ticks sooner: a lesson, knob
+    ``dusk_lead``) until :data:`MORNING`."""
+    return time_of_day is not None and DUSK - lead <= time_of_day % 24000 < MORNING
 
 
 def closed_in(world: WorldView) -> bool:
@@ -108,14 +109,15 @@ def closed_in(world: WorldView) -> bool:
     )
 
 
-def shelter_spot(world: WorldView, previous: Vec3 | None) -> Vec3 | None:
+def shelter_spot(world: WorldView, previous: Vec3 | None, lead: float = 0.0) -> Vec3 | None:
     """Where the bot shelters: the spot it is closed in at by night, kept while it stays
     there (into the morning, until it is out) and, by night, while it mines below its floor
-    within :data:`UNDER_COVER_REACH`; None once it has left. A bot still down its mine in
+    within :data:`UNDER_COVER_REACH`; None once it has left (``lead``: as :func:`is_night`). A
+    bot still down its mine in
     the morning is out of its shelter: its task's own walk takes it up (the escape's search
     from such mines kept failing in the gauntlet, where that walk got out)."""
     here = world.position
-    night = is_night(world.time_of_day)
+    night = is_night(world.time_of_day, lead)
     if night and closed_in(world) and here is not None:
         return here if previous is None or here.distance_to(previous) > STILL_THERE else previous
     if previous is None or here is None:
@@ -163,13 +165,13 @@ def works_under_cover(
     return False  # wood, food: out on the surface, in the morning
 
 
-def resting(world: WorldView, shelter: Vec3 | None) -> bool:
+def resting(world: WorldView, shelter: Vec3 | None, lead: float = 0.0) -> bool:
     """Whether walls round the bot are a shelter, not a trap: by night, in its shelter or in a
     spot with no side open (a shelter half built; the night plan roofs it); in the morning, in
-    its shelter until it may leave (:func:`_stays`)."""
+    its shelter until it may leave (:func:`_stays`). ``lead``: as :func:`is_night`."""
     enclosure = world.enclosure
     walled = enclosure is not None and enclosure.open_sides == 0
-    if is_night(world.time_of_day):
+    if is_night(world.time_of_day, lead):
         return shelter is not None or walled
     return shelter is not None and _stays(world) is not None
 
@@ -206,16 +208,18 @@ def plan(
     may_shelter: bool,
     task: Mapping[str, Any] | None = None,
     may_leave: bool = True,
+    lead: float = 0.0,
 ) -> NightStep | None:
     """The night plan's step now, or None (day; a bed near by that cannot be used yet).
 
     ``shelter``: where the bot sheltered (:func:`shelter_spot`); ``food``: the food to eat now,
     None when it has none or has just eaten; ``may_sleep`` / ``may_shelter`` / ``may_leave``:
     False for a while after a bed, a shelter or a way out failed; ``task``: the task slot's task
-    (``skill``, ``args``), which goes on under cover when it can (:func:`works_under_cover`).
+    (``skill``, ``args``), which goes on under cover when it can (:func:`works_under_cover`);
+    ``lead``: ticks before :data:`DUSK` the night begins (a lesson, knob ``dusk_lead``).
     """
     time = world.time_of_day
-    if not is_night(time):
+    if not is_night(time, lead):
         if shelter is None:
             return None
         work = _work(world, task)
