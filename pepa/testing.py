@@ -300,9 +300,6 @@ class FakeLink:
     def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
         return self._instant("setDanger", [tuple(a) for a in areas])
 
-    def set_moves(self, max_drop: int) -> bool:
-        return self._instant("setMoves", int(max_drop))
-
     def chat(self, text: str) -> bool:
         ok = self._instant("chat", text)
         if ok:

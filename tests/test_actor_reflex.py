@@ -405,24 +405,3 @@ def test_a_new_task_that_is_the_same_work_goes_on_without_a_stop(tmp_path: Path)
     )  # fmt: skip
     h.send(craft)  # other work: the dig stops
     assert len(link.calls("stop")) == 1
-
-
-def test_a_fall_lesson_limits_the_drops_of_paths_at_low_health_only(tmp_path: Path) -> None:
-    lesson = ActiveLesson(
-        skill="knob.max_drop", hostile="", verdict="tune", alternative="-1", confidence=0.7,
-        signature="cause=fall;crowd=0;hp=low",
-    )  # fmt: skip
-    link = FakeLink()
-    h = harness(tmp_path, link, lessons=(lesson,))
-    h.send(WorldObserved(view=view(hp=20, food=17)), OperatorOrder(verb="come", operator="alice"))
-    assert link.calls("setMoves") == [] and link.last().method == "gotoPlayer"  # as ever
-    h.send(WorldObserved(view=view(hp=2, food=17)), OperatorOrder(verb="come", operator="alice"))
-    assert [a.args for a in link.calls("setMoves")] == [(3,)]  # before the walk starts
-    assert [a.method for a in link.actions[-2:]] == ["setMoves", "gotoPlayer"]
-    h.send(WorldObserved(view=view(hp=20, food=17)), OperatorOrder(verb="come", operator="alice"))
-    assert [a.args for a in link.calls("setMoves")] == [(3,), (4,)]  # healed: its own again
-
-    control = FakeLink()
-    off = harness(tmp_path / "off", control, lessons=(lesson,), learning=False)
-    off.send(WorldObserved(view=view(hp=2, food=17)), OperatorOrder(verb="come", operator="alice"))
-    assert control.calls("setMoves") == [] and control.last().method == "gotoPlayer"

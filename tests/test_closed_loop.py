@@ -284,7 +284,7 @@ def walk_past(
     world: EmbeddedWorld, daemon: Daemon, alice: Player, x: int, z: int, pool: dict[str, float]
 ) -> float:
     """The bot from the platform's west end to alice at its east end, on her ``come``; the
-    nearest it came to ``pool`` (horizontally) on the way."""
+    nearest it came to ``pool`` (horizontally: a lava pool, the middle of a bridge) on the way."""
     teleport(world, BOT, x + 1.5, SKY + 1, z + 0.5)
     teleport(world, alice, x + 22.5, SKY + 1, z + 0.5)
     alice.say(f"{BOT} come")
@@ -337,62 +337,37 @@ def test_burnt_to_death_in_lava_the_bot_walks_wide_of_the_place(
         teleport(world, BOT, spot["x"], spot["y"], spot["z"])
 
 
-def come_down(world: EmbeddedWorld, daemon: Daemon, alice: Player, x: int, z: int) -> None:
-    """The bot at 1 health on the terrace's west end, alice on the floor to the east, her
-    ``come``; 1 health seen by the bot before she says it."""
-    world.op("clear_inventory", player=BOT)
-    teleport(world, BOT, x + 1.5, SKY + TERRACE + 1, z + 0.5)
-    teleport(world, alice, x + 15.5, SKY + 1, z + 0.5)
-    world.op("set_food", player=BOT, food=17, saturation=0)  # no healing: that takes 18
-    world.op("set_health", player=BOT, hp=1)
-    with daemon.client() as client:
-
-        def weak() -> bool:
-            client.send(protocol.Snapshot())
-            return client.wait_for("status", timeout=15).get("hp") == 1
-
-        eventually(weak, 30, "the bot to see its health at 1")
-    alice.say(f"{BOT} come")
-
-
-TERRACE = 4
-"""Blocks of the terrace over the floor: the pathfinder's deepest drop (4), which costs 1 health."""
-
-
 @pytest.mark.timeout(240)
-def test_fallen_to_death_at_low_health_the_bot_takes_no_such_drop_again(
+def test_knocked_off_a_bridge_to_its_death_the_bot_takes_the_long_way_next(
     sandbox: tuple[EmbeddedWorld, Daemon],
 ) -> None:
     world, daemon = sandbox
     spot = me(world)["position"]
     x, z = math.floor(spot["x"]) + 60, math.floor(spot["z"])
-    # a stone floor 20 x 7 in the sky, a dirt terrace on its west end TERRACE blocks high: the
-    # only way down from it is a drop (or digging)
-    world.op("fill", x1=x, y1=SKY, z1=z - 3, x2=x + 19, y2=SKY, z2=z + 3)
-    world.op("fill", x1=x, y1=SKY + 1, z1=z - 3, x2=x + 5, y2=SKY + TERRACE, z2=z + 3, block="dirt")
+    # in the sky: two pads, a bridge one block wide between them (the short way), and a way
+    # three blocks wide round by the north (13 blocks longer)
+    world.op("fill", x1=x, y1=SKY, z1=z - 1, x2=x + 3, y2=SKY, z2=z + 8)
+    world.op("fill", x1=x + 20, y1=SKY, z1=z - 1, x2=x + 23, y2=SKY, z2=z + 8)
+    world.op("fill", x1=x + 4, y1=SKY, z1=z, x2=x + 19, y2=SKY, z2=z)
+    world.op("fill", x1=x + 4, y1=SKY, z1=z + 6, x2=x + 19, y2=SKY, z2=z + 8)
+    middle = {"x": x + 12.5, "z": z + 0.5}
     alice = Player(world, "alice")
-    deaths = daemon.count(RECORDED)
     try:
-        with daemon.client() as client:  # the first exposure: the default policy's own walk
-            mark = len(daemon.lines)
-            come_down(world, daemon, alice, x, z)
-            death = client.wait_for("death", timeout=60)
+        before = walk_past(world, daemon, alice, x, z, middle)
+        assert before < 1.5, f"the way did not cross the bridge ({before:.1f} blocks off)"
+
+        def expose() -> None:  # a zombie on a block beside the bridge: its blows knock the bot off
+            teleport(world, BOT, middle["x"], SKY + 1, middle["z"])
+            world.op("fill", x1=x + 12, y1=SKY, z1=z - 1, x2=x + 12, y2=SKY, z2=z - 1)
+            world.op("spawn_mob", player=BOT, name="zombie", dx=0, dz=-1)
+
+        death = killed(world, daemon, expose, "fell")
         assert death["cause"]["kind"] == "fall", death["cause"]
-        daemon.wait_line("lesson (offline): fell to death at low health", 30, start=mark)
-        eventually(lambda: me(world)["health"] == 20, 30, "the respawn")
+        world.op("fill", x1=x + 12, y1=SKY, z1=z - 1, x2=x + 12, y2=SKY, z2=z - 1, block="air")
         mark = len(daemon.lines)
-        come_down(world, daemon, alice, x, z)
-        daemon.wait_line("paths drop at most 3 blocks (a lesson)", 30, start=mark)
-
-        def down() -> bool:  # by a dig and a smaller drop: the way the pathfinder finds
-            here = me(world)["position"]
-            return here["y"] < SKY + 2 and math.hypot(here["x"] - x - 15.5, here["z"] - z - 0.5) < 3
-
-        eventually(down, 90, "the bot down by alice")
-        log = "\n".join(daemon.lines[mark:])
-        assert me(world)["health"] > 0 and daemon.count(RECORDED) == deaths + 1, log
+        after = walk_past(world, daemon, alice, x, z, middle)
+        assert after > 4, (before, after, "\n".join(daemon.lines[mark:]))
+        assert daemon.count("paths go round where the bot died") >= 1
     finally:
         alice.close()
-        world.op("set_health", player=BOT, hp=20)
-        world.op("set_food", player=BOT, food=20, saturation=5)
         teleport(world, BOT, spot["x"], spot["y"], spot["z"])

@@ -224,40 +224,6 @@ def test_a_hidden_archer_nearest_lends_its_lesson_to_no_other_fight() -> None:
     assert decide(near, 0.0, memory).skill == "combat.attack-nearest"  # the zombie, unmoved
 
 
-def fell(blocks: float, hp: float) -> dict[str, Any]:
-    """A death's bundle: a fall of ``blocks`` taken at ``hp`` health."""
-    before = {"connected": True, "alive": True, "hp": hp, "food": 17, "position": HERE,
-              "isDay": True, "threats": [], "inventory": {"items": {}}}  # fmt: skip
-    return {"cause": {"key": "death.attack.fall", "sources": [{"kind": "fall", "fall": blocks}]},
-            "snapshots": [before, {**before, "hp": 0}]}  # fmt: skip
-
-
-def test_fallen_to_death_at_low_health_paths_drop_less_at_low_health() -> None:
-    post = analyse("fell", fell(4.0, 1))
-    (drop,) = post.knobs
-    assert (drop.skill, drop.alternative, drop.hostile) == ("knob.max_drop", "-1", "")
-    assert drop.signature == "cause=fall;crowd=0;hp=low"
-    assert drop.text == "fell to death at low health: paths drop at most 3 blocks at low health"
-    memory = Memory()
-    low = world(hp=2, food=17)
-    assert memory.tuning(low, names=("max_drop",)).max_drop == 4  # the pathfinder's own
-    learn_from(memory, post)
-    tuned = memory.tuning(low, names=("max_drop",))
-    assert tuned.max_drop == 3 and tuned.lesson("max_drop") is not None
-    # a zombie far off is no reason to drop deeper: the knob is about the world, not a fight
-    assert (
-        memory.tuning(world(hp=2, threats=mob("zombie", 14.0)), names=("max_drop",)).max_drop == 3
-    )
-    assert memory.tuning(world(hp=20), names=("max_drop",)).max_drop == 4  # in full health
-    sword = world(hp=2, inventory={"items": {"iron_sword": 1}})
-    assert memory.tuning(sword, names=("max_drop",)).max_drop == 3  # gear is no matter
-
-
-def test_a_fall_deeper_than_any_path_drops_turns_no_knob() -> None:
-    assert analyse("fell", fell(23.0, 20)).knobs == ()
-    assert analyse("fell", {"cause": {"key": "death.attack.fall"}, "snapshots": []}).knobs == ()
-
-
 def slain_by_night(time: int, enclosure: dict[str, Any]) -> dict[str, Any]:
     """A death's bundle: slain by a zombie at ``time`` of day, with walls round it or none."""
     before = {"connected": True, "alive": True, "hp": 6, "food": 20, "position": HERE,

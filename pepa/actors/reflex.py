@@ -52,7 +52,6 @@ from pepa.memory import TaskFile
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival import PRIORITY, Decision, Memory, TaskSlot, decide
 from pepa.survival.dispatch import IdleChores, admit, label, order_reply
-from pepa.survival.knobs import KNOBS
 from pepa.survival.progress import SUSPENDING
 from pepa.survival.runner import SkillRunner
 from pepa.world.linkapi import Link
@@ -118,8 +117,6 @@ class Reflex(SupervisedActor):
         self.waiting_for: str | None = None
         self.chores = IdleChores()
         self.activity: tuple[str | None, str | None] = ("", "")
-        self.max_drop = KNOBS["max_drop"].default
-        """The deepest drop the bridge's paths may take now (its own default after a connect)."""
 
     def setup(self) -> None:
         for event_type in (
@@ -198,8 +195,6 @@ class Reflex(SupervisedActor):
                     self.waiting_for = None
                     self._step(now)
             case Connected() | Died() | Respawned():
-                if isinstance(message, Connected):  # a new bot: its paths drop as deep as ever
-                    self.max_drop = KNOBS["max_drop"].default
                 self.runner.running = None
                 self.waiting_for = None
                 self._step(now)
@@ -235,7 +230,6 @@ class Reflex(SupervisedActor):
 
     def _start(self, decision: Decision, now: float) -> None:
         self._announce(decision)
-        self._limit_drops()
         started = self.runner.start(decision, self.world, now)
         if started != "wait":  # a swing inside the cooldown did not happen
             self.memory.started(decision, now)
@@ -250,17 +244,6 @@ class Reflex(SupervisedActor):
                 logger.info("dropped task %s: %s", decision.skill, why_not)
                 skill_id = decision.skill or ""
                 self.publish(SkillFinished(skill=skill_id, ok=False, seconds=0.0, detail=why_not))
-
-    def _limit_drops(self) -> None:
-        """Paths drop no deeper than lessons allow in the present (knob ``max_drop``: a fall
-        at low health): told to the bridge when it changes, before the skill starts."""
-        tuned = self.memory.tuning(self.world, names=("max_drop",))
-        if tuned.max_drop == self.max_drop or self.link is None:
-            return
-        if self.link.set_moves(int(tuned.max_drop)):
-            self.max_drop = tuned.max_drop
-            taught = " (a lesson)" if tuned.lesson("max_drop") is not None else ""
-            logger.info("paths drop at most %g blocks%s", tuned.max_drop, taught)
 
     def _finished(self, done: ActionFinished, now: float) -> None:
         running = self.runner.finished(done.action_id)

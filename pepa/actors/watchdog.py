@@ -87,6 +87,10 @@ class Watchdog(SupervisedActor):
                 if position:  # a death with no place has nothing to walk around
                     self.watch.died_at(position["x"], position["z"])
                     self._steer()
+                    logger.info(
+                        "paths go round where the bot died at %.0f %.0f from now on (a lesson)",
+                        position["x"], position["z"],
+                    )  # fmt: skip
             case _:
                 return super().on_message(message)
         return None

@@ -14,7 +14,7 @@ from typing import Any
 
 from pepa.survival import night
 from pepa.survival.knobs import TUNE, knob_skill
-from pepa.survival.situation import Situation, fight_signature, hazard_signature
+from pepa.survival.situation import Situation, fight_signature
 from pepa.world.death import DeathCause, death_cause
 from pepa.world.view import WorldView
 
@@ -111,7 +111,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
     if cause.kind in _HAZARDS:
         what = cause.summary()
         return PostMortemDraft(
-            knobs=_HAZARD_KNOBS.get(cause.kind, ()) or _fall_knobs(cause, snapshots),
+            knobs=_HAZARD_KNOBS.get(cause.kind, ()),
             cause=f"{what} while doing {doing}",
             analysis=f"{cause.text or what}; health {lost}",
             lesson=LessonDraft(
@@ -193,29 +193,6 @@ DUSK_LEAD = 1000.0
 monsters spawn on the surface from 13188, 1188 ticks after dusk)."""
 
 
-def _fall_knobs(cause: DeathCause, snapshots: list[Any]) -> tuple[LessonDraft, ...]:
-    """A fall no deeper than a path's drops (the pathfinder's limit is 4 blocks) lowers the
-    drops paths take in a like situation (the health bucket the bot fell at): a deeper fall
-    was no path's choice (knocked off a ledge, a hole dug under it) and turns nothing."""
-    if cause.kind != "fall" or cause.fall is None or cause.fall > PATH_DROP + 1:
-        return ()
-    met = hazard_signature(snapshots, "fall")
-    if not met:
-        return ()
-    health = _health(met)
-    why = f"fell to death at {health}: paths drop at most {PATH_DROP - 1:g} blocks at {health}"
-    return (_turn("max_drop", "-1", "", met, why),)
-
-
-def _health(signature: str) -> str:
-    hp = Situation.parse(signature).hp
-    return f"{hp} health" if hp else "this health"
-
-
-PATH_DROP = 4.0
-"""The deepest drop the pathfinder takes by default (mineflayer-pathfinder's maxDropDown)."""
-
-
 def _turn(knob: str, change: str, hostile: str, signature: str, text: str) -> LessonDraft:
     """A lesson that turns a knob of the policy (pepa.survival.knobs)."""
     return LessonDraft(
@@ -229,5 +206,5 @@ _HAZARD_KNOBS: dict[str, tuple[LessonDraft, ...]] = {
         _turn("air_below", f"+{AIR_SOONER:g}", "", "", "drowned: come up for air at 16 of 20"),
     ),
 }
-"""The knobs a death by the world turns, by cause (a fall: :func:`_fall_knobs`; lava: the place
-is walked around, pepa.survival.progress)."""
+"""The knobs a death by the world turns, by cause (a fall or lava: the place is walked around,
+docs/knowledge.md "Places that killed the bot")."""

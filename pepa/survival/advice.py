@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pepa.survival.knobs import KNOB_PREFIX, KNOBS, Tuning, tuning
-from pepa.survival.situation import WORLDLY, LessonIndex, Situation, situation_of
+from pepa.survival.situation import LessonIndex, Situation, situation_of
 from pepa.world.view import WorldView
 
 __all__ = ["ADVICE_ALTERNATIVES", "ADVICE_CONFIDENCE", "Lessons"]
@@ -95,10 +95,9 @@ class Lessons:
         present = situation_of(world)
         if mob is not None:
             present = replace(present, mob=mob)
-        calm = replace(present, **WORLDLY)  # for knobs about the world, not a fight
 
         def recalled(skill: str, mob: str | None) -> Iterator[tuple[str, float, str, Any]]:
-            like = present if mob is None else replace(present, mob=mob) if mob else calm
+            like = present if mob is None else replace(present, mob=mob)
             for found in self.index.recall(skill, like):
                 yield found.verdict, found.weight, self.alternatives.get(found.key, ""), found.key
 

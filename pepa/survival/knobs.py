@@ -43,10 +43,9 @@ class Knob:
     low: float
     high: float
     mob: str | None
-    """The hostile it is about (recalled as if that mob were the nearest), "" for none (recalled
-    as if no hostile were near: a lesson about the world, not a fight), None for the present's
-    own nearest hostile (a knob of every fight: lessons about fights with the mob at hand are
-    recalled)."""
+    """The hostile it is about (recalled as if that mob were the nearest), "" for none, None for
+    the present's own nearest hostile (a knob of every fight: lessons about fights with the
+    mob at hand are recalled)."""
     doc: str
 
 
@@ -79,11 +78,6 @@ KNOBS: dict[str, Knob] = {
         default=0.0, low=0.0, high=3000.0, mob="",
         doc="ticks before dusk (12000) the bot starts for its bed or shelter (a game day is "
         "24000 ticks)",
-    ),
-    "max_drop": Knob(
-        default=4.0, low=2.0, high=4.0, mob="",
-        doc="the deepest drop, in blocks, a path may take (the pathfinder's own limit is 4, "
-        "which costs 1 health; 3 costs none)",
     ),
 }  # fmt: skip
 """Every knob a lesson may turn (the whitelist)."""
@@ -118,7 +112,6 @@ class Tuning:
     fight_margin: float = KNOBS["fight_margin"].default
     crowd: float = KNOBS["crowd"].default
     dusk_lead: float = KNOBS["dusk_lead"].default
-    max_drop: float = KNOBS["max_drop"].default
     turned: tuple[tuple[str, Any], ...] = ()
     """``(knob, lesson key)`` of each knob a lesson moved (for the log and the advice's
     outcome)."""

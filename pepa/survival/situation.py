@@ -35,12 +35,10 @@ __all__ = [
     "LEVELS",
     "LEVEL_WEIGHT",
     "TOP",
-    "WORLDLY",
     "LessonIndex",
     "Recalled",
     "Situation",
     "fight_signature",
-    "hazard_signature",
     "situation_of",
 ]
 
@@ -184,26 +182,6 @@ def fight_signature(snapshots: Iterable[Mapping[str, Any]], mob: str, cause: str
             kept = {f: getattr(met, f) for f in FIGHT}
             return Situation(**{**kept, "mob": mob}).signature()
     return ""
-
-
-def hazard_signature(snapshots: Iterable[Mapping[str, Any]], cause: str) -> str:
-    """The signature of a death by the world (a fall, say) from its snapshots (oldest first): the
-    cause and the health of the last snapshot the bot was alive in (:data:`WORLDLY`); "" with
-    no such snapshot."""
-    alive = [
-        s for s in snapshots
-        if isinstance(s, Mapping) and isinstance(s.get("hp"), int | float) and s["hp"] > 0
-    ]  # fmt: skip
-    if not alive:
-        return ""
-    met = situation_of(alive[-1], cause=cause)
-    return Situation(cause=cause, hp=met.hp, **WORLDLY).signature()
-
-
-WORLDLY = {"mob": "", "crowd": "0", "weapon": "", "armour": ""}
-"""What a knob about the world, not a fight (``max_drop``), keeps of the fight's level of recall:
-only the health (pepa.survival.advice recalls such knobs with the present's other fields
-replaced by these)."""
 
 
 def _bucket(value: float | None, steps: tuple[tuple[float, str], ...], top: str) -> str:

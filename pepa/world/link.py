@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
-    "eat", "sleep", "escape", "lookAround", "setDanger", "setMoves", "gather", "craft", "place",
+    "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
     "hunt", "smelt", "shelter", "wear", "flee", "cover", "surface",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
@@ -297,10 +297,6 @@ class MinecraftLink:
     def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
         """Make the pathfinder go around these (x, z, radius) areas."""
         return self._call("setDanger", [list(area) for area in areas])
-
-    def set_moves(self, max_drop: int) -> bool:
-        """Let paths drop at most ``max_drop`` blocks (1 to 4) from now on."""
-        return self._call("setMoves", int(max_drop))
 
     def look_around(self) -> bool:
         """Turn the head somewhere else."""

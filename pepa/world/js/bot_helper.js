@@ -134,14 +134,9 @@ function createBot (opts, onEvent) {
     }
     return 0
   }
-  // The deepest drop a path may take (mineflayer-pathfinder's maxDropDown, 4 by default: a
-  // 4-block drop costs 1 health); a lesson lowers it while health is low (setMoves)
-  let maxDrop = 4
-  const limited = (moves) => { moves.maxDropDown = maxDrop; return moves }
   bot.on('spawn', () => {
     if (!bot.pathfinder.movements) bot.pathfinder.setMovements(new Movements(bot))
     bot.pathfinder.movements.exclusionAreasStep = [dangerCost]
-    limited(bot.pathfinder.movements)
     emit({ type: 'spawn', position: vxyz(bot.entity.position), hp: bot.health, food: bot.food })
   })
   bot.on('health', () => emit({ type: 'health', hp: bot.health, food: bot.food, saturation: bot.foodSaturation }))
@@ -371,7 +366,6 @@ function createBot (opts, onEvent) {
     moves.allow1by1towers = false
     moves.allowParkour = false
     moves.exclusionAreasStep = [dangerCost]
-    limited(moves)
     const mine = { moves, normal: bot.pathfinder.movements }
     gentle = mine
     bot.pathfinder.setMovements(moves)
@@ -709,7 +703,6 @@ function createBot (opts, onEvent) {
       const moves = new Movements(bot) // no danger costs: getting out comes first
       if (mode === 'up') moves.canDig = false
       if (mode === 'dig') moves.allow1by1towers = false
-      limited(moves)
       bot.pathfinder.setMovements(moves)
       const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
       const run = async () => {
@@ -1129,15 +1122,6 @@ function createBot (opts, onEvent) {
     chat (text) { bot.chat(String(text)); return true },
     // setDanger([[x, z, r], ...]): areas the pathfinder avoids from now on
     setDanger (areas) { danger = (areas || []).map(a => [Number(a[0]), Number(a[1]), Number(a[2])]); return danger.length },
-    // setMoves(maxDrop): the deepest drop paths may take from now on (1 to 4 blocks)
-    setMoves (limit) {
-      const drop = Math.round(Number(limit))
-      if (!(drop >= 1 && drop <= 4)) throw new Error(`maxDrop must be 1 to 4, got ${limit}`)
-      maxDrop = drop
-      if (bot.pathfinder && bot.pathfinder.movements) limited(bot.pathfinder.movements)
-      if (gentle) limited(gentle.normal) // the movements restored after a no-dig walk
-      return maxDrop
-    },
     // lookAround(): turn the head somewhere else (idle behaviour)
     lookAround () { bot.look(Math.random() * Math.PI * 2 - Math.PI, (Math.random() - 0.5) * 0.6, false).catch(() => {}); return true },
     quit (reason) { try { bot.quit(reason || 'bye') } catch (e) {} return true },
