@@ -118,7 +118,8 @@ class Config:
     curriculum: bool = True
     """Whether the bot works its plan by itself when nothing more urgent runs."""
     learning: bool = True
-    """Whether lessons change what the bot does (off: the gauntlet's control run)."""
+    """Whether lessons (and the places the bot died) change what it does (off: the gauntlet's
+    control run)."""
     sandbox: bool = True
     """The embedded world is the survival sandbox (terrain, crafting, drops); False: flat."""
     sandbox_profile: str = "default"

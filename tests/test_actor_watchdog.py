@@ -356,6 +356,23 @@ def test_a_place_where_the_bot_died_is_walked_around_from_then_on() -> None:
     assert len(link.calls("setDanger")) == 2
 
 
+def test_with_learning_off_no_place_of_death_is_walked_around() -> None:
+    asked: list[Any] = []
+    link = FakeLink()
+    h = ActorHarness(
+        Watchdog, link=link, stall_after=STALL, learning=False,
+        peers={"knowledge": lambda message: asked.append(message) or ((100.0, 20.0),)},
+    )  # fmt: skip
+    h.send(Connected(server="localhost", version="1.20.4"))
+    h.send(Died(reason="slain by zombie", position={"x": -5.04, "y": 64.0, "z": 9.96}))
+    assert asked == [] and link.calls("setDanger") == []
+    running(h, GOTO)  # a place it got stuck is still gone round: no lesson, a way that failed
+    at(h, x=7.0, z=-3.0)
+    h.advance(STALL)
+    at(h, x=7.0, z=-3.0)
+    assert link.last("setDanger").args == ([(7.0, -3.0, 3.0)],)
+
+
 def test_without_the_knowledge_base_the_death_places_start_empty() -> None:
     h, link = watchdog()  # no knowledge peer: one warning, no crash
     h.send(Connected(server="localhost", version="1.20.4"))

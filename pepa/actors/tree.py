@@ -88,7 +88,11 @@ def build_tree(
                         "milestones": curriculum,
                     },
                 ),
-                ChildSpec(id="watchdog", actor_class=Watchdog, kwargs={"link": link}),
+                ChildSpec(
+                    id="watchdog",
+                    actor_class=Watchdog,
+                    kwargs={"link": link, "learning": learning},
+                ),
                 ChildSpec(
                     id="curriculum",
                     actor_class=Curriculum,

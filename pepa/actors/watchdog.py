@@ -16,7 +16,8 @@ each (the gauntlet counts them by cause).
 It also steers the pathfinder round bad places (``set_danger``: each step
 inside one costs more): where the bot got stuck, and where it died, from
 ``Died`` and, at start, the knowledge base's last deaths (``DeathPlaces``),
-so a place that killed the bot is walked around in later runs too.
+so a place that killed the bot is walked around in later runs too (with
+learning on: a place of death is a lesson).
 """
 
 from __future__ import annotations
@@ -54,15 +55,21 @@ class Watchdog(SupervisedActor):
         supervision: SupervisionContext,
         link: Link | None = None,
         stall_after: float = 60.0,
+        learning: bool = True,
     ) -> None:
         super().__init__(supervision=supervision)
         self.link = link
         self.watch = ProgressWatch(stall_after=stall_after)
+        self.learning = learning
+        """False: places of death are not walked around (they are lessons; the gauntlet's
+        control run); places the bot got stuck still are."""
 
     def setup(self) -> None:
         events = (WorldObserved, ActivityChanged, ActionFinished, Connected, PlayerSpotted, Died)
         for event_type in events:
             self.runtime.bus.subscribe(event_type, self.handle)
+        if not self.learning:
+            return
         try:  # where the bot died before (the knowledge base's danger places)
             for x, z in self.peer("knowledge").request(DeathPlaces(), timeout=2.0):
                 self.watch.died_at(x, z)
@@ -84,7 +91,7 @@ class Watchdog(SupervisedActor):
             case Connected():
                 self._steer()
             case Died(position=position):
-                if position:  # a death with no place has nothing to walk around
+                if position and self.learning:  # a death with no place: nothing to walk round
                     self.watch.died_at(position["x"], position["z"])
                     self._steer()
                     logger.info(
