@@ -21,6 +21,7 @@ from pepa.events import (
     Connected,
     Died,
     GoalSet,
+    LessonLearned,
     MilestoneReached,
     PlanChanged,
     PlanProposed,
@@ -33,6 +34,7 @@ from pepa.events import (
     TaskWithdrawn,
     WorldObserved,
 )
+from pepa.events.queries import ActiveLesson
 from pepa.memory import PLAN_FILE
 from pepa.survival.assigner import LOST_AFTER_TICKS, RETRY_AFTER
 from pepa.testing import ActorHarness, view
@@ -362,3 +364,47 @@ def test_a_death_and_the_servers_word_for_it_go_into_the_diary(tmp_path: Path, s
     lines = diary(tmp_path)
     assert "died at 10 64 -4: fell 31 blocks (the server: pepa_bot fell)" in lines
     assert "died at ?: died (cause unknown)\n" in lines
+
+
+# -- lessons: armour first ------------------------------------------------------------------
+
+ARMED_PLAN = (
+    "# Plan\n\nGoal: survive\n\n"
+    "- [ ] 1 iron_pickaxe (craft.iron_pickaxe)\n"
+    "- [ ] 1 iron_sword (craft.iron_sword)\n"
+    "- [ ] 1 iron_chestplate (craft.iron_chestplate)\n"
+    "- [ ] 1 shield (craft.shield)\n"
+)
+GEAR_FIRST = ActiveLesson(
+    skill="knob.gear_first", hostile="", verdict="tune", alternative="+1", confidence=0.7
+)
+
+
+def test_a_lesson_hands_out_armour_and_a_shield_before_the_rest_of_the_plan(
+    tmp_path: Path, start: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_plan(tmp_path, ARMED_PLAN)
+    h = start(peers={"knowledge": lambda message: (GEAR_FIRST,)})  # learned in an earlier run
+    with caplog.at_level(logging.INFO, logger="pepa.actors.curriculum"):
+        h.send(IN_WORLD)
+        h.advance(1)
+    assert suggested(h) == [("craft.iron_chestplate", "1 iron_chestplate (craft.iron_chestplate)")]
+    assert "before 1 iron_pickaxe (craft.iron_pickaxe): armour first (a lesson)" in caplog.text
+
+
+def test_armour_first_comes_with_a_lesson_learned_now_and_never_with_learning_off(
+    tmp_path: Path, start: Any
+) -> None:
+    write_plan(tmp_path, ARMED_PLAN)
+    taught = LessonLearned(
+        skill="knob.gear_first", hostile="", verdict="tune", alternative="+1", confidence=0.7
+    )
+    off = start(learning=False, peers={"knowledge": lambda message: (GEAR_FIRST,)})
+    off.send(taught, IN_WORLD)
+    off.advance(1)
+    assert [skill for skill, _ in suggested(off)] == ["craft.iron_pickaxe"]  # the plan's order
+    off.stop()
+    on = start()
+    on.send(taught, IN_WORLD)
+    on.advance(1)
+    assert [skill for skill, _ in suggested(on)] == ["craft.iron_chestplate"]

@@ -109,12 +109,13 @@ def test_a_death_is_stored_with_its_bundle_post_mortem_and_lesson(
     assert [p.note for p in probe.pois_near(10.0, 0.0, 2.0, kind="danger")] == [
         "died: killed near zombie"
     ]
-    advice, margin = h.events(LessonLearned)  # the fight's advice, and the knob it turns
+    advice, margin, first = h.events(LessonLearned)  # the advice, the knobs of fights and plans
     assert advice == LessonLearned(
         skill="combat.attack-nearest", hostile="zombie", verdict="avoid",
         alternative="survive.flee", confidence=0.7, signature=MET,
     )  # fmt: skip
     assert (margin.skill, margin.alternative, margin.signature) == ("knob.fight_margin", "+4", MET)
+    assert (first.skill, first.alternative, first.signature) == ("knob.gear_first", "+1", "")
 
 
 def test_the_bundle_keeps_only_the_last_30_seconds(h: ActorHarness[Knowledge]) -> None:
@@ -215,10 +216,12 @@ def test_deaths_by_cause_and_lessons_held_or_failed_are_summed_up_for_people(
     assert summary.deaths == 2 and summary.deaths_by_cause == (("fall", 1), ("unknown", 1))
     assert [line[6:] for line in summary.recent_deaths] == ["killed near zombie", "fell 30 blocks"]
     assert summary.lessons_in_force >= 1
-    held, *learned = (line[6:] for line in summary.recent_lessons[:3])
+    held, *learned = (line[6:] for line in summary.recent_lessons[:4])
     assert held == "held: avoid combat.attack-nearest vs zombie → 0.75"
     assert sorted(learned) == [
         "learned (offline): do not fight zombie like this: flee instead → 0.70",
+        "learned (offline): killed by zombie with no armour on: armour and a shield before the "
+        "rest of the plan → 0.70",
         "learned (offline): killed by zombie: want 4 more health before a fight like this → 0.70",
     ]
     h.advance(3610)  # an hour on, the next rescan drops the lesson lines

@@ -39,6 +39,11 @@ def learn_from(memory: Memory, post: Any) -> None:
                          knob.confidence, knob.signature)  # fmt: skip
 
 
+def fighting(post: Any) -> tuple[Any, ...]:
+    """The knobs a post-mortem turns about fights (not the plan's order: ``gear_first``)."""
+    return tuple(k for k in post.knobs if k.skill != "knob.gear_first")
+
+
 def creeper(distance: float) -> list[dict[str, Any]]:
     return [{"id": 9, "name": "creeper", "distance": distance,
              "position": {"x": 0.5 + distance, "y": 70.0, "z": 0.5}}]  # fmt: skip
@@ -83,7 +88,7 @@ def test_blown_up_by_a_creeper_the_bot_keeps_its_distance_in_like_fights() -> No
         "cause": {"key": "death.attack.explosion.player", "killer": "creeper"},
     }
     post = analyse("blown up by creeper", bundle)
-    (keep,) = post.knobs
+    (keep,) = fighting(post)
     assert (keep.skill, keep.hostile, keep.verdict, keep.alternative) == (
         "knob.creeper_keep", "creeper", TUNE, "+7",
     )  # fmt: skip
@@ -132,7 +137,7 @@ def test_killed_by_two_zombies_the_bot_flees_from_two_in_like_fights() -> None:
         "cause": {"key": "death.attack.mob", "killer": "zombie"},
     }
     post = analyse("slain by zombie", bundle)
-    margin, crowd = post.knobs
+    margin, crowd = fighting(post)
     assert (margin.skill, margin.alternative) == ("knob.fight_margin", "+4")
     assert (crowd.skill, crowd.alternative, crowd.hostile) == ("knob.crowd", "-1", "zombie")
     assert crowd.signature == margin.signature
@@ -158,7 +163,7 @@ def test_shot_dead_by_a_skeleton_the_bot_wants_more_health_before_closing_in() -
         "cause": {"key": "death.attack.arrow", "killer": "skeleton"},
     }
     post = analyse("shot by skeleton", bundle)
-    (margin,) = post.knobs  # alone: no crowd
+    (margin,) = fighting(post)  # alone: no crowd
     memory = Memory()
     assert decide(near, 0.0, memory).skill == "combat.approach"  # 14 > 12: close in
     learn_from(memory, post)
@@ -183,7 +188,7 @@ def test_lessons_never_make_the_crowd_below_two_nor_a_death_unseen_teach_a_fight
     assert decide(alone, 0.0, memory).skill == "combat.attack-nearest"
     unseen = {"snapshots": [world().to_wire()], "cause": {"key": "death.attack.arrow",
               "killer": "skeleton"}}  # fmt: skip
-    assert analyse("shot", unseen).knobs == ()
+    assert fighting(analyse("shot", unseen)) == ()
 
 
 def test_drowned_once_the_bot_comes_up_for_air_sooner_everywhere() -> None:
@@ -258,3 +263,17 @@ def test_caught_out_by_night_the_bot_starts_for_shelter_sooner_everywhere() -> N
     closed = world(timeOfDay=11300, enclosure={"openSides": 0, "ceiling": 2})
     memory.observe(closed, 1.0)
     assert memory.shelter is not None and memory.trapped_since is None
+
+
+def test_killed_with_no_armour_on_the_plan_makes_armour_first_everywhere() -> None:
+    bare = analyse("slain", slain_by_night(6000, {"openSides": 4, "ceiling": None}))
+    (first,) = [k for k in bare.knobs if k.skill == "knob.gear_first"]
+    assert (first.alternative, first.signature, first.hostile) == ("+1", "", "")
+    armoured = slain_by_night(6000, {"openSides": 4, "ceiling": None})
+    for snapshot in armoured["snapshots"]:
+        snapshot["worn"] = ["iron_chestplate"]
+    assert "knob.gear_first" not in [k.skill for k in analyse("slain", armoured).knobs]
+    memory = Memory()
+    assert memory.tuning(world(), names=("gear_first",)).gear_first == 0
+    learn_from(memory, bare)
+    assert memory.tuning(world(), names=("gear_first",)).gear_first == 1

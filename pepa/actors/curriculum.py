@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import skills
+from pepa.errors import SupervisionError
 from pepa.events import (
     Connected,
     Died,
     GoalSet,
+    LessonLearned,
     MilestoneReached,
     PlanChanged,
     PlanProposed,
@@ -37,10 +39,12 @@ from pepa.events import (
     TaskWithdrawn,
     WorldObserved,
 )
+from pepa.events.queries import ActiveLessons
 from pepa.knowledge.reflection import adjust_plan
 from pepa.memory import Locations, TaskFile
 from pepa.planbook import PlanBook
 from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.survival.advice import Lessons
 from pepa.survival.assigner import Assigner, Task, food_in
 from pepa.survival.crafting import Recipes
 from pepa.survival.curriculum import (
@@ -51,6 +55,7 @@ from pepa.survival.curriculum import (
     derive_plan,
     describe_plan,
     goal_reply,
+    is_gear,
     next_milestone,
     parse_plan,
     rename_skill,
@@ -83,9 +88,14 @@ class Curriculum(SupervisedActor):
         data_root: Path | None = None,
         tick: float = 1.0,
         enabled: bool = True,
+        learning: bool = True,
     ) -> None:
         super().__init__(supervision=supervision)
         self.enabled = enabled
+        self.learning = learning
+        """False: lessons never change the order milestones go out in (the gauntlet's control)."""
+        self.lessons = Lessons()
+        """The lessons in force (only the knob ``gear_first`` is read here)."""
         """False: the memory files are kept, goals and plans answered, no task handed out."""
         self.dir = server_dir
         self.data_root = data_root
@@ -106,9 +116,10 @@ class Curriculum(SupervisedActor):
         bus = self.runtime.bus
         for event_type in (
             WorldObserved, SkillFinished, Connected, GoalSet, PlanRequested, ReflexTicked,
-            PlanProposed, PlanRevised, Died,
+            PlanProposed, PlanRevised, Died, LessonLearned,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
+        self._recall()
         joined = (self.dir / "joined-before.flag").exists()
         record = self.tasks.read()
         plan = parse_plan(self.files.plan())
@@ -166,6 +177,10 @@ class Curriculum(SupervisedActor):
                 self._adopt(goal, lines, source)
             case PlanRevised(changes=changes, source=source, at=at):
                 self._revise(changes, source, at)
+            case LessonLearned() if self.learning:
+                self._learn(message)
+            case LessonLearned():
+                pass  # learning is off
             case Died(reason=reason, position=position, cause=cause):
                 where = " ".join(f"{position[k]:.0f}" for k in "xyz") if position else "?"
                 told = f" (the server: {cause.text})" if cause.text else ""
@@ -269,9 +284,33 @@ class Curriculum(SupervisedActor):
         connected, now = self.world.connected, self.now()
         if not self.enabled or not self.policy.ready(connected=connected, now=now):
             return  # (the plan is read only when a milestone may go out)
-        task = self.policy.next(parse_plan(self.files.plan()), connected=connected, now=now)
-        if task is not None:
-            self._suggest(task)
+        plan = parse_plan(self.files.plan())
+        tuned = self.lessons.tuning(self.world, names=("gear_first",))
+        first = is_gear if tuned.gear_first >= 1 else None
+        task = self.policy.next(plan, connected=connected, now=now, first=first)
+        if task is None:
+            return
+        in_order = self.policy.workable(plan, now)[0]  # the plan's order: what went out before
+        if in_order.text != task.milestone:
+            logger.info("milestone %s before %s: armour first (a lesson)", task.milestone,
+                        in_order.text)  # fmt: skip
+        self._suggest(task)
+
+    def _recall(self) -> None:
+        """The lessons in force at start (the knowledge actor starts first)."""
+        if not self.learning:
+            return
+        try:
+            for lesson in self.peer("knowledge").request(ActiveLessons(), timeout=2.0):
+                self._learn(lesson)
+        except SupervisionError as exc:
+            logger.warning("no lessons this time: %s", exc)
+
+    def _learn(self, lesson: Any) -> None:
+        self.lessons.learn(
+            lesson.skill, lesson.hostile, lesson.verdict, lesson.alternative,
+            lesson.confidence, lesson.signature,
+        )  # fmt: skip
 
     def _suggest(self, task: Task) -> None:
         self.publish(

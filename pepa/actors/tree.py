@@ -100,6 +100,7 @@ def build_tree(
                         "server_dir": server_dir,
                         "data_root": data_root,
                         "enabled": curriculum,
+                        "learning": learning,
                     },
                 ),
                 ChildSpec(

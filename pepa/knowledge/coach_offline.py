@@ -14,7 +14,7 @@ from typing import Any
 
 from pepa.survival import night
 from pepa.survival.knobs import TUNE, knob_skill
-from pepa.survival.situation import Situation, fight_signature
+from pepa.survival.situation import Situation, fight_signature, situation_of
 from pepa.world.death import DeathCause, death_cause
 from pepa.world.view import WorldView
 
@@ -85,7 +85,8 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
         near = hostile.get("distance") if hostile.get("name") == name else None
         seen = f"{name} at {near} blocks" if near is not None else name
         told = "" if guessed else f"{cause.summary()}; "
-        keep = _fight_knobs(name, cause, met) + _caught_out(name, snapshots)
+        last = _last_alive(snapshots)
+        keep = _fight_knobs(name, cause, met) + _caught_out(name, last) + _bare(name, met, last)
         if skill.startswith("combat.attack-nearest"):
             return PostMortemDraft(
                 knobs=keep,
@@ -175,17 +176,29 @@ AIR_SOONER = 8.0
 24 blocks of water at the 2 blocks a second a bot swims up."""
 
 
-def _caught_out(name: str, snapshots: list[Any]) -> tuple[LessonDraft, ...]:
+def _last_alive(snapshots: list[Any]) -> WorldView | None:
+    """The last of a death's snapshots with the bot alive in it."""
+    alive = [s for s in snapshots if isinstance(s, Mapping) and (s.get("hp") or 0) > 0]
+    return WorldView.from_wire(alive[-1]) if alive else None
+
+
+def _caught_out(name: str, view: WorldView | None) -> tuple[LessonDraft, ...]:
     """A death to a foe by night out in the open (the last snapshot alive not closed in) has the
     bot start for its bed or shelter :data:`DUSK_LEAD` ticks sooner, everywhere."""
-    alive = [s for s in snapshots if isinstance(s, Mapping) and (s.get("hp") or 0) > 0]
-    if not alive:
-        return ()
-    view = WorldView.from_wire(alive[-1])
-    if not night.is_night(view.time_of_day) or night.closed_in(view):
+    if view is None or not night.is_night(view.time_of_day) or night.closed_in(view):
         return ()
     why = f"caught out by night by {name}: start for shelter {DUSK_LEAD:g} ticks before dusk"
     return (_turn("dusk_lead", f"+{DUSK_LEAD:g}", "", "", why),)
+
+
+def _bare(name: str, met: str, view: WorldView | None) -> tuple[LessonDraft, ...]:
+    """A death to a foe with no armour on (in the fight's situation, else the last snapshot
+    alive) has the curriculum hand out the plan's armour and shield first, everywhere."""
+    worn = Situation.parse(met).armour if met else situation_of(view).armour if view else ""
+    if worn != "none":
+        return ()
+    why = f"killed by {name} with no armour on: armour and a shield before the rest of the plan"
+    return (_turn("gear_first", "+1", "", "", why),)
 
 
 DUSK_LEAD = 1000.0

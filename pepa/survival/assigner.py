@@ -149,20 +149,31 @@ class Assigner:
         """Whether a milestone may be handed out now (none out, in the world, settled)."""
         return self.assigned is None and connected and now >= self.settle_until
 
-    def next(self, plan: Sequence[Milestone], *, connected: bool, now: float) -> Task | None:
-        """The task to hand out now (recorded as out), or None."""
+    def next(
+        self, plan: Sequence[Milestone], *, connected: bool, now: float,
+        first: Callable[[Milestone], bool] | None = None,
+    ) -> Task | None:  # fmt: skip
+        """The task to hand out now (recorded as out), or None. ``first``: milestones it
+        accepts go before the others (a lesson: armour first), each lot in the plan's order."""
         if not self.ready(connected=connected, now=now):
             return None
+        open_ = self.workable(plan, now)
+        if first is not None:
+            open_.sort(key=lambda m: not first(m))  # stable: the plan's order within each lot
+        if not open_:
+            return None
+        self.assigned = Task.of(open_[0])
+        self.idle_ticks = 0
+        return self.assigned
+
+    def workable(self, plan: Sequence[Milestone], now: float) -> list[Milestone]:
+        """The milestones that may go out now, in the plan's order: open, actionable, not
+        resting, and with a skill that exists (a hand-written one may name one that does not)."""
         self.resting = {key: until for key, until in self.resting.items() if until > now}
-        for m in plan:
-            if m.done or not m.actionable or m.text in self.resting:
-                continue
-            if not self.known(m.skill):
-                continue  # hand-written with a skill that does not exist
-            self.assigned = Task.of(m)
-            self.idle_ticks = 0
-            return self.assigned
-        return None
+        return [
+            m for m in plan
+            if not m.done and m.actionable and m.text not in self.resting and self.known(m.skill)
+        ]  # fmt: skip
 
     def watch(self, idle: bool) -> Task | None:
         """One reflex tick: the task to hand out again when the chain idles with it out.

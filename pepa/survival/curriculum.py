@@ -38,6 +38,7 @@ from pepa.survival.crafting import (
 __all__ = [
     "DEFAULT_GOAL",
     "DEFAULT_TARGETS",
+    "GEAR",
     "MAX_GOAL",
     "Milestone",
     "actionable_lines",
@@ -45,6 +46,7 @@ __all__ = [
     "derive_plan",
     "describe_plan",
     "goal_reply",
+    "is_gear",
     "next_milestone",
     "parse_plan",
     "plan_line_problem",
@@ -258,6 +260,15 @@ def goal_reply(goal: str, milestones: Sequence[Milestone]) -> str:
     return f"Goal set: {goal}. Plan: {len(milestones)} steps" + (
         f", first {first.text}." if first else "; no step uses a skill I have."
     )
+
+
+GEAR = re.compile(r"^(?:[a-z]+_(?:helmet|chestplate|leggings|boots)|shield)$")
+"""Items that are gear: armour and a shield (the knob ``gear_first`` puts them first)."""
+
+
+def is_gear(m: Milestone) -> bool:
+    """Whether milestone ``m`` makes armour or a shield."""
+    return bool(GEAR.match(m.item))
 
 
 def next_milestone(milestones: Sequence[Milestone]) -> Milestone | None:

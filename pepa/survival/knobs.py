@@ -79,6 +79,11 @@ KNOBS: dict[str, Knob] = {
         doc="ticks before dusk (12000) the bot starts for its bed or shelter (a game day is "
         "24000 ticks)",
     ),
+    "gear_first": Knob(
+        default=0.0, low=0.0, high=1.0, mob="",
+        doc="1: the plan's armour and shield milestones are handed out before its other open "
+        "milestones (0: in the plan's order)",
+    ),
 }  # fmt: skip
 """Every knob a lesson may turn (the whitelist)."""
 
@@ -112,6 +117,7 @@ class Tuning:
     fight_margin: float = KNOBS["fight_margin"].default
     crowd: float = KNOBS["crowd"].default
     dusk_lead: float = KNOBS["dusk_lead"].default
+    gear_first: float = KNOBS["gear_first"].default
     turned: tuple[tuple[str, Any], ...] = ()
     """``(knob, lesson key)`` of each knob a lesson moved (for the log and the advice's
     outcome)."""
