@@ -107,7 +107,7 @@ def test_blown_up_by_a_creeper_the_bot_keeps_its_distance_in_like_fights() -> No
 
 def test_starved_once_the_bot_eats_earlier_everywhere() -> None:
     post = analyse("starved", {"cause": {"key": "death.attack.starve"}, "snapshots": []})
-    (earlier,) = post.knobs
+    earlier, _ = post.knobs
     assert (earlier.skill, earlier.alternative, earlier.signature) == ("knob.eat_below", "+3", "")
     peckish = world(food=17, inventory={"items": {"bread": 3}})
     memory = Memory()
@@ -277,3 +277,23 @@ def test_killed_with_no_armour_on_the_plan_makes_armour_first_everywhere() -> No
     assert memory.tuning(world(), names=("gear_first",)).gear_first == 0
     learn_from(memory, bare)
     assert memory.tuning(world(), names=("gear_first",)).gear_first == 1
+
+
+def test_starved_once_the_bot_hunts_for_the_night_before_dusk_everywhere() -> None:
+    post = analyse("starved", {"cause": {"key": "death.attack.starve"}, "snapshots": []})
+    _, stock = post.knobs
+    assert (stock.skill, stock.alternative, stock.signature) == ("knob.night_food", "+4", "")
+    late = world(timeOfDay=10000, inventory={"items": {"bread": 1, "golden_apple": 5}})
+    memory = Memory()
+    assert decide(late, 0.0, memory).reflex == "idle"  # the default: no stocking up
+    learn_from(memory, post)
+    hunt = decide(late, 0.0, memory)
+    assert (hunt.reflex, hunt.skill) == ("night", "food.hunt")  # golden apples are kept, not food
+    assert hunt.reason == "1 food for the night (a lesson: 4 before dusk)"
+    assert hunt.advice == ("knob.night_food", "", TUNE, "")
+    early = world(timeOfDay=8000, inventory={"items": {"bread": 1}})
+    assert decide(early, 0.0, memory).reflex == "idle"  # not yet
+    stocked = world(timeOfDay=10000, inventory={"items": {"bread": 2, "cooked_beef": 2}})
+    assert decide(stocked, 0.0, memory).reflex == "idle"
+    at_dusk = decide(world(timeOfDay=12100, inventory={"items": {"bread": 1}}), 0.0, memory)
+    assert at_dusk.skill == "survive.shelter"  # the night itself comes first

@@ -77,7 +77,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
                 alternative="", text="keep food in the inventory; eat before food drops to 6",
                 confidence=0.6, signature=Situation(cause="starvation").signature(),
             ),
-            knobs=(_turn("eat_below", "+3", "", "", "starved: eat below 19 food, not 16"),),
+            knobs=_HAZARD_KNOBS["starvation"],
         )  # fmt: skip
     name = cause.killer or ""
     if cause.kind in _FOES and name:
@@ -214,7 +214,19 @@ def _turn(knob: str, change: str, hostile: str, signature: str, text: str) -> Le
     )  # fmt: skip
 
 
+NIGHT_FOOD = 4.0
+"""Pieces of food a starvation has the bot hunt for before dusk: a night's hunger and more."""
 _HAZARD_KNOBS: dict[str, tuple[LessonDraft, ...]] = {
+    "starvation": (
+        _turn("eat_below", "+3", "", "", "starved: eat below 19 food, not 16"),
+        _turn(
+            "night_food",
+            f"+{NIGHT_FOOD:g}",
+            "",
+            "",
+            f"starved: {NIGHT_FOOD:g} pieces of food in the bag before dusk",
+        ),
+    ),
     "drowning": (
         _turn("air_below", f"+{AIR_SOONER:g}", "", "", "drowned: come up for air at 16 of 20"),
     ),

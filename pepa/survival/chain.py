@@ -37,7 +37,7 @@ from typing import Any
 
 from pepa.survival import combat, night
 from pepa.survival.advice import ADVICE_ALTERNATIVES, Lessons
-from pepa.survival.food import FOOD_PRIORITY, KEPT_FOOD, best_food
+from pepa.survival.food import FOOD_PRIORITY, KEPT_FOOD, best_food, food_held
 from pepa.survival.knobs import KNOBS, Tuning
 from pepa.survival.night import DUSK
 from pepa.survival.taskslot import TaskSlot
@@ -83,6 +83,9 @@ MINING = ("gather.", "craft.")
 enclosed in their own hole or canopy is not being trapped."""
 MINING_GRACE = 20.0
 """Seconds enclosed before escaping while such a task runs (the watchdog covers worse)."""
+STOCK_LEAD = 3000
+"""Ticks before the night plan begins in which a bot short of the food a lesson wants for the
+night hunts (knob ``night_food``): two and a half minutes of a 20-minute day."""
 FLEE_DISTANCE = 16.0
 COVER_RADIUS = 6.0
 """Blocks from the bot a cell hidden from the archers may be (a second or two of walking)."""
@@ -437,6 +440,24 @@ def _in_flight(world: WorldView, now: float, memory: Memory) -> Decision:
     return Decision(reflex="defend", reason=f"lying low after a flight (safe at {SAFE_FOR:g} s)")
 
 
+def _stock_up(world: WorldView, tuned: Tuning) -> Decision | None:
+    """Hunt for the night: in the :data:`STOCK_LEAD` ticks before the night plan begins, with
+    fewer pieces of food held than a lesson wants (knob ``night_food``)."""
+    want = tuned.night_food
+    time = world.time_of_day
+    if want <= 0 or time is None:
+        return None
+    begins = DUSK - tuned.dusk_lead
+    if not begins - STOCK_LEAD <= time % 24000 < begins:
+        return None
+    held = food_held(world.inventory.items)
+    if held >= want:
+        return None
+    why = f"{held} food for the night (a lesson: {want:g} before dusk)"
+    taught = tuned.lesson("night_food")
+    return Decision(reflex="night", skill="food.hunt", reason=why, advice=taught)
+
+
 def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     """The single decision of the reflex chain for this moment."""
     if not world.in_world:
@@ -473,8 +494,11 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
             reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
         )
     supper = best_food(world.inventory.items, food) if fed else None
-    memory.dusk = memory.tuning(world, names=("dusk_lead",))
+    memory.dusk = memory.tuning(world, names=("dusk_lead", "night_food"))
     lead = memory.dusk.dusk_lead
+    stock = _stock_up(world, memory.dusk)
+    if stock is not None:
+        return stock
     step = night.plan(
         world,
         shelter=memory.shelter,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["FOOD_PRIORITY", "KEPT_FOOD", "STARVING_ONLY", "best_food"]
+__all__ = ["FOOD_PRIORITY", "KEPT_FOOD", "STARVING_ONLY", "best_food", "food_held"]
 
 FOOD_PRIORITY = (
     "golden_carrot", "cooked_porkchop", "cooked_beef", "cooked_mutton", "cooked_salmon",
@@ -32,3 +32,9 @@ def best_food(items: Mapping[str, int], food: int) -> str | None:
             if items.get(name, 0) > 0:
                 return name
     return None
+
+
+def food_held(items: Mapping[str, int]) -> int:
+    """Pieces of food in ``items`` the bot would eat before dark (not golden apples, not the
+    starving-only ones)."""
+    return sum(items.get(name, 0) for name in FOOD_PRIORITY if name not in KEPT_FOOD)

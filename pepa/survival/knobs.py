@@ -79,6 +79,11 @@ KNOBS: dict[str, Knob] = {
         doc="ticks before dusk (12000) the bot starts for its bed or shelter (a game day is "
         "24000 ticks)",
     ),
+    "night_food": Knob(
+        default=0.0, low=0.0, high=8.0, mob="",
+        doc="pieces of food the bot wants in its bag before dusk: short of them it hunts in "
+        "the 3000 ticks before the night plan begins (0: no stocking up)",
+    ),
     "gear_first": Knob(
         default=0.0, low=0.0, high=1.0, mob="",
         doc="1: the plan's armour and shield milestones are handed out before its other open "
@@ -118,6 +123,7 @@ class Tuning:
     crowd: float = KNOBS["crowd"].default
     dusk_lead: float = KNOBS["dusk_lead"].default
     gear_first: float = KNOBS["gear_first"].default
+    night_food: float = KNOBS["night_food"].default
     turned: tuple[tuple[str, Any], ...] = ()
     """``(knob, lesson key)`` of each knob a lesson moved (for the log and the advice's
     outcome)."""
