@@ -297,3 +297,28 @@ def test_starved_once_the_bot_hunts_for_the_night_before_dusk_everywhere() -> No
     assert decide(stocked, 0.0, memory).reflex == "idle"
     at_dusk = decide(world(timeOfDay=12100, inventory={"items": {"bread": 1}}), 0.0, memory)
     assert at_dusk.skill == "survive.shelter"  # the night itself comes first
+
+
+def test_killed_in_a_fight_begun_hungry_the_bot_eats_before_like_fights() -> None:
+    met = world(hp=20, food=17, threats=mob("zombie", 10.0), inventory={"items": {"bread": 2}})
+    bundle = {
+        "snapshots": [met.to_wire()],
+        "cause": {"key": "death.attack.mob", "killer": "zombie"},
+    }
+    (eat,) = [k for k in analyse("slain", bundle).knobs if k.skill == "knob.fight_food"]
+    assert (eat.alternative, eat.hostile) == ("+18", "zombie")
+    assert "mob=zombie;crowd=1;hp=high" in eat.signature
+    fed = {**bundle, "snapshots": [world(hp=20, food=19, threats=mob("zombie", 10.0),
+                                         inventory={"items": {"bread": 2}}).to_wire()]}  # fmt: skip
+    assert "knob.fight_food" not in [k.skill for k in analyse("slain", fed).knobs]
+    memory = Memory()
+    assert decide(met, 0.0, memory).reflex == "idle"  # 17 food: the default waits
+    learn_from(memory, analyse("slain", bundle))
+    meal = decide(met, 0.0, memory)
+    assert (meal.reflex, meal.skill, meal.args) == ("defend", "survive.eat", {"item": "bread"})
+    assert meal.reason == "food 17 with a zombie at 10 (a lesson: eat below 18 before a fight)"
+    assert meal.advice is not None and meal.advice[0] == "knob.fight_food"
+    close = world(hp=20, food=17, threats=mob("zombie", 5.0), inventory={"items": {"bread": 2}})
+    assert decide(close, 0.0, memory).skill != "survive.eat"  # too close to stop and eat
+    spider = world(hp=20, food=17, threats=mob("spider", 10.0), inventory={"items": {"bread": 2}})
+    assert decide(spider, 0.0, memory).reflex == "idle"  # another mob's fight

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pepa.survival import night
+from pepa.survival.food import best_food
 from pepa.survival.knobs import TUNE, knob_skill
 from pepa.survival.situation import Situation, fight_signature, situation_of
 from pepa.world.death import DeathCause, death_cause
@@ -86,7 +87,10 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
         seen = f"{name} at {near} blocks" if near is not None else name
         told = "" if guessed else f"{cause.summary()}; "
         last = _last_alive(snapshots)
-        keep = _fight_knobs(name, cause, met) + _caught_out(name, last) + _bare(name, met, last)
+        keep = (
+            *_fight_knobs(name, cause, met), *_hungry(name, met, snapshots),
+            *_caught_out(name, last), *_bare(name, met, last),
+        )  # fmt: skip
         if skill.startswith("combat.attack-nearest"):
             return PostMortemDraft(
                 knobs=keep,
@@ -174,6 +178,30 @@ CREEPER_KEEP = 7.0
 AIR_SOONER = 8.0
 """Air points (0.75 s each) sooner a drowning has the bot swim up: at 16 of 20, 12 s of air, for
 24 blocks of water at the 2 blocks a second a bot swims up."""
+
+
+def _hungry(name: str, met: str, snapshots: list[Any]) -> tuple[LessonDraft, ...]:
+    """A death in a fight begun below :data:`FIGHT_FOOD` food (no healing in it) with food in
+    the bag has the bot eat before like fights: read from the first snapshot with the foe
+    in it, where the fight's situation comes from."""
+    if not met:
+        return ()
+    first = next(
+        (s for s in snapshots if isinstance(s, Mapping)
+         and any(isinstance(t, Mapping) and t.get("name") == name for t in s.get("threats") or ())),
+        None,
+    )  # fmt: skip
+    if first is None:
+        return ()
+    view = WorldView.from_wire(first)
+    if view.food is None or view.food >= FIGHT_FOOD or best_food(view.inventory.items, 20) is None:
+        return ()
+    why = f"killed by {name} on {view.food} food with food held: eat before a fight like this"
+    return (_turn("fight_food", f"+{FIGHT_FOOD:g}", name, met, why),)
+
+
+FIGHT_FOOD = 18.0
+"""Food from which a bot heals (vanilla: natural regeneration at 18 and more)."""
 
 
 def _last_alive(snapshots: list[Any]) -> WorldView | None:

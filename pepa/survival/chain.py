@@ -340,7 +340,8 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     """
     struck = now - memory.struck_creeper_at < combat.CREEPER_STRIKE_GAP
     counted = combat.threats_that_count(world)  # the knobs are about the mob it would fight
-    tuned = memory.tuning(world, counted[0].name, combat.KNOBS) if counted else Tuning()
+    knobs = (*combat.KNOBS, "fight_food")
+    tuned = memory.tuning(world, counted[0].name, knobs) if counted else Tuning()
     may_cover = memory.may_cover(now)
     plan = combat.assess(world, struck_creeper=struck, may_cover=may_cover, tuning=tuned)
     taught = tuned.lesson(plan.knob) if plan is not None and plan.knob else None
@@ -351,6 +352,9 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
     if in_flight and not cornered:
         return _in_flight(world, now, memory)
     if plan is None:
+        meal = _eat_first(world, now, memory, tuned, counted)
+        if meal is not None:
+            return meal
         if memory.in_cover():  # an archer in range that does not see the bot: stay put
             archers = _archers(world)
             what = f"the {archers[0].name} at {archers[0].distance:g}" if archers else "archers"
@@ -381,6 +385,30 @@ def _defend(world: WorldView, now: float, memory: Memory) -> Decision | None:
         return _cover(world, plan.away_from, plan.reason)
     fled = _flee(world, plan.away_from, plan.reason, flight=plan.stance == "flee")
     return fled if fled is None or taught is None else replace(fled, advice=taught)
+
+
+def _eat_first(
+    world: WorldView, now: float, memory: Memory, tuned: Tuning, counted: Sequence[Entity]
+) -> Decision | None:
+    """Eat before the fight a lesson foresees (knob ``fight_food``): food below it, the
+    nearest hostile that counts over :data:`FLEE_EAT_CLEAR` blocks away, food held."""
+    food = world.food
+    if not counted or food is None or food >= tuned.fight_food:
+        return None
+    if counted[0].distance <= FLEE_EAT_CLEAR or now - memory.last_eat < EAT_COOLDOWN:
+        return None
+    best = best_food(world.inventory.items, food)
+    if best is None:
+        return None
+    mob = counted[0]
+    why = (
+        f"food {food} with a {mob.name} at {mob.distance:g} "
+        f"(a lesson: eat below {tuned.fight_food:g} before a fight)"
+    )
+    return Decision(
+        reflex="defend", skill="survive.eat", args={"item": best}, reason=why,
+        advice=tuned.lesson("fight_food"),
+    )  # fmt: skip
 
 
 def _breathe(world: WorldView, memory: Memory) -> Decision | None:

@@ -79,6 +79,11 @@ KNOBS: dict[str, Knob] = {
         doc="ticks before dusk (12000) the bot starts for its bed or shelter (a game day is "
         "24000 ticks)",
     ),
+    "fight_food": Knob(
+        default=0.0, low=0.0, high=20.0, mob=None,
+        doc="food below which the bot eats while the nearest hostile is near but not yet close "
+        "(over 6 blocks): a full bar heals in the fight (0: it does not)",
+    ),
     "night_food": Knob(
         default=0.0, low=0.0, high=8.0, mob="",
         doc="pieces of food the bot wants in its bag before dusk: short of them it hunts in "
@@ -124,6 +129,7 @@ class Tuning:
     dusk_lead: float = KNOBS["dusk_lead"].default
     gear_first: float = KNOBS["gear_first"].default
     night_food: float = KNOBS["night_food"].default
+    fight_food: float = KNOBS["fight_food"].default
     turned: tuple[tuple[str, Any], ...] = ()
     """``(knob, lesson key)`` of each knob a lesson moved (for the log and the advice's
     outcome)."""
