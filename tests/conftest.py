@@ -64,6 +64,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     )
 
 
+_GROUPS_LOST = pytest.StashKey[str]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker with ``--dist loadgroup``, check that the groups hold. pytest-xdist
+    marks a grouped test by a suffix on its node id; a pytest that ignores it (9.2:
+    pytest-dev/pytest-xdist#1386) spreads each group over the workers, which builds every
+    module's world again on each of them: slower, and nothing says why. Each such test
+    then fails with the reason (:func:`groups_kept`); a collection error would reach the
+    controller as a bare internal error."""
+    if not getattr(session.config.option, "loadgroup", False):  # not an xdist worker
+        return
+    for item in session.items:
+        if item.get_closest_marker("xdist_group") is not None and "@" not in item.nodeid:
+            item.stash[_GROUPS_LOST] = (
+                f"--dist loadgroup lost its groups ({item.nodeid} has no @group suffix): this "
+                "pytest and pytest-xdist do not work together (pyproject.toml pins pytest)"
+            )
+
+
+@pytest.fixture(autouse=True)
+def groups_kept(request: pytest.FixtureRequest) -> None:
+    """Fail a grouped test that xdist did not keep in its group (see above)."""
+    lost = request.node.stash.get(_GROUPS_LOST, None)
+    if lost is not None:
+        pytest.fail(lost, pytrace=False)
+
+
 class Recorder:
     """Collects events from a bus listener; tests wait on it, never sleep."""
 
