@@ -405,3 +405,20 @@ def test_a_new_task_that_is_the_same_work_goes_on_without_a_stop(tmp_path: Path)
     )  # fmt: skip
     h.send(craft)  # other work: the dig stops
     assert len(link.calls("stop")) == 1
+
+
+def test_a_failed_hunt_for_the_nights_food_rests_before_the_next(tmp_path: Path) -> None:
+    lesson = ActiveLesson(
+        skill="knob.night_food", hostile="", verdict="tune", alternative="+4", confidence=0.7
+    )
+    link = FakeLink()
+    h = harness(tmp_path, link, lessons=(lesson,))
+    evening = view(time_of_day=10000, items={"bread": 1})
+    h.send(WorldObserved(view=evening))
+    assert h.last(ActivityChanged).skill == "food.hunt"
+    finish(h, link, ok=False, error="no path")  # no animal in sight: it went looking, in vain
+    h.send(WorldObserved(view=evening))
+    assert len(link.calls("goto")) == 1 and h.last(ActivityChanged).skill is None  # resting
+    h.advance(31)
+    h.send(WorldObserved(view=evening))
+    assert h.last(ActivityChanged).skill == "food.hunt"

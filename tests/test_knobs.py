@@ -245,6 +245,10 @@ def test_caught_out_by_night_the_bot_starts_for_shelter_sooner_everywhere() -> N
     assert (sooner.alternative, sooner.signature) == ("+1000", "")  # the night anywhere
     sheltered = analyse("slain", slain_by_night(14000, {"openSides": 0, "ceiling": 2}))
     assert "knob.dusk_lead" not in [k.skill for k in sheltered.knobs]  # its shelter failed
+    mining = {**slain_by_night(14000, out), "last_skill": "gather.stone"}  # down from its shelter
+    assert "knob.dusk_lead" not in [k.skill for k in analyse("slain", mining).knobs]
+    in_bed = {**slain_by_night(14000, out), "last_skill": "survive.sleep"}
+    assert "knob.dusk_lead" not in [k.skill for k in analyse("slain", in_bed).knobs]
     by_day = analyse("slain", slain_by_night(6000, out))
     assert "knob.dusk_lead" not in [k.skill for k in by_day.knobs]
     # at 11200 with no bed the default policy works on; with the lesson it shelters
@@ -259,6 +263,12 @@ def test_caught_out_by_night_the_bot_starts_for_shelter_sooner_everywhere() -> N
     assert decide(world(timeOfDay=10900), 0.0, memory).reflex == "idle"  # not yet
     at_dusk = decide(world(timeOfDay=12100), 0.0, memory)  # the default's own night: no lesson
     assert at_dusk.reason == "dusk, no bed near" and at_dusk.advice is None
+    morning = world(timeOfDay=1000, enclosure={"openSides": 0, "ceiling": 2})
+    memory.observe(world(timeOfDay=14000, enclosure={"openSides": 0, "ceiling": 2}), 0.5)
+    out = decide(morning, 1.0, memory)  # the way out in the morning is no lesson's doing
+    assert out.skill == "survive.escape" and out.advice is None and "lesson" not in out.reason
+    memory = Memory()
+    learn_from(memory, post)
     # closed in early, the walls are its shelter, not a trap to escape from
     closed = world(timeOfDay=11300, enclosure={"openSides": 0, "ceiling": 2})
     memory.observe(closed, 1.0)
@@ -288,7 +298,7 @@ def test_starved_once_the_bot_hunts_for_the_night_before_dusk_everywhere() -> No
     assert decide(late, 0.0, memory).reflex == "idle"  # the default: no stocking up
     learn_from(memory, post)
     hunt = decide(late, 0.0, memory)
-    assert (hunt.reflex, hunt.skill) == ("night", "food.hunt")  # golden apples are kept, not food
+    assert (hunt.reflex, hunt.skill) == ("stock", "food.hunt")  # golden apples are kept, not food
     assert hunt.reason == "1 food for the night (a lesson: 4 before dusk)"
     assert hunt.advice == ("knob.night_food", "", TUNE, "")
     early = world(timeOfDay=8000, inventory={"items": {"bread": 1}})
@@ -297,6 +307,12 @@ def test_starved_once_the_bot_hunts_for_the_night_before_dusk_everywhere() -> No
     assert decide(stocked, 0.0, memory).reflex == "idle"
     at_dusk = decide(world(timeOfDay=12100, inventory={"items": {"bread": 1}}), 0.0, memory)
     assert at_dusk.skill == "survive.shelter"  # the night itself comes first
+    bed = {"x": 3, "y": 70, "z": 0, "distance": 3.0}
+    by_bed = world(timeOfDay=10000, inventory={"items": {"bread": 1}}, beds=[bed])
+    assert decide(by_bed, 0.0, memory).reflex == "idle"  # a night slept through needs no food
+    memory.stock_retry_at = 30.0  # a hunt failed a moment ago
+    assert decide(late, 10.0, memory).reflex == "idle"
+    assert decide(late, 30.0, memory).skill == "food.hunt"
 
 
 def test_killed_in_a_fight_begun_hungry_the_bot_eats_before_like_fights() -> None:
@@ -315,7 +331,7 @@ def test_killed_in_a_fight_begun_hungry_the_bot_eats_before_like_fights() -> Non
     assert decide(met, 0.0, memory).reflex == "idle"  # 17 food: the default waits
     learn_from(memory, analyse("slain", bundle))
     meal = decide(met, 0.0, memory)
-    assert (meal.reflex, meal.skill, meal.args) == ("defend", "survive.eat", {"item": "bread"})
+    assert (meal.reflex, meal.skill, meal.args) == ("eat", "survive.eat", {"item": "bread"})
     assert meal.reason == "food 17 with a zombie at 10 (a lesson: eat below 18 before a fight)"
     assert meal.advice is not None and meal.advice[0] == "knob.fight_food"
     close = world(hp=20, food=17, threats=mob("zombie", 5.0), inventory={"items": {"bread": 2}})

@@ -72,6 +72,8 @@ mines the escape's search failed again and again where the walk to a tree got ou
 MORNING_RETRY = 5.0
 """Seconds before a failed way out of the shelter is tried again: a day at the gauntlet's x24
 has 25 s of light, and a search that found no way may find one once the world has settled."""
+STOCK_RETRY = 30.0
+"""Seconds before a failed hunt for the night's food (knob ``night_food``) is tried again."""
 SHELTER_SETTLE = 2.0
 """Seconds a finished shelter is not built again: the world view catches up with its walls."""
 
@@ -273,6 +275,8 @@ class Reflex(SupervisedActor):
             self.memory.night_retry_at = now + (SHELTER_SETTLE if done.ok else NIGHT_RETRY)
             if done.ok:  # sheltered from now on, though the view may not show the walls yet
                 self.memory.shelter = self.memory.shelter or self.world.position
+        elif running.decision.reflex == "stock" and not done.ok:  # no animal, no way to one
+            self.memory.stock_retry_at = now + STOCK_RETRY
         elif skill_id == "survive.cover" and done.ok:
             self.memory.hidden_at = now  # it reached a cell no archer sees, whatever the last view
         elif skill_id == "survive.escape":

@@ -89,7 +89,7 @@ def analyse(reason: str, bundle: Mapping[str, Any]) -> PostMortemDraft:
         last = _last_alive(snapshots)
         keep = (
             *_fight_knobs(name, cause, met), *_hungry(name, met, snapshots),
-            *_caught_out(name, last), *_bare(name, met, last),
+            *_caught_out(name, last, skill), *_bare(name, met, last),
         )  # fmt: skip
         if skill.startswith("combat.attack-nearest"):
             return PostMortemDraft(
@@ -210,10 +210,14 @@ def _last_alive(snapshots: list[Any]) -> WorldView | None:
     return WorldView.from_wire(alive[-1]) if alive else None
 
 
-def _caught_out(name: str, view: WorldView | None) -> tuple[LessonDraft, ...]:
+def _caught_out(name: str, view: WorldView | None, skill: str) -> tuple[LessonDraft, ...]:
     """A death to a foe by night out in the open (the last snapshot alive not closed in) has the
-    bot start for its bed or shelter :data:`DUSK_LEAD` ticks sooner, everywhere."""
+    bot start for its bed or shelter :data:`DUSK_LEAD` ticks sooner, everywhere; not one in
+    its bed or mining down from its shelter (``skill``, the last one run), where the night
+    plan had done its part."""
     if view is None or not night.is_night(view.time_of_day) or night.closed_in(view):
+        return ()
+    if view.sleeping or skill.split(" ")[0] in ("survive.sleep", *night.NIGHT_WORK):
         return ()
     why = f"caught out by night by {name}: start for shelter {DUSK_LEAD:g} ticks before dusk"
     return (_turn("dusk_lead", f"+{DUSK_LEAD:g}", "", "", why),)

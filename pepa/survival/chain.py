@@ -53,6 +53,7 @@ PRIORITY = {
     "operator": 35,
     "sleep": 30,
     "night": 30,
+    "stock": 25,
     "task": 20,
     "idle": 0,
 }
@@ -157,15 +158,14 @@ class Memory:
     """Where the bot walled itself in for the night (:func:`night.shelter_spot`); None when out."""
     night_retry_at: float = -math.inf
     """No shelter attempt before this time (after one failed)."""
+    stock_retry_at: float = -math.inf
+    """No hunt for the night before this time (after one failed: knob ``night_food``)."""
     morning_retry_at: float = -math.inf
     """No way out of the shelter tried before this time (after one failed)."""
     ways_out_failed: int = 0
     """Ways out of the shelter that failed in a row (the reflex actor gives up at WAYS_OUT)."""
     lessons: Lessons = field(default_factory=Lessons)
     """The lessons in force, by skill and situation (:mod:`pepa.survival.advice`)."""
-    dusk: Tuning = field(default_factory=Tuning)
-    """The knob ``dusk_lead`` as the last decision read it (the night's start for
-    :meth:`observe` too, so a shelter built early is one)."""
 
     def learn(
         self, skill: str, hostile: str, verdict: str, alternative: str, confidence: float,
@@ -208,7 +208,7 @@ class Memory:
         self._follow_flight(world, now)
         self._follow_cover(world, now)
         enclosure = world.enclosure
-        lead = self.dusk.dusk_lead
+        lead = self.tuning(world, names=("dusk_lead",)).dusk_lead
         self.shelter = night.shelter_spot(world, self.shelter, lead)
         trapped = (
             world.connected
@@ -398,15 +398,15 @@ def _eat_first(
     if counted[0].distance <= FLEE_EAT_CLEAR or now - memory.last_eat < EAT_COOLDOWN:
         return None
     best = best_food(world.inventory.items, food)
-    if best is None:
+    if best is None or best in KEPT_FOOD:
         return None
     mob = counted[0]
     why = (
         f"food {food} with a {mob.name} at {mob.distance:g} "
         f"(a lesson: eat below {tuned.fight_food:g} before a fight)"
     )
-    return Decision(
-        reflex="defend", skill="survive.eat", args={"item": best}, reason=why,
+    return Decision(  # the eat reflex: any defence decided meanwhile pre-empts the meal
+        reflex="eat", skill="survive.eat", args={"item": best}, reason=why,
         advice=tuned.lesson("fight_food"),
     )  # fmt: skip
 
@@ -470,10 +470,12 @@ def _in_flight(world: WorldView, now: float, memory: Memory) -> Decision:
 
 def _stock_up(world: WorldView, tuned: Tuning) -> Decision | None:
     """Hunt for the night: in the :data:`STOCK_LEAD` ticks before the night plan begins, with
-    fewer pieces of food held than a lesson wants (knob ``night_food``)."""
+    fewer pieces of food held than a lesson wants (knob ``night_food``) and no bed near (a
+    night slept through costs no food; a hunt would lead the bot away from the bed). Its
+    own reflex, ``stock``: above the task, below the night, which stops it at dusk."""
     want = tuned.night_food
     time = world.time_of_day
-    if want <= 0 or time is None:
+    if want <= 0 or time is None or any(b.distance <= night.BED_RADIUS for b in world.beds):
         return None
     begins = DUSK - tuned.dusk_lead
     if not begins - STOCK_LEAD <= time % 24000 < begins:
@@ -483,7 +485,7 @@ def _stock_up(world: WorldView, tuned: Tuning) -> Decision | None:
         return None
     why = f"{held} food for the night (a lesson: {want:g} before dusk)"
     taught = tuned.lesson("night_food")
-    return Decision(reflex="night", skill="food.hunt", reason=why, advice=taught)
+    return Decision(reflex="stock", skill="food.hunt", reason=why, advice=taught)
 
 
 def decide(world: WorldView, now: float, memory: Memory) -> Decision:
@@ -522,11 +524,8 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
             reflex="operator", skill=skill, args=dict(order), reason=f"{order.get('kind')} order"
         )
     supper = best_food(world.inventory.items, food) if fed else None
-    memory.dusk = memory.tuning(world, names=("dusk_lead", "night_food"))
-    lead = memory.dusk.dusk_lead
-    stock = _stock_up(world, memory.dusk)
-    if stock is not None:
-        return stock
+    dusk = memory.tuning(world, names=("dusk_lead", "night_food"))
+    lead = dusk.dusk_lead
     step = night.plan(
         world,
         shelter=memory.shelter,
@@ -539,10 +538,14 @@ def decide(world: WorldView, now: float, memory: Memory) -> Decision:
     )
     if step is not None:  # a task mined under cover stays the task (the slot drops it when done)
         reflex = {"sleep": "sleep", "eat": "eat", "mine": "task"}.get(step.kind, "night")
-        early = lead > 0 and world.time_of_day is not None and world.time_of_day % 24000 < DUSK
-        taught = memory.dusk.lesson("dusk_lead") if early else None
+        time = world.time_of_day
+        early = time is not None and DUSK - lead <= time % 24000 < DUSK  # (empty with no lead)
+        taught = dusk.lesson("dusk_lead") if early else None
         why = step.reason + (f" (a lesson: {lead:g} ticks before dusk)" if taught else "")
         return Decision(reflex=reflex, skill=step.skill, args=step.args, reason=why, advice=taught)
+    stock = _stock_up(world, dusk) if now >= memory.stock_retry_at else None
+    if stock is not None:
+        return stock
     if task is not None:
         return Decision(
             reflex="task",
