@@ -1,7 +1,9 @@
 """In-game chat control: who may command the bot, what they asked, and the answer. Pure.
 
 An operator addresses the bot by name: ``pepa_bot come``, ``pepa_bot, status``,
-``@pepa_bot help``. The sender is the one the server attributed the line to,
+``@pepa_bot help``, or whispers to it (``/msg pepa_bot come``: the name may go).
+The sender is the one the server attributed the line to (pepa/world/js/chat_line.js:
+player chat, whispers, system lines ``<name> text``, the operator's ``--chat-pattern``),
 never a name quoted inside the text. Names compare as :mod:`pepa.identity`
 says (a Minecraft name, NFKC and case folded); a sender whose name is not an
 operator's is never obeyed, and one whose name is must still be the bound
@@ -79,24 +81,30 @@ class ChatCommand:
         return self.verb in VERBS
 
 
-def parse(bot: str, operators: Iterable[str], sender: str | None, text: str) -> ChatCommand | None:
-    """The command in ``text`` if it addresses ``bot``; None for any other line."""
+def parse(
+    bot: str, operators: Iterable[str], sender: str | None, text: str, *, whispered: bool = False
+) -> ChatCommand | None:
+    """The command in ``text`` if it addresses ``bot``; None for any other line. A line
+    ``whispered`` to the bot (``/msg``) is addressed to it whether it names it or not."""
     if not sender or fold(sender) == fold(bot):
         return None
     words = text.strip().split()
     if not words:
         return None
-    first = words[0].lstrip("@").rstrip(",:!.")
-    if fold(first) != fold(bot):
+    named = fold(words[0].lstrip("@").rstrip(",:!.")) == fold(bot)
+    if named:
+        words = words[1:]
+    elif not whispered:
         return None
-    verb = words[1].lower().rstrip("!.?,") if len(words) > 1 else "help"
+    verb = words[0].lower().rstrip("!.?,") if words else "help"
     authorized = any(same_name(sender, name) for name in operators)
-    return ChatCommand(sender=sender, verb=verb, args=tuple(words[2:]), authorized=authorized)
+    return ChatCommand(sender=sender, verb=verb, args=tuple(words[1:]), authorized=authorized)
 
 
 def heard(bot: str, accounts: OperatorAccounts, line: ChatReceived) -> ChatCommand | None:
     """The command in a chat line, authorized only if its sender is an operator's bound account."""
-    command = parse(bot, accounts.names.values(), line.sender, line.text)
+    whispered = line.kind == "whisper"
+    command = parse(bot, accounts.names.values(), line.sender, line.text, whispered=whispered)
     if command is None:
         return None
     verdict = accounts.judge(line.sender, line.sender_uuid, line.on_list)

@@ -49,6 +49,11 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--username", help="bot name (MC_USERNAME, default pepa_bot)")
     group.add_argument("--version", help="protocol version such as 1.16.5 (MC_VERSION)")
     group.add_argument("--operators", help="comma-separated operator names (OPERATOR_USERNAMES)")
+    group.add_argument(
+        "--chat-pattern",
+        help="regular expression with the groups name and text for a chat plugin's player "
+        "lines (PEPA_CHAT_PATTERN), e.g. '\\[\\w+\\] (?<name>\\w+) » (?<text>.*)'",
+    )
     group.add_argument("--state-dir", help="state root (PEPA_STATE_DIR, default ./state)")
     group.add_argument("--llm", help=f"LLM back end: {', '.join(LLM_CHOICES)} (PEPA_LLM)")
     group.add_argument(
@@ -143,6 +148,7 @@ def load(args: argparse.Namespace) -> Config:
             "username",
             "version",
             "operators",
+            "chat_pattern",
             "state_dir",
             "llm",
             "fault_injection",

@@ -51,6 +51,7 @@ _ENV = {
     "version": "MC_VERSION",
     "password": "MC_PASSWORD",
     "operators": "OPERATOR_USERNAMES",
+    "chat_pattern": "PEPA_CHAT_PATTERN",
     "state_dir": "PEPA_STATE_DIR",
     "llm": "PEPA_LLM",
     "pi_command": "PEPA_PI_COMMAND",
@@ -87,6 +88,9 @@ class Config:
     """Protocol version; None auto-detects."""
     password: str | None = field(default=None, repr=False)
     """AuthMe password (never logged)."""
+    chat_pattern: str = ""
+    """A regular expression with the named groups ``name`` and ``text`` for a server whose chat
+    plugin formats player lines its own way (in JavaScript's syntax; "": none)."""
     operators: tuple[str, ...] = ()
     """Players whose chat commands the bot obeys."""
     state_dir: Path = Path("state")
@@ -249,6 +253,7 @@ def resolve(
     if version is not None and not _VERSION.fullmatch(version):
         raise ConfigError(f"version {version!r} is not a Minecraft version such as 1.16.5")
     operators = _operators(pick("operators"))
+    chat_pattern = chat_pattern_of(pick("chat_pattern"))
     llm = (pick("llm") or "auto").lower()
     if llm not in LLM_CHOICES:
         raise ConfigError(f"LLM back end {llm!r} is not one of {', '.join(LLM_CHOICES)}")
@@ -258,6 +263,7 @@ def resolve(
         username=username,
         version=version,
         password=_password(pick("password")),
+        chat_pattern=chat_pattern,
         operators=operators,
         state_dir=Path(pick("state_dir") or "state"),
         llm=llm,
@@ -439,3 +445,38 @@ def _flag(value: Any, var: str = "PEPA_FAULT_INJECTION", *, default: bool = Fals
     if text in _FALSE:
         return False
     raise ConfigError(f"{var}={value!r} is not a yes/no value")
+
+
+MAX_CHAT_PATTERN = 200
+"""Characters of a --chat-pattern."""
+_NAMED_GROUP = re.compile(r"\(\?P?<(?![=!])")
+
+
+def chat_pattern_of(value: Any) -> str:
+    """A --chat-pattern (PEPA_CHAT_PATTERN) checked, in JavaScript's syntax; "" for none.
+
+    It must compile, name the groups ``name`` (the sender) and ``text`` (what they said),
+    and stay under :data:`MAX_CHAT_PATTERN` characters. Python's ``(?P<name>`` is accepted and
+    written as JavaScript's ``(?<name>``. The line is matched from its start (the JS side
+    anchors it): a pattern cannot pick a name out of the middle of someone else's line.
+    """
+    if value is None or value == "":
+        return ""
+    shown = str(value)[:60]
+    if not isinstance(value, str) or len(value) > MAX_CHAT_PATTERN or not value.isprintable():
+        raise ConfigError(
+            f"PEPA_CHAT_PATTERN {shown!r} is not a line of at most {MAX_CHAT_PATTERN} characters"
+        )
+    js = _NAMED_GROUP.sub("(?<", value)
+    try:
+        compiled = re.compile(_NAMED_GROUP.sub("(?P<", js))
+    except re.error as exc:
+        raise ConfigError(
+            f"PEPA_CHAT_PATTERN {shown!r} is not a regular expression: {exc}"
+        ) from None
+    if not {"name", "text"} <= set(compiled.groupindex):
+        raise ConfigError(
+            f"PEPA_CHAT_PATTERN {shown!r} must name the groups 'name' and 'text', "
+            r"as in '\[\w+\] (?<name>\w+) » (?<text>.*)'"
+        )
+    return js

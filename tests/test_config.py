@@ -38,8 +38,37 @@ def test_password_never_appears_in_logs() -> None:
     assert config.redacted()["password"] == "***"
 
 
+VIP = r"\[\w+\] (?<name>\w+) » (?<text>.*)"
+
+
+def test_a_chat_pattern_names_sender_and_text_and_is_kept_in_javascripts_syntax() -> None:
+    assert resolve({"chat_pattern": VIP}, {}, {}).chat_pattern == VIP
+    python_style = VIP.replace("(?<", "(?P<")
+    assert resolve({}, {"PEPA_CHAT_PATTERN": python_style}, {}).chat_pattern == VIP
+    behind = r"(?<=\] )(?<name>\w+): (?<text>.*)"  # a lookbehind is not a group
+    assert resolve({"chat_pattern": behind}, {}, {}).chat_pattern == behind
+    assert resolve({}, {}, {}).chat_pattern == ""
+
+
+@pytest.mark.parametrize(
+    ("pattern", "says"),
+    [
+        (r"(?<name>\w+", "is not a regular expression"),
+        (r"(?<who>\w+): (?<text>.*)", "must name the groups 'name' and 'text'"),
+        (r"(?<name>\w+): .*", "must name the groups 'name' and 'text'"),
+        ("x" * 201, "at most 200 characters"),
+        ("(?<name>\\w+)\n(?<text>.*)", "at most 200 characters"),  # one line only
+    ],
+)
+def test_a_broken_chat_pattern_is_refused_with_one_clear_line(pattern: str, says: str) -> None:
+    with pytest.raises(ConfigError, match="PEPA_CHAT_PATTERN") as refused:
+        resolve({"chat_pattern": pattern}, {}, {})
+    assert says in str(refused.value) and "\n" not in str(refused.value)
+
+
 def test_config_round_trips_through_json_for_the_worker() -> None:
-    config = resolve({"host": "h", "operators": "a_1,b_2", "fault_injection": True}, {}, {})
+    flags = {"host": "h", "operators": "a_1,b_2", "fault_injection": True, "chat_pattern": VIP}
+    config = resolve(flags, {}, {})
     assert config_from_json(config.to_json()) == config
 
 

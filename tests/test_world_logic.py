@@ -50,6 +50,17 @@ def test_a_quoted_operator_name_does_not_make_the_sender_an_operator() -> None:
     assert parse("pepa_bot", OPS, "mallory", "<alice> pepa_bot stop") is None
 
 
+def test_a_whisper_to_the_bot_is_addressed_to_it_with_or_without_its_name() -> None:
+    bare = parse("pepa_bot", OPS, "alice", "come", whispered=True)
+    named = parse("pepa_bot", OPS, "alice", "pepa_bot come", whispered=True)
+    assert bare == named and bare is not None and (bare.verb, bare.authorized) == ("come", True)
+    told = parse("pepa_bot", OPS, "alice", "goal get iron", whispered=True)
+    assert told is not None and (told.verb, told.args) == ("goal", ("get", "iron"))
+    assert parse("pepa_bot", OPS, "alice", "come") is None  # said aloud: it must name the bot
+    stranger = parse("pepa_bot", OPS, "mallory", "stop", whispered=True)
+    assert stranger is not None and not stranger.authorized
+
+
 def test_system_lines_and_the_bots_own_lines_are_never_commands() -> None:
     assert parse("pepa_bot", OPS, None, "pepa_bot stop") is None
     assert parse("pepa_bot", ("pepa_bot",), "pepa_bot", "pepa_bot stop") is None

@@ -92,15 +92,26 @@ def own_daemon(
 class Player:
     """A scripted Minecraft client (tests/js/operator.js) in its own Node process."""
 
-    def __init__(self, world: EmbeddedWorld, username: str, *, script: Path = OPERATOR_JS) -> None:
+    def __init__(
+        self, world: EmbeddedWorld, username: str, *, script: Path = OPERATOR_JS,
+        version: str | None = None,
+    ) -> None:  # fmt: skip
         self.username = username
+        protocol = [version] if version else []  # the script's own default: 1.16.5
         # the client's stderr, shown when it ends unexpectedly (beside the world's folder)
         with tempfile.NamedTemporaryFile(
             dir=world.world_dir.parent, prefix=f"player-{username}-", suffix=".err", delete=False
         ) as stderr:
             self.stderr_path = Path(stderr.name)
             self.proc = subprocess.Popen(
-                [str(node_binary()), str(script), "127.0.0.1", str(world.port), username],
+                [
+                    str(node_binary()),
+                    str(script),
+                    "127.0.0.1",
+                    str(world.port),
+                    username,
+                    *protocol,
+                ],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,

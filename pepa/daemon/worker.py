@@ -191,6 +191,7 @@ class Worker:
                 version=config.version or (DEFAULT_VERSION if config.embedded else None),
                 password=config.password,
                 server_dir=server_dir,
+                chat_pattern=config.chat_pattern,
             ),
             on_event=lambda raw: perception.tell(WorldEvent(raw)),
             on_bridge_dead=lambda reason: self.request_stop(1, reason),

@@ -291,7 +291,7 @@ class ChatReceived:
     text: str
     """What they said (without the ``<name>`` prefix)."""
     kind: str
-    """``player`` or ``system``."""
+    """``player``, ``whisper`` (to the bot: ``/msg``, ``/tell``, ``/w``) or ``system``."""
     sender_uuid: str | None = None
     """The sender's account (from the player list or the packet); None when the server
     gives none."""

@@ -90,8 +90,11 @@ class LinkSettings:
         version: str | None = None,
         password: str | None = None,
         server_dir: Path,
+        chat_pattern: str = "",
     ) -> None:
         self.host = host
+        self.chat_pattern = chat_pattern
+        """A chat plugin's format (pepa.config.chat_pattern_of); "" for none."""
         self.port = port
         self.username = username
         self.version = version
@@ -391,6 +394,8 @@ class MinecraftLink:
         options = {"host": s.host, "port": s.port, "username": s.username, "respawn": True}
         if s.version:
             options["version"] = s.version
+        if s.chat_pattern:
+            options["chatPattern"] = s.chat_pattern
         self._drain_stale()
         api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
         self._fns = {name: getattr(api, name) for name in METHODS}

@@ -1,7 +1,7 @@
 'use strict'
 // A human stand-in for tests: a mineflayer client driven by JSON lines on stdin,
 // reporting JSON lines on stdout.
-//   node operator.js HOST PORT USERNAME
+//   node operator.js HOST PORT USERNAME [VERSION (default 1.16.5)]
 //   stdin:  {"op":"chat","text":"pepa_bot come"} | {"op":"quit"}
 //   stdout: {"type":"spawn","position":{x,y,z}} | {"type":"chat","from":..,"text":..}
 //           {"type":"position","position":{..}} (answer to {"op":"where"}) | {"type":"end"}
@@ -10,7 +10,7 @@ const readline = require('readline')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
 const mineflayer = require(path.join(NM, 'mineflayer'))
 
-const [host, port, username] = process.argv.slice(2)
+const [host, port, username, version] = process.argv.slice(2)
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 const xyz = (p) => ({ x: p.x, y: p.y, z: p.z })
 // flying-squid can send a block break animation (the bot digging) before this client's
@@ -20,7 +20,7 @@ const worldGuard = (bot) => {
   const blockAt = bot.blockAt
   bot.blockAt = (...args) => (bot.world ? blockAt(...args) : null)
 }
-const bot = mineflayer.createBot({ host, port: Number(port), username, version: '1.16.5', auth: 'offline', hideErrors: true, plugins: { worldGuard } })
+const bot = mineflayer.createBot({ host, port: Number(port), username, version: version || '1.16.5', auth: 'offline', hideErrors: true, plugins: { worldGuard } })
 
 // flying-squid ends a login by putting the player back where it joined, once the client
 // sends a 'flying' or 'look' packet (which an idle mineflayer may never do): coming later, it

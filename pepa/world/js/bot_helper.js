@@ -30,6 +30,7 @@ const coverModule = require('./cover')
 const { createMelee } = require('./melee')
 const { createDeathWatch } = require('./death_cause')
 const breath = require('./breath')
+const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const WORN_SLOTS = [5, 6, 7, 8, 45] // player window: head, torso, legs, feet, off-hand
@@ -44,8 +45,6 @@ const CREEPER_STATE = 15 // the creeper's swell-direction metadata index in 1.16
 const SIGHT_RADIUS = 24 // hostiles this close are marked with whether they see the bot (cover.js)
 const THREAT_RADIUS = 16 // pepa.world.view.THREAT_RADIUS
 const COVER_SETTLE_MS = 450 // over two of perception's snapshot intervals (0.2 s)
-const NIL_UUID = /^0{8}-0{4}-0{4}-0{4}-0{12}$|^0$/
-const CHAT_RE = /^<(\w{1,16})> (.*)$/s
 const r1 = (v) => Math.round(v * 10) / 10
 const r2 = (v) => Math.round(v * 100) / 100
 const vxyz = (p) => (p ? { x: r2(p.x), y: r2(p.y), z: r2(p.z) } : null)
@@ -177,42 +176,26 @@ function createBot (opts, onEvent) {
   bot.on('playerUpdated', queuePlayers)
   bot.on('playerLeft', queuePlayers)
 
-  // Chat with the real sender. Order of trust:
-  //  1. packet sender UUID (vanilla 1.16 sends it; flying-squid sends 0) → bot.players
-  //  2. vanilla translate key chat.type.text: sender is the with[0] component
-  //  3. "<name> text" on the flattened line (flying-squid's format)
-  // A 'chat' position line with a real sender UUID is a player's even when no
-  // name can be found: it is never a server message (AuthMe listens to those).
-  // Every line says whether its sender is on the player list, and its account.
+  // Chat with the real sender (chat_line.js: player chat, whispers, system lines of
+  // the form "<name> text", the operator's --chat-pattern). Every line says whether its
+  // sender is on the player list, and its account.
+  const pattern = chatPattern(o.chatPattern)
+  const onList = (name) => Object.prototype.hasOwnProperty.call(bot.players, name)
+  const nameOf = (uuid) => { const p = Object.values(bot.players).find(p => p.uuid === uuid); return p ? p.username : null }
   bot.on('message', (msg, position, sender) => {
     const line = msg.toString()
-    if (position !== 'chat') {
-      emit({ type: 'chat', kind: position || 'system', from: null, text: line, senderSource: null, senderUuid: null, onList: false })
-      return
-    }
+    const args = Array.isArray(msg.with) ? msg.with.map(w => (w && typeof w.toString === 'function' ? w.toString() : String(w))) : null
+    const said = parseChat({ line, position, sender, translate: msg.translate, args, onList, nameOf, pattern })
+    if (said.from && said.from === bot.username) return // our own echo
+    const entry = said.from != null && onList(said.from) ? bot.players[said.from] : null
     const packetUuid = sender && !NIL_UUID.test(String(sender)) ? String(sender) : null
-    let from = null
-    let text = null
-    let source = null
-    if (packetUuid) {
-      const p = Object.values(bot.players).find(p => p.uuid === packetUuid)
-      if (p) { from = p.username; source = 'uuid' }
-    }
-    if (msg.translate && msg.translate.startsWith('chat.type.text') && msg.with && msg.with.length >= 2) {
-      if (!from && !packetUuid) { from = msg.with[0].toString(); source = 'translate' }
-      text = msg.with[1].toString()
-    }
-    const m = CHAT_RE.exec(line)
-    if (text == null && m) { text = m[2]; if (!from && !packetUuid) { from = m[1]; source = 'regex' } }
-    if (from && from === bot.username) return // our own echo
-    const entry = from != null && Object.prototype.hasOwnProperty.call(bot.players, from) ? bot.players[from] : null
     emit({
       type: 'chat',
-      kind: from || packetUuid ? 'player' : 'system',
-      from,
-      text: text != null ? text : line,
-      senderSource: source,
-      senderUuid: accountOf(entry) || packetUuid,
+      kind: said.kind === 'system' ? position || 'system' : said.kind,
+      from: said.from,
+      text: said.text,
+      senderSource: said.source,
+      senderUuid: said.kind === 'system' ? null : accountOf(entry) || packetUuid,
       onList: !!entry
     })
   })
