@@ -1,7 +1,9 @@
 """The bot in a real world: flying-squid on 127.0.0.1, mineflayer through JSPyBridge.
 
-Each test starts its own world (with the test plugin's control channel) and a
-real ``pepa start --host 127.0.0.1 --port P`` daemon, plus scripted players.
+Each test here ends or breaks what it runs in (a stop, a kick, a server restart, a kill -9, a
+crash), so each starts its own world (with the test plugin's control channel) and a real
+``pepa start --host 127.0.0.1 --port P`` daemon, plus scripted players. The tests that leave
+both as they found them share one in ``test_world_chat.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pytest
 from pepa.ipc import protocol
 from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
-from tests.world_harness import Player, distance, server_player, teleport, wait_near
+from tests.world_harness import Player, server_player, teleport, wait_near
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -45,97 +47,11 @@ def alice(world: EmbeddedWorld, bot: Daemon) -> Iterator[Player]:
     player.close()
 
 
-def test_snapshot_matches_the_servers_view(world: EmbeddedWorld, bot: Daemon) -> None:
-    world.op("set_health", player=BOT, hp=13)
-    world.op("set_food", player=BOT, food=7)
-    with bot.client() as client:
-        status = client.wait_for(
-            lambda e: e["type"] == "status" and e["hp"] == 13 and e["food"] == 7, timeout=15
-        )
-    server = server_player(world, BOT)
-    assert server is not None
-    assert status["connected"] is True
-    assert distance(status["position"], server["position"]) < 0.5
-    assert (server["health"], server["food"]) == (13, 7)
-
-
-def test_hostile_next_to_the_bot_shows_up_as_a_threat(world: EmbeddedWorld, bot: Daemon) -> None:
-    with bot.client() as client:
-        world.op("spawn_mob", player=BOT, name="zombie", dx=3)
-        status = client.wait_for(lambda e: e["type"] == "status" and e["threats"], timeout=15)
-    assert status["threats"][0]["name"] == "zombie"
-    assert status["threats"][0]["distance"] < 5
-
-
-def test_operator_gets_a_status_reply(alice: Player) -> None:
-    mark = alice.mark()
-    alice.say(f"{BOT} status")
-    reply = alice.reply_from(BOT, "HP ", start=mark)
-    assert "food" in reply and "threats: none" in reply
-
-
-def test_come_brings_the_bot_to_the_operator(world: EmbeddedWorld, alice: Player) -> None:
-    me = server_player(world, BOT)
-    assert me is not None
-    pos = me["position"]
-    teleport(world, alice, pos["x"] + 20, pos["y"], pos["z"])
-    mark = alice.mark()
-    alice.say(f"{BOT} come")
-    alice.reply_from(BOT, "On my way", start=mark)
-    alice.reply_from(BOT, "Here I am", start=mark, timeout=60)
-    bot_now, alice_now = server_player(world, BOT), server_player(world, "alice")
-    assert bot_now is not None and alice_now is not None
-    assert distance(bot_now["position"], alice_now["position"]) <= 3.0
-
-
-def test_a_strangers_stop_is_refused_and_ignored(world: EmbeddedWorld, bot: Daemon) -> None:
-    mallory = Player(world, "mallory")
-    try:
-        mark = mallory.mark()
-        mallory.say(f"{BOT} stop")
-        mallory.reply_from(BOT, "only take orders from my operators", start=mark)
-        mallory.say(f"<alice> {BOT} stop")  # quoting an operator's name changes nothing
-        mallory.say(f"{BOT} status")
-        with bot.client() as client:
-            client.send(protocol.Snapshot())
-            assert client.wait_for("status", timeout=10)["connected"] is True
-        assert bot.proc.poll() is None
-        bot.wait_line("ignored 'status' from mallory")
-    finally:
-        mallory.close()
-
-
-def test_pause_and_resume_from_chat(alice: Player, bot: Daemon) -> None:
-    with bot.client() as client:
-        mark = alice.mark()
-        alice.say(f"{BOT} pause")
-        alice.reply_from(BOT, "Paused", start=mark)
-        client.wait_for(lambda e: e["type"] == "status" and e["paused"] is True, timeout=10)
-        alice.say(f"{BOT} resume")
-        alice.reply_from(BOT, "Resumed", start=mark)
-        client.wait_for(lambda e: e["type"] == "status" and e["paused"] is False, timeout=10)
-
-
-def test_unknown_verb_gets_a_polite_reply_and_help_lists_verbs(alice: Player) -> None:
-    mark = alice.mark()
-    alice.say(f"{BOT} dance")
-    assert "don't know 'dance'" in alice.reply_from(BOT, "Sorry", start=mark)
-    alice.say(f"{BOT} help")
-    assert "follow" in alice.reply_from(BOT, "I understand", start=mark + 1)
-
-
 def test_operator_stop_ends_the_daemon(alice: Player, bot: Daemon) -> None:
     mark = alice.mark()
     alice.say(f"{BOT} stop")
     alice.reply_from(BOT, "Stopping", start=mark)
     assert bot.wait() == 0
-
-
-def test_chat_from_the_socket_reaches_the_game(alice: Player, bot: Daemon) -> None:
-    mark = alice.mark()
-    with bot.client() as client:
-        client.send(protocol.Chat(text="hello from the dashboard"))
-    alice.reply_from(BOT, "hello from the dashboard", start=mark)
 
 
 def test_kick_is_followed_by_a_reconnect(world: EmbeddedWorld, bot: Daemon) -> None:

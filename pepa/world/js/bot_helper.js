@@ -191,7 +191,8 @@ function createBot (opts, onEvent) {
     const packetUuid = sender && !NIL_UUID.test(String(sender)) ? String(sender) : null
     emit({
       type: 'chat',
-      kind: said.kind === 'system' ? position || 'system' : said.kind,
+      // a line naming nobody: 'system' (or 'game_info', the action bar), whatever its position
+      kind: said.kind !== 'system' ? said.kind : position && position !== 'chat' ? position : 'system',
       from: said.from,
       text: said.text,
       senderSource: said.source,
