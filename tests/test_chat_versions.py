@@ -5,16 +5,13 @@ never heard an order. A real flying-squid, a real ``pepa start``, real clients a
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
-from tests.world_harness import Player, free_port
+from tests.world_harness import Player, own_daemon
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("chat_versions")]
 
@@ -24,16 +21,8 @@ BOT = "pepa_bot"
 
 @pytest.fixture(scope="module")
 def newer() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
-    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))  # short: AF_UNIX paths
-    world = EmbeddedWorld(root / "world", port=free_port(), control=True, version=VERSION).start()
-    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
-    try:
-        daemon.in_world()
-        yield world, daemon
-    finally:
-        daemon.close()
-        world.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with own_daemon(sandbox=False, version=VERSION) as both:
+        yield both
 
 
 @pytest.mark.timeout(120)
@@ -53,11 +42,9 @@ def test_an_operator_is_heard_in_system_chat_and_a_stranger_is_refused(
         mallory.reply_from(BOT, "Sorry mallory, I only take orders from my operators", start=start)
         daemon.wait_line("ignored 'stop' from mallory: not an operator", 20)
         mallory.say(f"<alice> {BOT} stop")  # alice's name quoted in mallory's line
-        mark = len(daemon.lines)
+        start = alice.mark()
         alice.say(f"{BOT} come")
-        # the order reaches the chain; the walk waits to see alice: flying-squid at 1.20.4
-        # does not show one player's entity to another (docs/world.md, the version matrix)
-        daemon.wait_line("operator: nav.goto alice (come order)", 20, start=mark)
+        alice.reply_from(BOT, "Here I am", start=start, timeout=60)  # it saw her and walked
         assert daemon.count("operator alice: stop") == 0  # the quoted name gave no order
     finally:
         alice.close()

@@ -61,13 +61,14 @@ def own_sandbox(*, time: int | None = None, remove_mobs: bool = False) -> Iterat
 
 @contextmanager
 def own_daemon(
-    *, sandbox: bool = True, time: int | None = 6000
+    *, sandbox: bool = True, time: int | None = 6000, version: str | None = None
 ) -> Iterator[tuple[EmbeddedWorld, Daemon]]:
     """A world in a folder of its own and one ``pepa start`` daemon in it (operator alice), for
     a module's fixture; both are stopped and the folder removed afterwards.
 
     ``sandbox``: the seeded survival sandbox, natural spawning off, the clock stopped at
-    ``time`` (None: running); else the plain test world as it starts.
+    ``time`` (None: running); else the plain test world as it starts, at ``version`` (None:
+    the embedded world's own).
     """
     root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))  # short: AF_UNIX paths
     if sandbox:
@@ -78,7 +79,8 @@ def own_daemon(
         if time is not None:
             world.op("set_time", time=time, cycle=False)
     else:
-        world = EmbeddedWorld(root / "world", port=free_port(), control=True).start()
+        at = {"version": version} if version else {}
+        world = EmbeddedWorld(root / "world", port=free_port(), control=True, **at).start()
     daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
     try:
         daemon.in_world()

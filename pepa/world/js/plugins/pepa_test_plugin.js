@@ -430,6 +430,13 @@ module.exports.server = function (serv, settings) {
 }
 
 module.exports.player = function (player, serv) {
+  // From 1.20.2 one spawn_entity packet spawns players too, and its `type` must say player;
+  // flying-squid makes players with no entity type (login.js: initEntity('player', null,
+  // ...)), so other clients got an entity of type 0 and never saw the player: a bot told
+  // to come waited to see its operator for ever
+  if (serv.supportFeature('unifiedPlayerAndEntitySpawnPacket') && player.entityType == null) {
+    player.entityType = serv.registry.entitiesByName.player.id
+  }
   // flying-squid finishes a login (the rest of the chunks, then the player put
   // back at its spawn) on the client's first `flying` or `look` packet; an idle
   // mineflayer client may only send `position` packets, and its login then hangs
