@@ -50,6 +50,10 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--version", help="protocol version such as 1.16.5 (MC_VERSION)")
     group.add_argument("--operators", help="comma-separated operator names (OPERATOR_USERNAMES)")
     group.add_argument(
+        "--auth",
+        help="offline (a name on an offline-mode server) or microsoft (MC_AUTH, default offline)",
+    )
+    group.add_argument(
         "--chat-pattern",
         help="regular expression with the groups name and text for a chat plugin's player "
         "lines (PEPA_CHAT_PATTERN), e.g. '\\[\\w+\\] (?<name>\\w+) » (?<text>.*)'",
@@ -149,6 +153,7 @@ def load(args: argparse.Namespace) -> Config:
             "version",
             "operators",
             "chat_pattern",
+            "auth",
             "state_dir",
             "llm",
             "fault_injection",

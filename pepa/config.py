@@ -20,10 +20,12 @@ from pepa.errors import ConfigError
 from pepa.urls import redact_url
 
 __all__ = [
+    "AUTH_CHOICES",
     "EMBEDDED_HOST",
     "LLM_CHOICES",
     "SANDBOX_PROFILES",
     "Config",
+    "chat_pattern_of",
     "config_from_json",
     "parse_dotenv",
     "read_dotenv",
@@ -33,6 +35,8 @@ __all__ = [
 EMBEDDED_HOST = "127.0.0.1"
 """Where the embedded world listens."""
 LLM_CHOICES = ("auto", "pi", "openai", "offline")
+AUTH_CHOICES = ("offline", "microsoft")
+"""How the bot signs in: an offline-mode name, or a Microsoft account (mineflayer's own)."""
 SANDBOX_PROFILES = ("default", "hard")
 """The sandbox's profiles: the names of pepa/world/js/sandbox/life/profiles.js's table."""
 _USERNAME = re.compile(r"[A-Za-z0-9_]{3,16}")
@@ -52,6 +56,7 @@ _ENV = {
     "password": "MC_PASSWORD",
     "operators": "OPERATOR_USERNAMES",
     "chat_pattern": "PEPA_CHAT_PATTERN",
+    "auth": "MC_AUTH",
     "state_dir": "PEPA_STATE_DIR",
     "llm": "PEPA_LLM",
     "pi_command": "PEPA_PI_COMMAND",
@@ -88,6 +93,9 @@ class Config:
     """Protocol version; None auto-detects."""
     password: str | None = field(default=None, repr=False)
     """AuthMe password (never logged)."""
+    auth: str = "offline"
+    """``offline``, or ``microsoft`` (an online-mode server: a device-code sign-in, its tokens in
+    ``state/<host>_<port>/auth/``)."""
     chat_pattern: str = ""
     """A regular expression with the named groups ``name`` and ``text`` for a server whose chat
     plugin formats player lines its own way (in JavaScript's syntax; "": none)."""
@@ -254,6 +262,9 @@ def resolve(
         raise ConfigError(f"version {version!r} is not a Minecraft version such as 1.16.5")
     operators = _operators(pick("operators"))
     chat_pattern = chat_pattern_of(pick("chat_pattern"))
+    auth = (pick("auth") or "offline").lower()
+    if auth not in AUTH_CHOICES:
+        raise ConfigError(f"MC_AUTH {str(auth)[:40]!r} is not one of {', '.join(AUTH_CHOICES)}")
     llm = (pick("llm") or "auto").lower()
     if llm not in LLM_CHOICES:
         raise ConfigError(f"LLM back end {llm!r} is not one of {', '.join(LLM_CHOICES)}")
@@ -264,6 +275,7 @@ def resolve(
         version=version,
         password=_password(pick("password")),
         chat_pattern=chat_pattern,
+        auth=auth,
         operators=operators,
         state_dir=Path(pick("state_dir") or "state"),
         llm=llm,

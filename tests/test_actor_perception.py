@@ -11,6 +11,7 @@ from pepa.events import (
     Connected,
     Died,
     Disconnected,
+    ErrorRaised,
     HealthChanged,
     HostileSpotted,
     Kicked,
@@ -183,6 +184,17 @@ def test_kicked_and_unknown_events() -> None:
     assert len(h.published) == before
     h.send(WorldEvent({"type": "kicked", "reason": "spam"}))
     assert h.last(Kicked) == Kicked(reason="spam")
+
+
+def test_microsofts_sign_in_prompt_goes_to_the_dashboard() -> None:
+    h = perception()
+    h.send(WorldEvent({"type": "signIn", "uri": "https://www.microsoft.com/link",
+                       "code": "AB12CD34", "expiresIn": 900}))  # fmt: skip
+    prompt = h.last(ErrorRaised)
+    assert prompt.source == "auth"
+    assert prompt.text == (
+        "sign in to Microsoft: open https://www.microsoft.com/link and enter the code AB12CD34"
+    )
 
 
 def test_without_a_link_the_view_is_empty() -> None:

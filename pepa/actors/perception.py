@@ -19,6 +19,7 @@ from pepa.events import (
     Connected,
     Died,
     Disconnected,
+    ErrorRaised,
     Kicked,
     PlayersListed,
     Respawned,
@@ -145,6 +146,11 @@ class Perception(SupervisedActor):
             )
         elif kind == "respawn":
             self.publish(Respawned())
+        elif kind == "signIn":  # Microsoft's device code (the link logged it): to the dashboard
+            text = (
+                f"sign in to Microsoft: open {raw.get('uri')} and enter the code {raw.get('code')}"
+            )
+            self.publish(ErrorRaised(source="auth", text=text))
         elif kind == "kicked":
             logger.warning("kicked: %s", raw.get("reason"))
             self.publish(Kicked(reason=str(raw.get("reason"))))

@@ -192,9 +192,12 @@ class Worker:
                 password=config.password,
                 server_dir=server_dir,
                 chat_pattern=config.chat_pattern,
+                auth=config.auth,
             ),
             on_event=lambda raw: perception.tell(WorldEvent(raw)),
             on_bridge_dead=lambda reason: self.request_stop(1, reason),
+            # a refused account is a setting to change: the parent does not restart the worker
+            on_refused=lambda reason: self.request_stop(2, reason),
         )
         server = IpcServer(
             config.socket_path,

@@ -90,6 +90,7 @@ class EmbeddedWorld:
         log_path: Path | None = None,
         sandbox: bool = False,
         profile: str = "default",
+        online_mode: bool = False,
     ) -> None:
         if profile not in SANDBOX_PROFILES:
             raise WorldError(f"sandbox profile {profile!r} is not one of {SANDBOX_PROFILES}")
@@ -102,6 +103,8 @@ class EmbeddedWorld:
         """True: seeded survival terrain and the sandbox plugins (docs/sandbox.md)."""
         self.profile = profile
         """The sandbox's profile (docs/sandbox.md "Profiles"); server.js refuses an unknown one."""
+        self.online_mode = online_mode
+        """True: accounts are verified online (tests only: with no network every login fails)."""
         self.log_path = log_path or world_dir.parent / "world.log"
         self.control_port: int | None = None
         self.proc: subprocess.Popen[bytes] | None = None
@@ -128,6 +131,7 @@ class EmbeddedWorld:
             "--world", str(self.world_dir), "--version", self.version, "--seed", str(self.seed),
             "--control-port", "0" if self.control else "none", "--parent-pid", str(os.getpid()),
             "--sandbox", "1" if self.sandbox else "0", "--profile", self.profile,
+            "--online-mode", "1" if self.online_mode else "0",
         ]  # fmt: skip
         # no pepa secret (AuthMe password, OpenAI key, database URL) in the world's Node
         env = scrubbed(NODE_PATH=str(modules), PEPA_NODE_MODULES=str(modules))

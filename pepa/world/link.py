@@ -45,6 +45,19 @@ CALL_TIMEOUT = 5.0
 """Seconds any single call into JS may take."""
 SPAWN_TIMEOUT = 30.0
 """Seconds from creating the bot to its first spawn."""
+REFUSALS = 3
+"""Logins in a row the server refuses the account at (online mode and an offline account, an
+expired Microsoft sign-in) after which the link gives up: a refusal is no network blip."""
+_REFUSED = (
+    "failed to verify username",
+    "unverified_username",
+    "invalid session",
+    "not authenticated",
+    "not logged into minecraft",
+    "failed to authenticate",
+    "authentication servers are down",
+)
+"""Words of the kick reasons servers refuse an account with (vanilla, Paper, BungeeCord)."""
 STABLE_CONNECTION = 30.0
 """A connection that lasted this long resets the reconnect backoff."""
 
@@ -91,8 +104,11 @@ class LinkSettings:
         password: str | None = None,
         server_dir: Path,
         chat_pattern: str = "",
+        auth: str = "offline",
     ) -> None:
         self.host = host
+        self.auth = auth
+        """``offline`` or ``microsoft`` (pepa.config.AUTH_CHOICES)."""
         self.chat_pattern = chat_pattern
         """A chat plugin's format (pepa.config.chat_pattern_of); "" for none."""
         self.port = port
@@ -106,6 +122,52 @@ class ConnectFailed(Exception):
     """One connection attempt did not reach a spawn."""
 
 
+class GaveUp(Exception):
+    """The server refused the account :data:`REFUSALS` times in a row: retrying is no use."""
+
+
+def _seconds(value: Any) -> float:
+    """A count of seconds from JS, 0 when it is none (at most a day)."""
+    return min(float(value), 86400.0) if isinstance(value, int | float) and value > 0 else 0.0
+
+
+def refused(reason: str) -> bool:
+    """Whether a kick before the spawn refused the account, not the moment."""
+    text = reason.lower()
+    return any(words in text for words in _REFUSED)
+
+
+def auth_dir(server_dir: Path) -> Path:
+    """The Microsoft token cache of one server's memory: private (0700; its files 0600)."""
+    return server_dir / "auth"
+
+
+def bot_options(s: LinkSettings) -> dict[str, Any]:
+    """What ``createBot`` gets for these settings (no password: AuthMe is Python's)."""
+    options: dict[str, Any] = {
+        "host": s.host, "port": s.port, "username": s.username, "respawn": True, "auth": s.auth,
+    }  # fmt: skip
+    if s.version:
+        options["version"] = s.version
+    if s.chat_pattern:
+        options["chatPattern"] = s.chat_pattern
+    if s.auth == "microsoft":
+        folder = auth_dir(s.server_dir)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        folder.chmod(0o700)
+        options["profilesFolder"] = str(folder)
+    return options
+
+
+def keep_private(folder: Path) -> None:
+    """The token cache's files to 0600 (prismarine-auth writes them with the umask's mode)."""
+    if not folder.is_dir():
+        return
+    for path in folder.iterdir():
+        if path.is_file() and path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+
+
 class MinecraftLink:
     """One bot on one server, kept connected until :meth:`close`."""
 
@@ -116,8 +178,12 @@ class MinecraftLink:
         on_event: Callable[[dict[str, Any]], None],
         on_bridge_dead: Callable[[str], None],
         max_backoff: float = 30.0,
+        on_refused: Callable[[str], None] | None = None,
     ) -> None:
         self.settings = settings
+        self._on_refused = on_refused or on_bridge_dead
+        """Called once when the server refused the account :data:`REFUSALS` times in a row: a
+        setting to change, not a fault (the worker exits with the configuration's code)."""
         self._on_event = on_event
         self._on_bridge_dead = on_bridge_dead
         self._max_backoff = max_backoff
@@ -129,6 +195,8 @@ class MinecraftLink:
         self._thread: threading.Thread | None = None
         self._ids = itertools.count(1)
         self.connects = 0
+        self._refusals = 0
+        """Logins in a row the server refused the account at (see :data:`REFUSALS`)."""
         self.version: str | None = None
         self._auth = AuthMe(settings.password, settings.server_dir / "joined-before.flag")
         self._players: tuple[str, ...] = ()
@@ -354,6 +422,10 @@ class MinecraftLink:
         while not self._closing.is_set():
             try:
                 retrying(self._connect_once)
+            except GaveUp as exc:
+                logger.error("%s", exc)
+                self._on_refused(str(exc))
+                return
             except ConnectFailed:
                 return  # closing
             except Exception as exc:
@@ -373,6 +445,35 @@ class MinecraftLink:
                 logger.warning("the connection lasted %.1fs; reconnecting in %.1fs", lasted, delay)
                 self._pause(delay)
 
+    def _refused(self, reason: str) -> None:
+        """One more login the server refused the account at; at :data:`REFUSALS` in a row, give
+        up with one line that says what to do."""
+        self._refusals += 1
+        if self._refusals < REFUSALS:
+            return
+        s = self.settings
+        if s.auth == "microsoft":
+            why = (
+                f"the server refused the Microsoft account of {s.username} {self._refusals} "
+                f"times ({reason}): sign in again (remove {auth_dir(s.server_dir)}) or check "
+                "that the account owns Minecraft"
+            )
+        else:
+            why = (
+                f"the server refused {s.username} {self._refusals} times ({reason}): it is in "
+                "online mode and this is an offline account; start with --auth microsoft "
+                "(MC_AUTH=microsoft), docs/world.md"
+            )
+        raise GaveUp(why)
+
+    def _signing_in(self, event: dict[str, Any]) -> None:
+        """Microsoft's device-code prompt: one line for the person who runs the bot."""
+        minutes = _seconds(event.get("expiresIn")) / 60
+        logger.warning(
+            "Microsoft sign-in for %s: open %s and enter the code %s (within %.0f minutes)",
+            self.settings.username, event.get("uri"), event.get("code"), minutes,
+        )  # fmt: skip
+
     def _pause(self, seconds: float) -> None:
         """tenacity's sleep, cut short by :meth:`close`."""
         self._closing.wait(seconds)
@@ -390,12 +491,7 @@ class MinecraftLink:
             raise ConnectFailed("closing")
         if not _bridge_alive():
             raise RuntimeError("the JS bridge is not running")
-        s = self.settings
-        options = {"host": s.host, "port": s.port, "username": s.username, "respawn": True}
-        if s.version:
-            options["version"] = s.version
-        if s.chat_pattern:
-            options["chatPattern"] = s.chat_pattern
+        options = bot_options(self.settings)
         self._drain_stale()
         api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
         self._fns = {name: getattr(api, name) for name in METHODS}
@@ -417,12 +513,21 @@ class MinecraftLink:
             if kind in ("end", "kicked", "error") and not self._connected.is_set():
                 self._forward(event)
                 self._drop_api()
-                raise ConnectFailed(event.get("reason") or event.get("message") or kind)
+                reason = str(event.get("reason") or event.get("message") or kind)
+                if kind == "kicked" and refused(reason):
+                    self._refused(reason)
+                raise ConnectFailed(reason)
+            if kind == "signIn":  # the user has until the code expires, not SPAWN_TIMEOUT
+                self._signing_in(event)
+                deadline = max(deadline, time.monotonic() + _seconds(event.get("expiresIn")))
             if kind == "login":
                 self.version = event.get("version")
             self._note_players(event)
             if kind == "spawn" and not self._connected.is_set():
                 self.connects += 1
+                self._refusals = 0
+                if self.settings.auth == "microsoft":
+                    keep_private(auth_dir(self.settings.server_dir))
                 self._connected.set()
                 self._forward({**event, "type": "connected", "version": self.version})
                 self._authme()

@@ -82,7 +82,16 @@ function createBot (opts, onEvent) {
     port: o.port,
     username: o.username,
     version: o.version || false, // false = auto-detect via server ping
-    auth: 'offline',
+    // 'offline', or 'microsoft' through prismarine-auth: its token cache in profilesFolder
+    // (the state folder's auth/, private), its device-code prompt sent on as a signIn event
+    auth: o.auth === 'microsoft' ? 'microsoft' : 'offline',
+    profilesFolder: o.auth === 'microsoft' ? o.profilesFolder : undefined,
+    onMsaCode: (data) => emit({
+      type: 'signIn',
+      uri: String((data && (data.verification_uri || data.verificationUri)) || 'https://www.microsoft.com/link'),
+      code: String((data && (data.user_code || data.userCode)) || ''),
+      expiresIn: Number((data && (data.expires_in || data.expiresIn)) || 0)
+    }),
     respawn: false, // death_cause.js respawns once the death event is out (o.respawn)
     hideErrors: true,
     checkTimeoutInterval: o.checkTimeoutInterval || 30000,

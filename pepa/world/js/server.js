@@ -2,7 +2,9 @@
 // Embedded/test world: flying-squid on 127.0.0.1 + the pepa test plugin.
 //
 // CLI:  node server.js --port 25565 --world /path/to/world [--control-port 0] [--version 1.16.5]
-//        [--seed N] [--sandbox 1] [--profile default|hard]
+//        [--seed N] [--sandbox 1] [--profile default|hard] [--online-mode 1]
+//   --online-mode: the server verifies each account with Mojang's session server (a test
+//   of how an offline bot is refused; there is no network here, so every login fails)
 //   --profile: the sandbox profile (sandbox/life/profiles.js; an unknown name fails
 //   before the server starts); a world's hazards come from the profile it was made with.
 //   stdout: flying-squid log lines, plus ONE line
@@ -46,7 +48,8 @@ async function startServer ({
   quiet = false,
   seed = 12345,
   sandbox = false, // true: seeded survival terrain + the sandbox plugins (see docs/sandbox.md)
-  profile = 'default' // the sandbox profile (docs/sandbox.md "Profiles")
+  profile = 'default', // the sandbox profile (docs/sandbox.md "Profiles")
+  onlineMode = false
 } = {}) {
   if (!worldDir) throw new Error('worldDir is required')
   const values = profileOf(profile) // an unknown name: fail before anything starts
@@ -59,7 +62,7 @@ async function startServer ({
     port,
     host: '127.0.0.1', // minecraft-protocol createServer → net.listen(port, host)
     'max-players': 10,
-    'online-mode': false,
+    'online-mode': !!onlineMode,
     logging: false, // true would append to ./logs/<ts>.log relative to cwd
     noConsoleOutput: quiet,
     gameMode, // 0 = survival; default-settings.json says 1 (creative): players then take no melee damage
@@ -118,7 +121,8 @@ if (require.main === module) {
   const seed = parseInt(opt('seed', '12345'), 10)
   const sandbox = opt('sandbox', '0') === '1'
   const profile = opt('profile', 'default')
-  startServer({ port, worldDir, version, controlPort, seed, sandbox, profile })
+  const onlineMode = opt('online-mode', '0') === '1'
+  startServer({ port, worldDir, version, controlPort, seed, sandbox, profile, onlineMode })
     .then(({ port, controlPort, close }) => {
       // flying-squid's own exit hook does not wait for the save: close first, then exit
       let closing = false
