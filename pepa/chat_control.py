@@ -97,6 +97,8 @@ def parse(
     elif not whispered:
         return None
     verb = words[0].lower().rstrip("!.?,") if words else "help"
+    if whispered and not named and verb not in VERBS:
+        return None  # a whisper of small talk is no command (and earns no refusal)
     authorized = any(same_name(sender, name) for name in operators)
     return ChatCommand(sender=sender, verb=verb, args=tuple(words[1:]), authorized=authorized)
 

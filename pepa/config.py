@@ -486,9 +486,33 @@ def chat_pattern_of(value: Any) -> str:
         raise ConfigError(
             f"PEPA_CHAT_PATTERN {shown!r} is not a regular expression: {exc}"
         ) from None
+    problem = _js_regex_problem(js)
+    if problem:
+        raise ConfigError(f"PEPA_CHAT_PATTERN {shown!r} is not a JavaScript regular expression: "
+                          f"{problem}")  # fmt: skip
     if not {"name", "text"} <= set(compiled.groupindex):
         raise ConfigError(
             f"PEPA_CHAT_PATTERN {shown!r} must name the groups 'name' and 'text', "
             r"as in '\[\w+\] (?<name>\w+) » (?<text>.*)'"
         )
     return js
+
+
+def _js_regex_problem(source: str) -> str:
+    """Why Node's RegExp refuses ``source`` (the bridge compiles it: the two dialects differ,
+    ``(?i)`` or ``[]`` mean other things or nothing there); "" when it compiles, or when no
+    Node is at hand to ask (the bridge then refuses it with the same message)."""
+    import subprocess
+
+    from pepa.world.node import WorldError, node_binary
+
+    try:
+        node = node_binary()
+        check = "try { new RegExp(process.argv[1], 'sy') } catch (e) { console.log(e.message) }"
+        result = subprocess.run(
+            [str(node), "-e", check, source], capture_output=True, text=True, timeout=20,
+            env={"PATH": "/usr/bin:/bin"},
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError, WorldError):
+        return ""
+    return result.stdout.strip()[:120]

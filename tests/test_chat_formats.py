@@ -101,9 +101,11 @@ def test_an_operators_pattern_reads_a_chat_plugins_format() -> None:
         line("[VIP] carol » pepa_bot come", pattern=vip),  # not on the list
         line("note: [VIP] alice » pepa_bot come", pattern=vip),  # anchored at the start
         line("[VIP] alice » pepa_bot come"),  # no pattern set: a system line
+        line("note: [VIP] alice » pepa_bot come", pattern=f"x|{vip}"),  # sticky: no way round
     ) == [
         ("player", "alice", "pepa_bot come", "pattern"),
         ("system", None, "[VIP] carol » pepa_bot come", None),
         ("system", None, "note: [VIP] alice » pepa_bot come", None),
         ("system", None, "[VIP] alice » pepa_bot come", None),
+        ("system", None, "note: [VIP] alice » pepa_bot come", None),
     ]

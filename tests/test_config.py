@@ -57,6 +57,9 @@ def test_a_chat_pattern_names_sender_and_text_and_is_kept_in_javascripts_syntax(
         (r"(?<who>\w+): (?<text>.*)", "must name the groups 'name' and 'text'"),
         (r"(?<name>\w+): .*", "must name the groups 'name' and 'text'"),
         ("x" * 201, "at most 200 characters"),
+        # Python reads []x) as a class; JavaScript as an empty class and a ')' closing nothing
+        (r"[]x)|(](?<name>\w+): (?<text>.*)", "is not a JavaScript regular expression"),
+        (r"(?i)(?<name>\w+): (?<text>.*)", "is not a JavaScript regular expression"),
         ("(?<name>\\w+)\n(?<text>.*)", "at most 200 characters"),  # one line only
     ],
 )

@@ -57,6 +57,7 @@ def test_a_whisper_to_the_bot_is_addressed_to_it_with_or_without_its_name() -> N
     told = parse("pepa_bot", OPS, "alice", "goal get iron", whispered=True)
     assert told is not None and (told.verb, told.args) == ("goal", ("get", "iron"))
     assert parse("pepa_bot", OPS, "alice", "come") is None  # said aloud: it must name the bot
+    assert parse("pepa_bot", OPS, "mallory", "hi there", whispered=True) is None  # small talk
     stranger = parse("pepa_bot", OPS, "mallory", "stop", whispered=True)
     assert stranger is not None and not stranger.authorized
 

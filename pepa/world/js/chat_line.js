@@ -59,17 +59,19 @@ function parseChat ({ line, position, sender, translate, args, onList, nameOf, p
 
 function custom (line, pattern, onList) {
   if (!pattern) return null
+  pattern.lastIndex = 0 // sticky: a match starts at the line's start, whatever the pattern says
   const m = pattern.exec(line)
   const from = m && m.groups && m.groups.name
   if (!from || !onList(from)) return null
   return { kind: 'player', from, text: m.groups.text || '', source: 'pattern' }
 }
 
-// A --chat-pattern as a RegExp anchored at the line's start (the Python side validated
-// it: it compiles, names `name` and `text`); null for none.
+// A --chat-pattern as a sticky RegExp: every match starts at the line's start (a wrapper
+// such as ^(?:...) could be closed from inside the pattern; the sticky flag cannot). The
+// Python side validated it (it compiles here too, names `name` and `text`); null for none.
 function chatPattern (source) {
   if (!source) return null
-  return new RegExp(`^(?:${source})`, 's')
+  return new RegExp(String(source), 'sy')
 }
 
 module.exports = { parseChat, chatPattern, NIL_UUID }
