@@ -72,7 +72,11 @@ def test_bot_in_a_pit_with_dirt_climbs_out(world: EmbeddedWorld, bot: Daemon) ->
     world.op("give", player=BOT, item="dirt", count=16)
     bottom = world.op("pit", player=BOT, depth=3)["bottom"]
     eventually(lambda: me(world)["position"]["y"] < bottom["y"] + 0.5, 20, "the fall")
-    eventually(lambda: me(world)["position"]["y"] >= bottom["y"] + 3, 30, "the climb out")
+    mark = len(bot.lines)
+    try:  # a generous bound (a loaded CI machine): 3 s to see it is trapped, then 3 blocks up
+        eventually(lambda: me(world)["position"]["y"] >= bottom["y"] + 3, 60, "the climb out")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the daemon said:\n" + "\n".join(bot.lines[mark:])) from None
 
 
 def test_walled_in_bot_with_a_pickaxe_digs_out(world: EmbeddedWorld, bot: Daemon) -> None:
