@@ -24,8 +24,14 @@ running action when a higher reflex wins.
   refusal is retried after 30 s, a shelter meanwhile), else a shelter walled
   in round the bot, waited in until full day with no hostile near and dug
   out of then (a failed way out is retried after 30 s).
+- **stock**: only with a ``night_food`` lesson: short of food before the night plan begins
+  → hunt (:func:`_stock_up`).
 - **task**: the task slot (curriculum, or a skill an LLM suggested when idle).
 - **idle**: nothing to do: look around now and then.
+
+Lessons turn the knobs each link reads (:mod:`pepa.survival.knobs`): defend the fight knobs
+and ``fight_food`` (a meal before a foreseen fight, as the eat reflex), breathe
+``air_below``, eat ``eat_below``, the night ``dusk_lead``.
 """
 
 from __future__ import annotations
