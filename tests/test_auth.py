@@ -49,6 +49,9 @@ def test_the_settings_reach_create_bot_and_the_token_cache_is_private(tmp_path: 
     token.chmod(0o644)
     keep_private(folder)
     assert stat.S_IMODE(token.stat().st_mode) == 0o600
+    token.chmod(0o644)  # written by an attempt that never joined: the next attempt's options
+    bot_options(settings(tmp_path, auth="microsoft"))
+    assert stat.S_IMODE(token.stat().st_mode) == 0o600
     assert "password" not in online  # AuthMe's password is typed by Python, never sent to JS
 
 
@@ -61,6 +64,7 @@ def test_the_settings_reach_create_bot_and_the_token_cache_is_private(tmp_path: 
         ('{"text":"Server closed"}', False),
         ("You logged in from another location", False),
         ('{"text":"Failed to verify username! Try again"}', True),
+        ("Authentication servers are down. Please try again later, sorry!", False),  # an outage
     ],
 )
 def test_a_kick_that_refuses_the_account_is_told_from_one_of_the_moment(

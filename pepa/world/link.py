@@ -55,9 +55,9 @@ _REFUSED = (
     "not authenticated",
     "not logged into minecraft",
     "failed to authenticate",
-    "authentication servers are down",
 )
-"""Words of the kick reasons servers refuse an account with (vanilla, Paper, BungeeCord)."""
+"""Words of the kick reasons servers refuse an account with (vanilla, Paper, BungeeCord); not
+"authentication servers are down" (Spigot's word for an outage of Mojang's, which passes)."""
 STABLE_CONNECTION = 30.0
 """A connection that lasted this long resets the reconnect backoff."""
 
@@ -155,6 +155,7 @@ def bot_options(s: LinkSettings) -> dict[str, Any]:
         folder = auth_dir(s.server_dir)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         folder.chmod(0o700)
+        keep_private(folder)  # what the last attempt wrote, joined or not
         options["profilesFolder"] = str(folder)
     return options
 
@@ -520,8 +521,9 @@ class MinecraftLink:
             if kind == "signIn":  # the user has until the code expires, not SPAWN_TIMEOUT
                 self._signing_in(event)
                 deadline = max(deadline, time.monotonic() + _seconds(event.get("expiresIn")))
-            if kind == "login":
+            if kind == "login":  # signed in, if it had to: the spawn is due as ever
                 self.version = event.get("version")
+                deadline = min(deadline, time.monotonic() + SPAWN_TIMEOUT)
             self._note_players(event)
             if kind == "spawn" and not self._connected.is_set():
                 self.connects += 1
