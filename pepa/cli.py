@@ -350,6 +350,8 @@ def format_snapshot(snapshot: dict[str, Any]) -> str:
             for a in snapshot.get("actors", [])
         ),
     ]
+    if snapshot.get("signIn"):  # Microsoft's device code: the one thing to do now
+        lines.insert(1, f"sign-in    {snapshot['signIn']}")
     return "\n".join(lines) + "\n"
 
 

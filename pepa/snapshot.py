@@ -40,6 +40,7 @@ def build_snapshot(
     plan: Mapping[str, Any] | None = None,
     last_death: str | None = None,
     learning: LearningSummary | None = None,
+    sign_in: str | None = None,
 ) -> dict[str, Any]:
     """Merge perception's world view with the runtime's own state (docs/ipc.md, the snapshot).
 
@@ -64,6 +65,7 @@ def build_snapshot(
             "uptime": round(uptime, 1),
             "lastDeath": last_death,
             "learning": _learning(learning or LearningSummary()),
+            "signIn": sign_in,
         }
     )
     return snapshot

@@ -18,6 +18,7 @@ import orjson
 import pytest
 
 from pepa.actors.ipc import STATUS_INTERVAL, STATUS_MIN_GAP, Ipc
+from pepa.cli import format_snapshot
 from pepa.errors import AskTimeout
 from pepa.events import (
     ActivityChanged,
@@ -389,3 +390,18 @@ def test_a_reload_failure_is_told_to_every_client_only_with_the_token() -> None:
         "source": "reload",
         "text": "skills/nav.py: SyntaxError",
     }
+
+
+def test_a_waiting_microsoft_sign_in_is_in_every_status_until_the_bot_is_in() -> None:
+    s = ipc(knows=knowledge())
+    prompt = "sign in to Microsoft: open https://www.microsoft.com/link and enter the code AB12CD34"
+    s.h.send(ErrorRaised(source="auth", text=prompt))
+    assert s.sockets.statuses()[-1]["signIn"] == prompt
+    assert {"type": "error", "source": "auth", "text": prompt} in s.sockets.broadcasts
+    s.h.advance(STATUS_INTERVAL)
+    assert s.sockets.statuses()[-1]["signIn"] == prompt  # still waiting
+    s.h.advance(STATUS_MIN_GAP)
+    s.h.send(WorldObserved(view=view(hp=20)))  # in the world: signed in
+    assert s.sockets.statuses()[-1]["signIn"] is None
+    assert format_snapshot({"signIn": prompt}).splitlines()[1] == f"sign-in    {prompt}"
+    assert "sign-in" not in format_snapshot({"signIn": None})

@@ -122,6 +122,8 @@ class Ipc(SupervisedActor):
         self.plan: dict[str, Any] = {}
         self.last_death: str | None = None
         """The last death's cause in a few words (the status snapshot's ``lastDeath``)."""
+        self.sign_in: str | None = None
+        """Microsoft's device-code prompt while a sign-in waits (the snapshot's ``signIn``)."""
         self.learning = LearningSummary()
         """What the bot has learned (the status snapshot's ``learning``)."""
         self.last_status = -math.inf
@@ -160,6 +162,7 @@ class Ipc(SupervisedActor):
             username=self.username,
             last_death=self.last_death,
             learning=self.learning,
+            sign_in=self.sign_in,
         )
 
     def _broadcast_status(self) -> None:
@@ -170,10 +173,16 @@ class Ipc(SupervisedActor):
 
     def on_message(self, message: Any) -> Any:
         match message:
+            case ErrorRaised(source="auth", text=text):  # a sign-in waits: in every status
+                self.sign_in = text
+                self.server.broadcast(protocol.error("auth", text))
+                self._broadcast_status()
             case _ if (relayed := to_clients(message, self.username)) is not None:
                 self.server.broadcast(relayed)
             case WorldObserved(view=view):
                 self.view = view
+                if view.connected:
+                    self.sign_in = None  # signed in (or never asked to)
                 if self.now() - self.last_status >= STATUS_MIN_GAP:
                     self._broadcast_status()
             case ActivityChanged(reflex=reflex, skill=skill):
