@@ -92,11 +92,11 @@ class Curriculum(SupervisedActor):
     ) -> None:
         super().__init__(supervision=supervision)
         self.enabled = enabled
+        """False: the memory files are kept, goals and plans answered, no task handed out."""
         self.learning = learning
         """False: lessons never change the order milestones go out in (the gauntlet's control)."""
         self.lessons = Lessons()
         """The lessons in force (only the knob ``gear_first`` is read here)."""
-        """False: the memory files are kept, goals and plans answered, no task handed out."""
         self.dir = server_dir
         self.data_root = data_root
         self.tick_every = tick
@@ -178,7 +178,7 @@ class Curriculum(SupervisedActor):
             case PlanRevised(changes=changes, source=source, at=at):
                 self._revise(changes, source, at)
             case LessonLearned() if self.learning:
-                self._learn(message)
+                self.lessons.take(message)
             case LessonLearned():
                 pass  # learning is off
             case Died(reason=reason, position=position, cause=cause):
@@ -302,15 +302,9 @@ class Curriculum(SupervisedActor):
             return
         try:
             for lesson in self.peer("knowledge").request(ActiveLessons(), timeout=2.0):
-                self._learn(lesson)
+                self.lessons.take(lesson)
         except SupervisionError as exc:
             logger.warning("no lessons this time: %s", exc)
-
-    def _learn(self, lesson: Any) -> None:
-        self.lessons.learn(
-            lesson.skill, lesson.hostile, lesson.verdict, lesson.alternative,
-            lesson.confidence, lesson.signature,
-        )  # fmt: skip
 
     def _suggest(self, task: Task) -> None:
         self.publish(

@@ -140,10 +140,7 @@ class Reflex(SupervisedActor):
         try:  # knowledge started before the brain: its lessons are there to read
             for lesson in self.peer("knowledge").request(ActiveLessons(), timeout=2.0):
                 if self.learning:
-                    self.memory.learn(
-                        lesson.skill, lesson.hostile, lesson.verdict,
-                        lesson.alternative, lesson.confidence, lesson.signature,
-                    )  # fmt: skip
+                    self.memory.lessons.take(lesson)
         except SupervisionError as exc:
             logger.warning("no lessons this time: %s", exc)
         self.every(self.tick, _Tick())
@@ -184,10 +181,7 @@ class Reflex(SupervisedActor):
             case ActionFinished():
                 self._finished(message, now)
             case LessonLearned() if self.learning:
-                self.memory.learn(
-                    message.skill, message.hostile, message.verdict,
-                    message.alternative, message.confidence, message.signature,
-                )  # fmt: skip
+                self.memory.lessons.take(message)
             case LessonLearned():
                 pass  # learning is off
             case StuckDetected(step=step, reason=reason):

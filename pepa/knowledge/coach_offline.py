@@ -15,7 +15,7 @@ from typing import Any
 from pepa.survival import night
 from pepa.survival.food import best_food
 from pepa.survival.knobs import TUNE, knob_skill
-from pepa.survival.situation import Situation, fight_signature, situation_of
+from pepa.survival.situation import Situation, fight_signature, first_met, situation_of
 from pepa.world.death import DeathCause, death_cause
 from pepa.world.view import WorldView
 
@@ -184,17 +184,13 @@ def _hungry(name: str, met: str, snapshots: list[Any]) -> tuple[LessonDraft, ...
     """A death in a fight begun below :data:`FIGHT_FOOD` food (no healing in it) with food in
     the bag has the bot eat before like fights: read from the first snapshot with the foe
     in it, where the fight's situation comes from."""
-    if not met:
-        return ()
-    first = next(
-        (s for s in snapshots if isinstance(s, Mapping)
-         and any(isinstance(t, Mapping) and t.get("name") == name for t in s.get("threats") or ())),
-        None,
-    )  # fmt: skip
-    if first is None:
-        return ()
-    view = WorldView.from_wire(first)
-    if view.food is None or view.food >= FIGHT_FOOD or best_food(view.inventory.items, 20) is None:
+    view = first_met(snapshots, name) if met else None
+    if (
+        view is None
+        or view.food is None
+        or view.food >= FIGHT_FOOD
+        or best_food(view.inventory.items, 20) is None
+    ):
         return ()
     why = f"killed by {name} on {view.food} food with food held: eat before a fight like this"
     return (_turn("fight_food", f"+{FIGHT_FOOD:g}", name, met, why),)

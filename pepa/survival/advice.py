@@ -59,6 +59,14 @@ class Lessons:
         self.alternatives[key] = alternative
         self.knobs = self.knobs or skill.startswith(KNOB_PREFIX)
 
+    def take(self, lesson: Any) -> None:
+        """:meth:`learn` a lesson as the knowledge actor hands it over (an ``ActiveLesson`` at
+        start, a ``LessonLearned`` after: both carry these fields)."""
+        self.learn(
+            lesson.skill, lesson.hostile, lesson.verdict, lesson.alternative,
+            lesson.confidence, lesson.signature,
+        )  # fmt: skip
+
     def advised(self, skill: str, hostile: str, world: WorldView) -> tuple[str, str, str] | None:
         """(verdict, skill to run instead, the lesson's situation) when a confident lesson about
         a situation like the present changes ``skill``, else None.

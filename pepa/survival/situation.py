@@ -39,6 +39,7 @@ __all__ = [
     "Recalled",
     "Situation",
     "fight_signature",
+    "first_met",
     "situation_of",
 ]
 
@@ -166,10 +167,9 @@ the cause for the record), so deaths in like fights anywhere, by day or night, c
 lesson instead of each writing its own."""
 
 
-def fight_signature(snapshots: Iterable[Mapping[str, Any]], mob: str, cause: str) -> str:
-    """The signature of a fight with ``mob`` from a death's snapshots (oldest first): as it was
-    when the mob was first near, where the bot chose what to do about it (its health then,
-    not at the death); "" when no snapshot shows it."""
+def first_met(snapshots: Iterable[Mapping[str, Any]], mob: str) -> WorldView | None:
+    """The first of a death's snapshots (oldest first) with ``mob`` among the threats: where
+    the bot chose what to do about it; None when no snapshot shows it."""
     for snapshot in snapshots:  # the wire form is read first: a view is built for one only
         near = snapshot.get("threats") if isinstance(snapshot, Mapping) else None
         if not isinstance(near, list) or not any(
@@ -178,10 +178,20 @@ def fight_signature(snapshots: Iterable[Mapping[str, Any]], mob: str, cause: str
             continue
         view = WorldView.from_wire(snapshot)
         if any(t.name == mob for t in view.threats):
-            met = situation_of(view, cause=cause)
-            kept = {f: getattr(met, f) for f in FIGHT}
-            return Situation(**{**kept, "mob": mob}).signature()
-    return ""
+            return view
+    return None
+
+
+def fight_signature(snapshots: Iterable[Mapping[str, Any]], mob: str, cause: str) -> str:
+    """The signature of a fight with ``mob`` from a death's snapshots (oldest first): as it was
+    when the mob was first near (:func:`first_met`: its health then, not at the death); ""
+    when no snapshot shows it."""
+    view = first_met(snapshots, mob)
+    if view is None:
+        return ""
+    met = situation_of(view, cause=cause)
+    kept = {f: getattr(met, f) for f in FIGHT}
+    return Situation(**{**kept, "mob": mob}).signature()
 
 
 def _bucket(value: float | None, steps: tuple[tuple[float, str], ...], top: str) -> str:
