@@ -281,19 +281,28 @@ SKY = 150
 
 
 def walk_past(
-    world: EmbeddedWorld, daemon: Daemon, alice: Player, x: int, z: int, pool: dict[str, float]
-) -> float:
-    """The bot from the platform's west end to alice at its east end, on her ``come``; the
-    nearest it came to ``pool`` (horizontally: a lava pool, the middle of a bridge) on the way."""
-    teleport(world, BOT, x + 1.5, SKY + 1, z + 0.5)
+    world: EmbeddedWorld, daemon: Daemon, alice: Player, x: int, z: int
+) -> list[dict[str, float]]:
+    """The bot from the platform's west end to alice at its east end, on her ``come``; where
+    the server saw it on the way."""
+    start = {"x": x + 1.5, "y": SKY + 1.0, "z": z + 0.5}
+    teleport(world, BOT, start["x"], start["y"], start["z"])
     teleport(world, alice, x + 22.5, SKY + 1, z + 0.5)
+
+    def both_in_place(event: dict[str, Any]) -> bool:  # a path from an old view finds none
+        if event["type"] != "status" or not event.get("position"):
+            return False
+        alice_at = [p["distance"] for p in event.get("players", []) if p["name"] == "alice"]
+        return distance(event["position"], start) < 1 and any(abs(d - 21) < 1 for d in alice_at)
+
+    with daemon.client() as client:
+        client.wait_for(both_in_place, timeout=30)
     alice.say(f"{BOT} come")
-    nearest = math.inf
+    track: list[dict[str, float]] = []
 
     def arrived() -> bool:
-        nonlocal nearest
         here = me(world)["position"]
-        nearest = min(nearest, math.hypot(here["x"] - pool["x"], here["z"] - pool["z"]))
+        track.append(here)
         return math.hypot(here["x"] - (x + 22.5), here["z"] - (z + 0.5)) < 3
 
     mark = len(daemon.lines)
@@ -303,7 +312,12 @@ def walk_past(
         raise AssertionError(
             f"{exc}; the daemon said:\n" + "\n".join(daemon.lines[mark:])
         ) from None
-    return nearest
+    return track
+
+
+def nearest(track: list[dict[str, float]], place: dict[str, float]) -> float:
+    """How near (horizontally) the way came to ``place``."""
+    return min(math.hypot(p["x"] - place["x"], p["z"] - place["z"]) for p in track)
 
 
 @pytest.mark.timeout(240)
@@ -320,9 +334,7 @@ def test_burnt_to_death_in_lava_the_bot_walks_wide_of_the_place(
     pool = {"x": x + 12.0, "z": z + 0.5}
     alice = Player(world, "alice")
     try:
-        before = walk_past(
-            world, daemon, alice, x, z, pool
-        )  # the pathfinder's own way: along the edge
+        before = nearest(walk_past(world, daemon, alice, x, z), pool)  # it jumps the pool
         assert before < 3.5, f"the way did not pass the pool ({before:.1f} blocks)"
 
         def expose() -> None:
@@ -330,8 +342,11 @@ def test_burnt_to_death_in_lava_the_bot_walks_wide_of_the_place(
 
         death = killed(world, daemon, expose, "burned in lava")
         assert death["cause"]["kind"] in ("lava", "fire"), death["cause"]
-        after = walk_past(world, daemon, alice, x, z, pool)
-        assert after >= 3.5 and after > before + 1, (before, after)
+        track = walk_past(world, daemon, alice, x, z)
+        # the lesson: a cost on the path's blocks within 4 of where it died (3.9 blocks off
+        # here on a quiet machine; on a loaded one the walk cuts its corners wider)
+        there = nearest(track, death["position"])
+        assert there >= 3 and nearest(track, pool) > before + 2, (before, there, death["position"])
     finally:
         alice.close()
         teleport(world, BOT, spot["x"], spot["y"], spot["z"])
@@ -353,7 +368,7 @@ def test_knocked_off_a_bridge_to_its_death_the_bot_takes_the_long_way_next(
     middle = {"x": x + 12.5, "z": z + 0.5}
     alice = Player(world, "alice")
     try:
-        before = walk_past(world, daemon, alice, x, z, middle)
+        before = nearest(walk_past(world, daemon, alice, x, z), middle)
         assert before < 1.5, f"the way did not cross the bridge ({before:.1f} blocks off)"
 
         def expose() -> None:  # a zombie on a block beside the bridge: its blows knock the bot off
@@ -366,7 +381,7 @@ def test_knocked_off_a_bridge_to_its_death_the_bot_takes_the_long_way_next(
         assert death["cause"]["kind"] == "fall", death["cause"]
         world.op("fill", x1=x + 12, y1=SKY, z1=z - 1, x2=x + 12, y2=SKY, z2=z - 1, block="air")
         mark = len(daemon.lines)
-        after = walk_past(world, daemon, alice, x, z, middle)
+        after = nearest(walk_past(world, daemon, alice, x, z), middle)
         assert after > 4, (before, after, "\n".join(daemon.lines[mark:]))
         assert daemon.count("paths go round where the bot died", start=first) == 1
     finally:

@@ -92,10 +92,27 @@ def test_three_zombies_at_low_health_are_outrun_not_just_stepped_from(
         return min(distance(here, z["position"]) for z in zombies(world)) > 22
 
     eventually(clear, 40, "the bot to get over 22 blocks from every zombie")
+    assert all(z["position"]["y"] > start["y"] - 2 for z in zombies(world))  # not fallen away
     here = me(world)["position"]
     assert distance(here, herd) > distance(start, herd) + 15  # away from their centre
     assert me(world)["health"] > 0 and daemon.count("died at") == deaths
     assert all(z["health"] == 20 for z in zombies(world))  # it ran; it did not fight
+
+
+def test_a_zombie_stays_on_the_ground_through_a_long_server_tick(
+    fresh: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    """flying-squid moved a mob a whole tick's fall at once: after a 0.6 s stall (a loaded
+    machine) a zombie went through the floor into the void. The plugin steps its physics."""
+    world, _ = fresh
+    ground = me(world)["position"]["y"]
+    world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=False)
+    for _ in range(3):
+        world.op("stall", ms=600)
+        tick = world.op("ping")["tick"]
+        eventually(lambda t=tick: world.op("ping")["tick"] > t, 10, "a tick after the stall")
+    (zombie,) = zombies(world)
+    assert zombie["position"]["y"] > ground - 1, zombie
 
 
 @pytest.fixture(scope="module")

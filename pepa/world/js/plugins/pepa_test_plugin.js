@@ -82,9 +82,37 @@ module.exports.server = function (serv, settings) {
     }
   })
 
+  // flying-squid moves a mob by velocity × the tick's delta and tests only the block at the
+  // end: on a loaded machine a tick of 0.5 s lets a falling zombie pass through the floor
+  // into the void. Its physics in steps of at most a game tick stays on the ground.
+  const PHYSICS_STEP = 0.05 // s
+  function steppedPhysics (mob) {
+    const whole = mob.calculatePhysics
+    mob.calculatePhysics = async (delta) => {
+      const from = mob.position
+      let result = { position: from, onGround: mob.onGround }
+      try {
+        for (let left = delta; left > 1e-6; left -= PHYSICS_STEP) {
+          result = await whole(Math.min(PHYSICS_STEP, left))
+          mob.position = result.position // the next step starts where this one ended
+        }
+      } finally {
+        mob.position = from // sendPosition moves it, from where the clients last saw it
+      }
+      return result
+    }
+  }
+
   // --- operations -----------------------------------------------------------
   const ops = {
     ping: () => ({ pong: true, time: serv.time, tick: serv.tickCount }),
+    // stall {ms}: the server's thread busy for ms (at most 5 s), as on a loaded machine
+    stall: (a) => {
+      const ms = Math.min(num(a.ms, 500), 5000)
+      const until = performance.now() + ms
+      while (performance.now() < until);
+      return { stalled: ms }
+    },
 
     players: () => serv.players.map(p => ({
       username: p.username, id: p.id, position: pos(p.position), health: p.health, food: p.food,
@@ -108,6 +136,7 @@ module.exports.server = function (serv, settings) {
       for (let i = 0; i < count; i++) {
         const off = new Vec3(num(a.dx, 2) + (i % side) * spacing, num(a.dy, 0), num(a.dz, 0) + Math.floor(i / side) * spacing)
         const mob = serv.spawnMob(type.id, p.world, p.position.plus(off), {})
+        steppedPhysics(mob)
         mob.pepaAi = a.ai === undefined ? undefined : !!a.ai // explicit false: the sandbox keeps it still
         mob.pepaDamage = a.damage
         spawnedAt.set(mob.id, performance.now())
