@@ -16,14 +16,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pepa.survival.crafting import (
-    BASE_RESOURCES,
     IRON_PICKAXES,
     SMELTING,
     WOOD_STOCK,
     CraftingError,
     Recipes,
     Step,
+    gatherer,
     held,
+    is_planks,
+    is_wood,
     plan_craft,
     prerequisites,
 )
@@ -32,7 +34,6 @@ from pepa.world.view import WorldView
 from skills._base import Link, Started, started
 
 __all__ = [
-    "LOGS",
     "WOOD_STOCK",
     "book_for",
     "next_step",
@@ -43,8 +44,6 @@ __all__ = [
     "wood_to_hold",
 ]
 
-LOGS = list(BASE_RESOURCES["gather.wood"])
-"""Every log the wood gatherer digs."""
 STONE_BLOCKS = ["stone", "cobblestone"]
 """What the stone gatherer digs (stone drops cobblestone with a pickaxe)."""
 IRON_BLOCKS = ["iron_ore"]
@@ -83,14 +82,14 @@ def next_step_for(
     if missing <= 0:
         return None
     book = book_for(version)
-    for gatherer, yields in BASE_RESOURCES.items():
-        if item in yields:
-            before = prerequisites(gatherer, items, book)
-            return _first(before, items) if before else (gatherer, item, count)
+    skill = gatherer(item)
+    if skill is not None:
+        before = prerequisites(skill, items, book)
+        return _first(before, items) if before else (skill, item, count)
     steps = plan_craft(item, items, book, count=missing)
-    for gatherer in ("gather.iron", "gather.stone"):
-        if any(step.skill == gatherer for step in steps):
-            before = prerequisites(gatherer, items, book)
+    for skill in ("gather.iron", "gather.stone"):
+        if any(step.skill == skill for step in steps):
+            before = prerequisites(skill, items, book)
             if before:
                 return _first(before, items)
     return _first(steps, items) if steps else None
@@ -123,9 +122,10 @@ def run_step(
     skill, what, n = step
     if under_cover and skill == "gather.wood":  # the night plan admitted it on other items
         return Started(action_id=None, ok=False, detail="wood waits for the morning")
-    if skill == "gather.wood":
+    if skill == "gather.wood":  # every log and stem that grows in the server's version
+        logs = list(book_for(world.version).logs)
         return started(
-            link.gather(LOGS, wood_to_hold(n, world.inventory.items), 48.0, LOGS), "gather wood"
+            link.gather(logs, wood_to_hold(n, world.inventory.items), 48.0, logs), "gather wood"
         )
     if skill == "gather.stone":
         stone = link.gather(STONE_BLOCKS, n, 32.0, ["cobblestone"], under_cover)
@@ -143,7 +143,7 @@ def run_step(
 def wood_to_hold(count: int, items: Mapping[str, int]) -> int:
     """Logs to hold after a chop asked for ``count``: from the stone tier on (a stone pickaxe
     or better held), at least enough for :data:`WOOD_STOCK`."""
-    logs = held(LOGS[0], items)
+    logs = held("oak_log", items)  # any wood
     if not any(items.get(p, 0) > 0 for p in IRON_PICKAXES):
         return count
     worth = logs + held("oak_planks", items) / 4 + items.get("stick", 0) / 8
@@ -155,6 +155,6 @@ def smelting_fuel(items: Mapping[str, int]) -> str | None:
     for name in ("coal", "charcoal"):
         if items.get(name, 0) > 0:
             return name
-    planks = sorted(n for n, c in items.items() if n.endswith("_planks") and c > 0)
-    logs = sorted(n for n, c in items.items() if n in LOGS and c > 0)
+    planks = sorted(n for n, c in items.items() if is_planks(n) and c > 0)
+    logs = sorted(n for n, c in items.items() if is_wood(n) and c > 0)
     return next(iter(planks + logs), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,14 @@ from pepa.survival.crafting import (
     Recipe,
     Recipes,
     Step,
+    grows,
+    held,
+    is_wood,
     plan_craft,
     prerequisites,
 )
 from pepa.world.node import node_modules
+from pepa.world.versions import PLAYED
 
 VERSION = "1.16.5"
 
@@ -91,3 +96,53 @@ def test_leftovers_carry_over_between_crafts() -> None:
 
 def test_the_data_folder_is_where_npm_ci_put_it() -> None:
     assert Path(node_modules() / "minecraft-data" / "minecraft-data" / "data").is_dir()
+
+
+DATA = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+
+
+def items_of(version: str) -> set[str]:
+    paths = json.loads((DATA / "dataPaths.json").read_text())["pc"][version]
+    return {item["name"] for item in json.loads((DATA / paths["items"] / "items.json").read_text())}
+
+
+@pytest.mark.parametrize("version", PLAYED)
+def test_every_version_plans_a_pickaxe_from_the_wood_that_grows_there(version: str) -> None:
+    book = Recipes.load(version, DATA)
+    items = items_of(version)
+    # what crafts planks alone in minecraft-data is all wood by the name rule, none missed
+    assert book.wood and all(is_wood(name) for name in book.wood), sorted(book.wood)
+    assert book.logs and set(book.logs) <= book.wood and all(grows(n) for n in book.logs)
+    assert book.planks in items
+    steps = plan_craft("wooden_pickaxe", {}, book)
+    assert steps[0].skill == "gather.wood" and grows(steps[0].item) and steps[0].item in items
+    assert steps[-1] == Step(skill="craft.wooden_pickaxe", item="wooden_pickaxe", count=1)
+
+
+@pytest.mark.parametrize("version", ["1.12.2", "1.16.5", "1.20.4"])
+def test_the_name_rule_is_exactly_minecraft_datas_wood(version: str) -> None:
+    """Where minecraft-data lists a planks recipe for every wood (not 1.21's, which keeps the
+    logs only), the items the name rule calls wood are exactly those."""
+    wood = {name for name in items_of(version) if is_wood(name)}
+    assert wood == Recipes.load(version, DATA).wood
+
+
+def test_the_newer_wood_families_and_old_logs_count_as_wood() -> None:
+    newer = {"mangrove_log": 1, "cherry_log": 1, "crimson_stem": 1, "bamboo_block": 1,
+             "stripped_pale_oak_log": 1, "warped_hyphae": 1, "melon_stem": 5}  # fmt: skip
+    assert held("oak_log", newer) == 6  # a melon's stem is no wood
+    assert held("oak_log", {"log": 3, "log2": 1}) == 4  # 1.12: the kind is metadata
+    assert held("birch_planks", {"planks": 4, "cherry_planks": 2}) == 6
+    assert not any(
+        grows(n) for n in ("stripped_oak_log", "oak_wood", "bamboo_block", "mushroom_stem")
+    )
+
+
+def test_at_1_12_the_planks_come_from_log_and_feed_the_furnace() -> None:
+    book = Recipes.load("1.12.2", DATA)
+    steps = plan_craft("iron_ingot", {"stone_pickaxe": 1}, book)
+    assert steps[:2] == [  # for the table; the furnace's fuel: planks again
+        Step(skill="gather.wood", item="log", count=1),
+        Step(skill="craft.planks", item="planks", count=1),
+    ]
+    assert steps[-3:] == [*steps[:2], Step(skill="smelt.iron_ingot", item="iron_ingot", count=1)]

@@ -1,5 +1,11 @@
 """Tool progression: what to gather and craft to make an item. Pure, over minecraft-data recipes.
 
+Recipes, and the wood that makes planks, are the server's version's: 1.12's
+``log``/``log2`` and ``planks`` as much as 1.20's cherry and bamboo or 1.21's
+pale oak (:attr:`Recipes.wood`, :attr:`Recipes.logs`). Any wood counts as wood
+(:func:`is_wood`): a milestone of ``3 oak_log`` is met by birch, mangrove or
+crimson too.
+
 ``plan_craft("wooden_pickaxe", inventory, recipes)`` answers with the ordered
 steps — gather logs, craft planks, sticks and a crafting table, then the
 pickaxe — using what the inventory already holds first. Recipes come from
@@ -28,24 +34,27 @@ __all__ = [
     "Recipe",
     "Recipes",
     "Step",
+    "gatherer",
+    "grows",
     "held",
+    "is_planks",
+    "is_wood",
     "plan_craft",
     "prerequisites",
 ]
 
 BASE_RESOURCES = {
-    "gather.wood": (
-        "oak_log",
-        "birch_log",
-        "spruce_log",
-        "jungle_log",
-        "acacia_log",
-        "dark_oak_log",
-    ),
     "gather.stone": ("cobblestone",),
     "gather.iron": ("iron_ore",),
 }
-"""Items that come from gathering, not crafting, and the skill that gathers them."""
+"""Items that come from gathering, not crafting, and the skill that gathers them (wood, whose
+names change with the version, is :func:`grows`)."""
+_WOOD_ENDS = ("_log", "_wood", "_stem", "_hyphae")
+_NOT_WOOD = frozenset(
+    ("melon_stem", "pumpkin_stem", "attached_melon_stem", "attached_pumpkin_stem", "mushroom_stem")
+)
+_OLD_LOGS = ("log", "log2")
+"""1.12 and older: every log is ``log`` or ``log2`` (the kind in its metadata)."""
 TABLE = "crafting_table"
 FURNACE = "furnace"
 SMELTING = {"iron_ingot": "iron_ore"}
@@ -64,13 +73,45 @@ COAL_SMELTS, PLANK_SMELTS = 8.0, 1.5
 (vanilla 1.16.5 ``AbstractFurnaceTileEntity.getBurnTimes``: coal 1600, planks 300)."""
 
 
+def is_wood(name: str) -> bool:
+    """Whether ``name`` is wood that alone crafts planks, in any version: every family's log,
+    wood, stem and hyphae, stripped or not, bamboo blocks, 1.12's ``log`` and ``log2``
+    (``tests/test_crafting.py`` holds this to minecraft-data's recipes of every version)."""
+    bare = name.removeprefix("stripped_")
+    if name in _OLD_LOGS or bare == "bamboo_block":
+        return True
+    return name.endswith(_WOOD_ENDS) and name not in _NOT_WOOD
+
+
+def grows(name: str) -> bool:
+    """Whether ``name`` is wood as trees and huge fungi grow it (what a chop digs): a log or a
+    stem, not stripped (an axe's work) and not a six-sided wood block (a craft's)."""
+    return name in _OLD_LOGS or (
+        is_wood(name) and not name.startswith("stripped_") and name.endswith(("_log", "_stem"))
+    )
+
+
+def is_planks(name: str) -> bool:
+    """Whether ``name`` is planks: any family's, or 1.12's ``planks``."""
+    return name == "planks" or name.endswith("_planks")
+
+
+def gatherer(item: str) -> str | None:
+    """The skill that gathers ``item``; None: it is crafted or smelted."""
+    if grows(item):
+        return "gather.wood"
+    for skill, items in BASE_RESOURCES.items():
+        if item in items:
+            return skill
+    return None
+
+
 def held(item: str, inventory: Mapping[str, int]) -> int:
-    """How many of ``item`` the inventory holds; any log counts as a log, any planks as planks
-    (a milestone of ``3 oak_log`` is met by birch logs too)."""
-    if item in BASE_RESOURCES["gather.wood"]:
-        return sum(inventory.get(log, 0) for log in BASE_RESOURCES["gather.wood"])
-    if item.endswith("_planks"):
-        return sum(n for name, n in inventory.items() if name.endswith("_planks"))
+    """How many of ``item`` the inventory holds; any wood counts as wood, any planks as planks
+    (a milestone of ``3 oak_log`` is met by birch logs, or 1.12's ``log``, too)."""
+    for kind in (is_wood, is_planks):
+        if kind(item):
+            return sum(n for name, n in inventory.items() if kind(name))
     return int(inventory.get(item, 0))
 
 
@@ -107,6 +148,20 @@ class Recipes:
 
     def __init__(self, by_result: Mapping[str, list[Recipe]]) -> None:
         self.by_result = by_result
+        alone = {
+            name
+            for result, variants in by_result.items()
+            if is_planks(result)
+            for recipe in variants
+            for name, n in recipe.ingredients.items()
+            if len(recipe.ingredients) == 1 and n == 1
+        }
+        self.wood = frozenset(alone)
+        """Every item that alone crafts planks in this version."""
+        self.logs = tuple(sorted(name for name in alone if grows(name)))
+        """The wood of :attr:`wood` that grows (what a chop digs), sorted."""
+        self.planks = "oak_planks" if "oak_planks" in by_result else "planks"
+        """The planks a craft makes when nothing says which (1.12: ``planks``)."""
 
     @classmethod
     def load(cls, version: str, data_root: Path) -> Recipes:
@@ -135,17 +190,26 @@ def _recipe(variant: Mapping[str, object], names: Mapping[int, str]) -> Recipe |
     else:
         cells = list(variant.get("ingredients") or [])  # type: ignore[call-overload]
         needs_table = len(cells) > 4
-    if not cells or any(not isinstance(cell, int) or cell not in names for cell in cells):
+    ids = [_item_id(cell) for cell in cells]
+    if not ids or any(i not in names for i in ids) or result.get("id") not in names:
         return None  # tag ingredients and the like: not used by tool progression
     counts: dict[str, int] = {}
-    for cell in cells:
-        counts[names[cell]] = counts.get(names[cell], 0) + 1
+    for i in ids:
+        counts[names[i]] = counts.get(names[i], 0) + 1  # type: ignore[index]
     return Recipe(
         result=names[result["id"]],
         count=int(result.get("count", 1)),
         ingredients=counts,
         needs_table=needs_table,
     )
+
+
+def _item_id(cell: object) -> int | None:
+    """An ingredient's item id: a plain id, or 1.12's ``{"id", "metadata"}`` (a log's kind in
+    its metadata: the kinds are one item here)."""
+    if isinstance(cell, dict):
+        cell = cell.get("id")
+    return cell if isinstance(cell, int) and not isinstance(cell, bool) else None
 
 
 def plan_craft(
@@ -156,13 +220,6 @@ def plan_craft(
     steps: list[Step] = []
     _make(target, count, stock, recipes, steps, depth=0)
     return _merge(steps)
-
-
-def _gatherer(item: str) -> str | None:
-    for skill, items in BASE_RESOURCES.items():
-        if item in items:
-            return skill
-    return None
 
 
 def _make(
@@ -176,7 +233,7 @@ def _make(
         return
     missing = count - have
     stock[item] = 0
-    skill = _gatherer(item)
+    skill = gatherer(item)
     if skill is not None:
         steps.append(Step(skill=skill, item=item, count=missing))
         return
@@ -206,26 +263,28 @@ def _smelt(
     coal = next((f for f in ("coal", "charcoal") if stock.get(f, 0) > 0), None)
     if coal is not None and stock[coal] >= math.ceil(count / COAL_SMELTS):
         fuel, pieces = coal, math.ceil(count / COAL_SMELTS)
-    else:  # the planks held, else oak ones from logs
-        held = sorted(n for n, c in stock.items() if n.endswith("_planks") and c > 0)
-        fuel, pieces = next(iter(held), "oak_planks"), math.ceil(count / PLANK_SMELTS)
+    else:  # the planks held, else oak ones (1.12: planks) from logs
+        held = sorted(n for n, c in stock.items() if is_planks(n) and c > 0)
+        fuel, pieces = next(iter(held), recipes.planks), math.ceil(count / PLANK_SMELTS)
     _make(fuel, pieces, stock, recipes, steps, depth + 1)
     steps.append(Step(skill=f"smelt.{item}", item=item, count=count))
 
 
 def _choose(item: str, stock: Mapping[str, int], recipes: Recipes) -> Recipe:
-    """The variant whose ingredients the stock covers best (oak wood when nothing is held)."""
+    """The variant whose ingredients the stock covers best; then one of wood that grows (a
+    log, not a stripped log or a wood block, which are made from logs), oak first."""
     variants = recipes.by_result.get(item)
     if not variants:
         raise CraftingError(f"no recipe makes {item}")
 
-    def score(recipe: Recipe) -> tuple[int, int]:
+    def score(recipe: Recipe) -> tuple[int, int, int]:
         held = sum(
             min(_available(name, stock, recipes, 2), need)
             for name, need in recipe.ingredients.items()
         )
+        logs = sum(grows(name) for name in recipe.ingredients)
         oak = sum(name.startswith("oak_") for name in recipe.ingredients)
-        return held, oak
+        return held, logs, oak
 
     return max(variants, key=score)
 
