@@ -47,7 +47,12 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--host", help="Minecraft server host (MC_HOST); none: the embedded world")
     group.add_argument("--port", help="Minecraft server port (MC_PORT, default 25565)")
     group.add_argument("--username", help="bot name (MC_USERNAME, default pepa_bot)")
-    group.add_argument("--version", help="protocol version such as 1.16.5 (MC_VERSION)")
+    group.add_argument(
+        "--version",
+        help="Minecraft version such as 1.20.4 (MC_VERSION); with --host the bot's (none: the "
+        "server's), else the embedded world's: 1.16.5 (the sandbox) or, with --no-sandbox, "
+        "1.12.2 to 1.21.4",
+    )
     group.add_argument("--operators", help="comma-separated operator names (OPERATOR_USERNAMES)")
     group.add_argument(
         "--auth",
@@ -217,18 +222,21 @@ def _start(config: Config, args: argparse.Namespace) -> int:
 
 
 def _embedded_world(config: Config, seed: int | None) -> EmbeddedWorld:
-    """The embedded world of ``config``: the sandbox in ``sandbox/``, a flat one in ``world/``.
+    """The embedded world of ``config``: the sandbox in ``sandbox/``, a flat one in ``world/``
+    (``world-1.20.4/`` at another version than 1.16.5: a world is never opened at another).
 
     Apart, so that a flat world made before the sandbox existed never gets
     hills generated next to its flat chunks. An existing world keeps its seed
     and its terrain's profile (hazards); the rest of the profile applies at once.
     """
     from pepa.world.embedded import DEFAULT_VERSION, EmbeddedWorld
+    from pepa.world.versions import world_folder
 
+    version = config.version or DEFAULT_VERSION
     return EmbeddedWorld(
-        config.server_dir / ("sandbox" if config.sandbox else "world"),
+        config.server_dir / world_folder(config.sandbox, version),
         port=config.port,
-        version=config.version or DEFAULT_VERSION,
+        version=version,
         seed=seed if seed is not None else DEFAULT_SEED,
         log_path=config.server_dir / "world.log",
         sandbox=config.sandbox,

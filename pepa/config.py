@@ -18,6 +18,7 @@ from typing import Any
 
 from pepa.errors import ConfigError
 from pepa.urls import redact_url
+from pepa.world.versions import SANDBOX_VERSION, embedded_refusal
 
 __all__ = [
     "AUTH_CHOICES",
@@ -260,6 +261,11 @@ def resolve(
     version = pick("version") or None
     if version is not None and not _VERSION.fullmatch(version):
         raise ConfigError(f"version {version!r} is not a Minecraft version such as 1.16.5")
+    sandbox = _flag(pick("sandbox"), "PEPA_SANDBOX", default=True)
+    if host is None:  # the embedded world runs the version: one it can run
+        refusal = embedded_refusal(version or SANDBOX_VERSION, sandbox)
+        if refusal is not None:
+            raise ConfigError(refusal)
     operators = _operators(pick("operators"))
     chat_pattern = chat_pattern_of(pick("chat_pattern"))
     auth = (pick("auth") or "offline").lower()
@@ -303,7 +309,7 @@ def resolve(
         fault_injection=_flag(pick("fault_injection")),
         curriculum=_flag(pick("curriculum"), "PEPA_CURRICULUM", default=True),
         learning=_flag(pick("learning"), "PEPA_LEARNING", default=True),
-        sandbox=_flag(pick("sandbox"), "PEPA_SANDBOX", default=True),
+        sandbox=sandbox,
         sandbox_profile=_profile(pick("sandbox_profile")),
         retention_days=_whole(
             pick("retention_days"), "PEPA_RETENTION_DAYS", default=30, low=1, high=3650, unit="days"

@@ -213,6 +213,27 @@ def test_sandbox_flags_choose_the_world_and_its_folder(
     assert (world.sandbox, world.seed, world.world_dir.name) == (False, 12345, "world")
 
 
+def test_the_embedded_world_runs_a_version_it_can_and_refuses_others_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pepa.cli import _embedded_world, build_parser, load
+
+    monkeypatch.chdir(tmp_path)  # no .env
+    for name in ("PEPA_SANDBOX", "MC_VERSION", "MC_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    parser = build_parser()
+    flat = load(parser.parse_args(["world", "--no-sandbox", "--version", "1.20.4"]))
+    world = _embedded_world(flat, None)
+    assert (world.version, world.world_dir.name) == ("1.20.4", "world-1.20.4")
+    assert load(parser.parse_args(["start", "--version", "1.16.5"])).version == "1.16.5"
+    with pytest.raises(ConfigError, match=r"^the survival sandbox runs Minecraft 1\.16\.5 only"):
+        resolve({"version": "1.20.4"}, {}, {})
+    with pytest.raises(ConfigError, match=r"does not run Minecraft 1\.7\.10: one of 1\.12\.2, "):
+        resolve({"version": "1.7.10", "sandbox": False}, {}, {})
+    # a server of one's own plays whatever it plays: mineflayer says if it cannot
+    assert resolve({"version": "1.7.10", "host": "mc.example.org"}, {}, {}).version == "1.7.10"
+
+
 def test_the_wiki_url_is_a_setting_and_empty_turns_lookups_off() -> None:
     assert resolve({}, {}, {}).wiki_url == "https://minecraft.wiki"
     assert resolve({}, {"PEPA_WIKI_URL": "http://127.0.0.1:8080/"}, {}).wiki_url == (

@@ -30,12 +30,13 @@ from pepa.childenv import scrubbed
 from pepa.config import SANDBOX_PROFILES
 from pepa.memory import open_append
 from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
+from pepa.world.versions import SANDBOX_VERSION
 
 __all__ = ["DEFAULT_VERSION", "WORLD_LOG_CAP", "EmbeddedWorld", "free_port", "open_world_log"]
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_VERSION = "1.16.5"
+DEFAULT_VERSION = SANDBOX_VERSION
 """flying-squid's mobs spawn, take hits and kill on 1.16.5; spawning breaks on 1.20.4."""
 READY = "PEPA_WORLD_READY "
 WORLD_LOG_CAP = 50 * 1024 * 1024
