@@ -119,6 +119,21 @@ def test_every_version_plans_a_pickaxe_from_the_wood_that_grows_there(version: s
     assert steps[-1] == Step(skill="craft.wooden_pickaxe", item="wooden_pickaxe", count=1)
 
 
+@pytest.mark.parametrize("version", PLAYED)
+def test_every_version_derives_the_whole_default_plan(version: str) -> None:
+    """From 1.17 a stone pickaxe's first variant in minecraft-data takes cobbled deepslate,
+    which no skill gathers: the plan stopped there (no recipe makes cobbled_deepslate)."""
+    import skills
+    from pepa.survival.curriculum import DEFAULT_GOAL, derive_plan
+
+    plan = derive_plan(
+        DEFAULT_GOAL, Recipes.load(version, DATA), set(skills.REGISTRY) | {"craft.*"}
+    )
+    texts = [m.text for m in plan]
+    assert not [t for t in texts if "cannot make" in t], texts
+    assert {m.skill for m in plan} >= {"gather.wood", "craft.stone_pickaxe", "craft.iron_pickaxe"}
+
+
 @pytest.mark.parametrize("version", ["1.12.2", "1.16.5", "1.20.4"])
 def test_the_name_rule_is_exactly_minecraft_datas_wood(version: str) -> None:
     """Where minecraft-data lists a planks recipe for every wood (not 1.21's, which keeps the

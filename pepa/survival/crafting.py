@@ -39,6 +39,7 @@ __all__ = [
     "held",
     "is_planks",
     "is_wood",
+    "obtainable",
     "plan_craft",
     "prerequisites",
 ]
@@ -174,7 +175,9 @@ class Recipes:
         for variants in raw.values():
             for variant in variants:
                 recipe = _recipe(variant, names)
-                if recipe is not None:
+                # 1.12 names a block's kinds alike (granite and polished granite are both
+                # stone): a recipe of a kind from another is one from itself, none to plan
+                if recipe is not None and recipe.result not in recipe.ingredients:
                     by_result.setdefault(recipe.result, []).append(recipe)
         return cls(by_result)
 
@@ -193,6 +196,8 @@ def _recipe(variant: Mapping[str, object], names: Mapping[int, str]) -> Recipe |
     ids = [_item_id(cell) for cell in cells]
     if not ids or any(i not in names for i in ids) or result.get("id") not in names:
         return None  # tag ingredients and the like: not used by tool progression
+    if result.get("metadata", 0) and not is_planks(names[result["id"]]):
+        return None  # 1.12: another kind under the item's name (diorite is stone 3): not it
     counts: dict[str, int] = {}
     for i in ids:
         counts[names[i]] = counts.get(names[i], 0) + 1  # type: ignore[index]
@@ -271,22 +276,37 @@ def _smelt(
 
 
 def _choose(item: str, stock: Mapping[str, int], recipes: Recipes) -> Recipe:
-    """The variant whose ingredients the stock covers best; then one of wood that grows (a
-    log, not a stripped log or a wood block, which are made from logs), oak first."""
+    """The variant whose ingredients the stock covers best; then one whose every ingredient
+    can be had (gathered, smelted or crafted: from 1.17 a stone pickaxe's variants also take
+    cobbled deepslate or blackstone, which the skills do not gather); then one of wood that
+    grows (a log, not a stripped log or a wood block, which are made from logs), oak first."""
     variants = recipes.by_result.get(item)
     if not variants:
         raise CraftingError(f"no recipe makes {item}")
 
-    def score(recipe: Recipe) -> tuple[int, int, int]:
+    def score(recipe: Recipe) -> tuple[int, bool, int, int]:
         held = sum(
             min(_available(name, stock, recipes, 2), need)
             for name, need in recipe.ingredients.items()
         )
+        had = all(obtainable(name, recipes) for name in recipe.ingredients)
         logs = sum(grows(name) for name in recipe.ingredients)
         oak = sum(name.startswith("oak_") for name in recipe.ingredients)
-        return held, logs, oak
+        return held, had, logs, oak
 
     return max(variants, key=score)
+
+
+def obtainable(item: str, recipes: Recipes, depth: int = 3) -> bool:
+    """Whether the skills can come by ``item`` from nothing within ``depth`` crafts."""
+    if gatherer(item) is not None or item in SMELTING or is_wood(item):
+        return True
+    if depth == 0:
+        return False
+    return any(
+        all(obtainable(name, recipes, depth - 1) for name in recipe.ingredients)
+        for recipe in recipes.by_result.get(item, ())
+    )
 
 
 def _available(item: str, stock: Mapping[str, int], recipes: Recipes, depth: int) -> int:
