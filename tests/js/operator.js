@@ -36,7 +36,12 @@ bot.once('spawn', () => {
     clearTimeout(cap)
     out({ type: 'spawn', position: xyz(bot.entity.position) })
   }
-  const nudge = () => bot._client.write('flying', { onGround: bot.entity.onGround })
+  // from 1.21.2 the packet carries `flags` instead (as mineflayer's physics.js writes both):
+  // `onGround` alone failed to serialize and the client lost its connection
+  const nudge = () => bot._client.write('flying', {
+    onGround: bot.entity.onGround,
+    flags: { onGround: bot.entity.onGround, hasHorizontalCollision: false }
+  })
   const nudging = setInterval(nudge, 500)
   const cap = setTimeout(spawned, 15000) // a server that never puts it back: report all the same
   bot.once('forcedMove', spawned)

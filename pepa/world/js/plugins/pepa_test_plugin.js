@@ -35,6 +35,11 @@ module.exports.server = function (serv, settings) {
     return b.defaultState
   }
   const vec = (o) => new Vec3(Number(o.x), Number(o.y), Number(o.z))
+  // up to 1.10 minecraft-data names entities in CamelCase (Zombie, Item): found either way
+  const entityNamed = (name) => registry.entitiesByName[name] ||
+    registry.entitiesArray.find(e => e.name.toLowerCase() === String(name).toLowerCase())
+  // the minecraft-data entity types of mobs ('mob' up to 1.16.5; then also these)
+  const LIVING = new Set(['mob', 'hostile', 'passive', 'animal', 'ambient', 'water_creature'])
   const pos = (p) => ({ x: p.x, y: p.y, z: p.z })
 
   function despawnDead (e) {
@@ -120,15 +125,19 @@ module.exports.server = function (serv, settings) {
     })),
 
     entities: ({ name } = {}) => Object.values(serv.entities)
-      .filter(e => e.type !== 'player' && (!name || e.name === name))
+      .filter(e => e.type !== 'player' && (!name || String(e.name).toLowerCase() === String(name).toLowerCase()))
       .map(e => ({ id: e.id, name: e.name, health: e.health, position: pos(e.position) })),
 
     // spawn_mob {player, name='zombie', dx=2, dy=0, dz=0, count=1, spacing=1, ai=false, damage=3}
     spawn_mob: (a) => {
       const p = player(a.player)
       const name = a.name || 'zombie'
-      const type = registry.entitiesByName[name]
-      if (!type || type.type !== 'mob') throw new Error(`not a mob: ${name}`)
+      const type = entityNamed(name)
+      if (!type || !LIVING.has(type.type)) throw new Error(`not a mob: ${name}`)
+      // from 1.17.1 minecraft-data types a zombie 'hostile' (a cow 'animal', ...), and
+      // registry.mobs, where flying-squid's spawnMob looks its name up, keeps the few of
+      // type 'mob' only: spawnMob threw on every other. Registered there, it spawns.
+      if (!registry.mobs[type.id]) registry.mobs[type.id] = type
       const count = num(a.count, 1)
       const spacing = num(a.spacing, 1)
       const side = Math.ceil(Math.sqrt(count))
@@ -315,6 +324,26 @@ module.exports.server = function (serv, settings) {
     await serv.setBlock(w, foot.offset(toward[0], 0, toward[1]), state('head'))
     return { foot: pos(foot), head: pos(foot.offset(toward[0], 0, toward[1])) }
   }
+  // load_plugin {name}: one of the survival sandbox's plugins (sandbox/plugins/<name>.js,
+  // e.g. crafting) added to this running world through flying-squid's own serv.addPlugin,
+  // for the players who join after (bench/versions.py crafts in a plain world at any
+  // version with it). Its start-up hooks ('asap', long past) run at once.
+  ops.load_plugin = ({ name }) => {
+    if (!/^[a-z_]+$/.test(String(name))) throw new Error(`not a plugin name: ${name}`)
+    const file = require('path').join(__dirname, '..', 'sandbox', 'plugins', `${name}.js`)
+    if (serv.plugins[file]) return { loaded: false }
+    const once = serv.once
+    serv.once = function (event, fn) {
+      if (event === 'asap') { fn(); return this }
+      return once.call(this, event, fn)
+    }
+    try {
+      serv.addPlugin(file, require(file), {})
+    } finally {
+      serv.once = once
+    }
+    return { loaded: true }
+  }
   serv.pepaOps = ops
 
   // --- eating, with vanilla numbers: 32 ticks, minecraft-data's foods ------
@@ -328,7 +357,25 @@ module.exports.server = function (serv, settings) {
     if (hitAt === undefined || !spawnedAt.has(mob)) return { hit: false }
     return { hit: true, ms: hitAt - spawnedAt.get(mob) }
   }
+  // flying-squid 1.12.0 (spawn.js) describes a dropped item right at 1.13 and 1.15 to 1.16
+  // only: at 1.12.2 its metadata types are 1.13's (the item goes as a boolean), at 1.14 it
+  // sends the item at key 6 alone where clients read key 7, from 1.17 at key 7 where they
+  // read key 8, and from 1.20.2 no metadata at all. mineflayer then reads no item, and a
+  // bot that picks the drop up crashes (mineflayer-armor-manager: Item.fromNotch(undefined)).
+  // At the other versions drops go out with one entry: the item, at the version's key,
+  // metadata type and slot format.
+  const at = (v) => registry.version['>='](v)
+  const dropsBroken = !((at('1.13') && !at('1.14')) || (at('1.15') && !at('1.17')))
+  const itemEntry = dropsBroken ? droppedItemEntry(registry, Item) : null
   serv.on('newPlayer', (p) => {
+    if (itemEntry) {
+      const spawnEntity = p.spawnEntity
+      p.spawnEntity = (entity) => {
+        if (entity.type !== 'object' || entity.itemId === undefined) return spawnEntity(entity)
+        p._client.write(entity.spawnPacketName, entity.getSpawnPacket())
+        p._client.write('entity_metadata', { entityId: entity.id, metadata: [itemEntry(entity)] })
+      }
+    }
     p._client.on('use_entity', ({ mouse, target } = {}) => {
       if (mouse === 1 && !firstHit.has(target)) firstHit.set(target, performance.now())
     })
@@ -466,6 +513,21 @@ module.exports.player = function (player, serv) {
   if (serv.supportFeature('unifiedPlayerAndEntitySpawnPacket') && player.entityType == null) {
     player.entityType = serv.registry.entitiesByName.player.id
   }
+  // From 1.21.2 entity_teleport carries a velocity, yaw and pitch in degrees (f32) and
+  // relative-move flags; flying-squid (updatePositions.js) still writes the 1.21.1 fields, the
+  // missing flags fail to serialize and the server drops the client that should have seen
+  // the move: the bot lost its connection whenever a player or mob nearby moved over 3
+  // blocks in a tick (a teleport). Written in the new form, with the angles converted.
+  if (teleportHasFlags(serv.registry)) {
+    const write = player._client.write
+    const degrees = (angle) => ((Number(angle) || 0) * 360) / 256
+    player._client.write = function (name, params) {
+      if (name === 'entity_teleport' && params && params.flags === undefined) {
+        params = { ...params, dx: 0, dy: 0, dz: 0, yaw: degrees(params.yaw), pitch: degrees(params.pitch), flags: 0 }
+      }
+      return write.call(this, name, params)
+    }
+  }
   // flying-squid finishes a login (the rest of the chunks, then the player put
   // back at its spawn) on the client's first `flying` or `look` packet; an idle
   // mineflayer client may only send `position` packets, and its login then hangs
@@ -532,4 +594,31 @@ module.exports.player = function (player, serv) {
       player.worldSendRestOfChunks()
     })
   })
+}
+
+// The entity_metadata entry of a dropped item entity at this registry's version: its key
+// (minecraft-data's metadataIxOfItem), the slot's metadata type (a number up to 1.20.1, the
+// name item_stack after) and the item in the version's slot format (prismarine-item).
+function droppedItemEntry (registry, Item) {
+  const types = registry.protocol.types
+  const key = registry.supportFeature('metadataIxOfItem')
+  let type = null
+  if (/"item_stack"/.test(JSON.stringify(types.entityMetadataEntry || types.entityMetadata))) {
+    type = 'item_stack'
+  } else {
+    const fields = types.entityMetadataItem[1].fields
+    for (const [code, kind] of Object.entries(fields)) if (kind === 'slot') type = Number(code)
+  }
+  if (type === null) throw new Error(`no slot metadata type at ${registry.version.minecraftVersion}`)
+  return (entity) => ({
+    key,
+    type,
+    value: Item.toNotch(new Item(entity.itemId, entity.itemCount || 1, entity.itemDamage || 0))
+  })
+}
+
+// Whether this version's entity_teleport has the relative-move flags (1.21.2 and later).
+function teleportHasFlags (registry) {
+  const packet = registry.protocol.play.toClient.types.packet_entity_teleport
+  return /"flags"/.test(JSON.stringify(packet || []))
 }

@@ -53,7 +53,8 @@ module.exports.server = function (serv) {
   const { registry } = serv
   const Item = require('prismarine-item')(registry)
   const recipes = indexRecipes(registry)
-  const itemEntity = registry.entitiesByName.item.id
+  const itemEntity = (registry.entitiesByName.item || registry.entitiesByName.Item).id // Item: up to 1.10
+  const transactions = serv.supportFeature('transactionPacketExists')
 
   const copy = (item, count = item.count) => new Item(item.type, count, item.metadata, item.nbt)
   const same = (a, b) => !!a && !!b && a.type === b.type && a.metadata === b.metadata &&
@@ -387,7 +388,10 @@ module.exports.server = function (serv) {
   function onClick (player, packet) {
     const win = windowOf(player)
     const { windowId, slot, mode, action } = packet
-    const answer = (accepted) => player._client.write('transaction', { windowId, action, accepted })
+    // from 1.17 a click has no answer (no transaction packet: the set_slots are the answer);
+    // the sandbox is 1.16.5 only, but the plugin also runs in a plain world at any version
+    // (the test plugin's load_plugin op)
+    const answer = (accepted) => transactions && player._client.write('transaction', { windowId, action, accepted })
     if (slot === -1 && windowId === win.id) return answer(true) // a click on the window's background
     const valid = windowId === win.id && mode >= 0 && mode <= 6 &&
       (slot === -999 ? (mode === 0 || mode === 5 || mode === 4) : slot >= 0 && slot < win.size)
