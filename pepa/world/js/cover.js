@@ -19,14 +19,15 @@ const ARCHERS = new Set(['skeleton', 'stray', 'witch', 'pillager']) // pepa.surv
 const CORNERS = [[0, 0], [0.3, 0.3], [-0.3, 0.3], [0.3, -0.3], [-0.3, -0.3]]
 
 module.exports = function coverModule (bot, Vec3) {
-  const local = { x: 0, y: 0, z: 0 }
+  const local = new Vec3(0, 0, 0) // reused; a Vec3: 1.8's chunks call its methods
   let cx = null
   let cz = null
   let col = null
   const boxes = new Map() // stateId -> has a collision box
   function collidable (x, y, z) {
-    if (y < 0) return true
-    if (y > 255) return false
+    const low = bot.game.minY ?? 0 // from 1.18 the world reaches from -64 to 319
+    if (y < low) return true
+    if (y >= low + (bot.game.height ?? 256)) return false
     const kx = x >> 4
     const kz = z >> 4
     if (kx !== cx || kz !== cz) { cx = kx; cz = kz; col = bot.world.getColumn(kx, kz) }
