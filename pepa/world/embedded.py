@@ -37,7 +37,7 @@ __all__ = ["DEFAULT_VERSION", "WORLD_LOG_CAP", "EmbeddedWorld", "free_port", "op
 logger = logging.getLogger(__name__)
 
 DEFAULT_VERSION = SANDBOX_VERSION
-"""flying-squid's mobs spawn, take hits and kill on 1.16.5; spawning breaks on 1.20.4."""
+"""The survival sandbox's version (pepa.world.versions); a flat world runs any of ``PLAYED``."""
 READY = "PEPA_WORLD_READY "
 WORLD_LOG_CAP = 50 * 1024 * 1024
 """Bytes of ``world.log``: rotated to ``world.log.1`` at start past it; output past it dropped."""
