@@ -126,6 +126,12 @@ class Daemon:
         if self._reader.is_alive():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
+            self._reader.join(5)
+        if self._reader.is_alive() and self.proc.stdout is not None:
+            # one that left the group (a bridge in a session of its own) still holds the pipe
+            for pid in _holders(self.proc.stdout.fileno()):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
             self._reader.join(10)
         if self.proc.stdout is not None and not self._reader.is_alive():
             self.proc.stdout.close()
@@ -140,3 +146,16 @@ class Daemon:
                 self.proc.wait()
         self._reader.join(10)
         self._end_stragglers()
+
+
+def _holders(fd: int) -> list[int]:
+    """Other processes that hold the pipe whose read end is ``fd`` open (Linux's /proc)."""
+    pipe = f"pipe:[{os.fstat(fd).st_ino}]"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        with contextlib.suppress(OSError):
+            if any(os.readlink(link) == pipe for link in (entry / "fd").iterdir()):
+                found.append(int(entry.name))
+    return found

@@ -54,7 +54,7 @@ module.exports.server = function (serv) {
   const Item = require('prismarine-item')(registry)
   const recipes = indexRecipes(registry)
   const itemEntity = (registry.entitiesByName.item || registry.entitiesByName.Item).id // Item: up to 1.10
-  const transactions = serv.supportFeature('transactionPacketExists')
+  const transactions = registry.supportFeature('transactionPacketExists')
 
   const copy = (item, count = item.count) => new Item(item.type, count, item.metadata, item.nbt)
   const same = (a, b) => !!a && !!b && a.type === b.type && a.metadata === b.metadata &&
