@@ -293,7 +293,8 @@ def walk_past(
         if event["type"] != "status" or not event.get("position"):
             return False
         alice_at = [p["distance"] for p in event.get("players", []) if p["name"] == "alice"]
-        return distance(event["position"], start) < 1 and any(abs(d - 21) < 1 for d in alice_at)
+        # alice not seen at all (as after a respawn) is no old view: the bot waits to see her
+        return distance(event["position"], start) < 1 and all(abs(d - 21) < 1 for d in alice_at)
 
     with daemon.client() as client:
         client.wait_for(both_in_place, timeout=30)
