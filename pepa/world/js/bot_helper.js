@@ -698,19 +698,26 @@ function createBot (opts, onEvent) {
       if (mode === 'dig') moves.allow1by1towers = false
       bot.pathfinder.setMovements(moves)
       const stopped = () => { if (epoch !== cancelEpoch) throw new Error('stopped') }
+      const failed = [] // why each way up before the last one failed: the report says
       const run = async () => {
         if (deep) {
-          try { return await bot.pathfinder.goto(new goals.GoalY(roof)) } catch (e) {
+          try { await bot.pathfinder.goto(new goals.GoalY(roof)); return 'path up' } catch (e) {
             stopped() // stopped: no second try
+            failed.push(`path up: ${e && e.message}`)
           }
           await bot.waitForTicks(1) // the failed search ends before the next begins
-          try { return await climb.climbTo(roof, stopped) } catch (e) { stopped() } // by hand
+          try { await climb.climbTo(roof, stopped); return 'climb' } catch (e) { // by hand
+            stopped()
+            failed.push(`climb: ${e && e.message}`)
+          }
         }
         await bot.pathfinder.goto(new goals.GoalInvert(new goals.GoalNear(p.x, p.y, p.z, reach || 3)))
+        return 'away'
       }
+      const why = () => failed.length ? failed : undefined
       melee.suspend(run().finally(() => bot.pathfinder.setMovements(normal))).then(
-        () => done(id, true, { action: 'escape', position: vxyz(bot.entity.position) }),
-        (e) => done(id, false, { action: 'escape', error: String(e && e.message), position: vxyz(bot.entity.position) }))
+        (way) => done(id, true, { action: 'escape', way, failed: why(), position: vxyz(bot.entity.position) }),
+        (e) => done(id, false, { action: 'escape', error: String(e && e.message), failed: why(), position: vxyz(bot.entity.position) }))
       return true
     },
     // gather(id, names, count, radius, drops, underCover): dig the nearest block whose name is in

@@ -7,6 +7,12 @@
 
 const { GRAVITY, SIDES } = require('./workshop')
 
+// A step's failures that a slow machine explains (the jump not up in time, so the block
+// is refused or not answered: mineflayer's placeBlock), and how often in a row one is
+// tried again
+const TRANSIENT = /did not rise|did not answer|refused to place|did not fire within/
+const RETRIES = 3
+
 // Blocks dug from the shaft's walls for the climb, and what each drops
 const QUARRY = { stone: 'cobblestone', cobblestone: 'cobblestone', dirt: 'dirt', grass_block: 'dirt' }
 
@@ -69,10 +75,23 @@ function createClimb (bot, h) {
     stopped()
   }
 
-  // Up until the feet are at `y` (at most 64 blocks); `stopped()` throws once the action is cancelled
+  // Up until the feet are at `y` (at most 64 blocks); `stopped()` throws once the action is
+  // cancelled. A step that failed for want of time (a jump or a placement the loaded server
+  // did not answer in time) is tried again, up to RETRIES times in a row; a step that cannot
+  // work (bedrock, sand overhead, nothing held) ends the climb at once.
   async function climbTo (y, stopped) {
     await quarry(Math.min(64, y - Math.floor(bot.entity.position.y)), stopped)
-    for (let i = 0; i < 64 && Math.floor(bot.entity.position.y) < y; i++) await step(stopped)
+    let misses = 0
+    for (let i = 0; i < 64 + RETRIES && Math.floor(bot.entity.position.y) < y; i++) {
+      try {
+        await step(stopped)
+        misses = 0
+      } catch (e) {
+        stopped()
+        if (!TRANSIENT.test(String(e && e.message)) || ++misses > RETRIES) throw e
+        await h.waitFor(() => bot.entity.onGround, 1500)
+      }
+    }
   }
 
   return { climbTo }
