@@ -1,4 +1,4 @@
-"""The ``pepa`` command: start, status, tui, world, propose.
+"""The ``pepa`` command: start, fleet, status, tui, world, propose.
 
 Bad configuration, and a state directory that is not safely this user's
 (:mod:`pepa.statedir`), end with one line on stderr and exit code 2,
@@ -24,6 +24,7 @@ from pepa.errors import ConfigError, LockError, PepaError
 from pepa.statedir import StateDirError, secure_state
 
 if TYPE_CHECKING:
+    from pepa.fleet.spec import FleetSpec
     from pepa.propose import ApplyResult
     from pepa.world.embedded import EmbeddedWorld
 
@@ -105,11 +106,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="restart the worker when Python files under pepa/ or skills/ change (development)",
     )
 
+    fleet = sub.add_parser("fleet", help="run many bots on one machine (foreground)")
+    _add_settings(fleet)
+    fleet.add_argument("file", nargs="?", type=Path, help="a fleet file (TOML, docs/fleet.md)")
+    fleet.add_argument(
+        "--bots", type=int, help="N bots named <username>_1 … <username>_N (without a file)"
+    )
+    fleet.add_argument("--group", type=int, help="bots per worker process (default 8)")
+    fleet.add_argument(
+        "--console",
+        choices=("info", "warning"),
+        default="warning",
+        help="the lowest level of the workers' lines here (every line is in the logs)",
+    )
+    fleet.add_argument("--max-restarts", type=int, default=5, help="a group's restarts allowed …")
+    fleet.add_argument(
+        "--restart-window", type=float, default=60.0, help="… within this many seconds"
+    )
+    fleet.add_argument("--seed", type=int, default=None, help="embedded world seed (a new world)")
+    fleet.add_argument(
+        "--sandbox-profile",
+        dest="sandbox_profile",
+        metavar="NAME",
+        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
+    )
+
     status = sub.add_parser("status", help="print the running daemon's snapshot and exit")
     _add_settings(status)
     status.add_argument(
         "--socket", type=Path, help="the daemon's socket (found by itself if one runs)"
     )
+    status.add_argument("--bot", help="in a fleet: this bot's full status")
     status.add_argument("--json", action="store_true", help="print the snapshot as JSON")
 
     tui = sub.add_parser("tui", help="the dashboard")
@@ -117,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     tui.add_argument(
         "--socket", type=Path, help="the daemon's socket (found by itself if one runs)"
     )
+    tui.add_argument("--bot", help="in a fleet: this bot's dashboard")
 
     world = sub.add_parser("world", help="run only the embedded world server")
     _add_settings(world)
@@ -147,8 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load(args: argparse.Namespace) -> Config:
-    """Resolve the configuration of a parsed command line."""
+def load(args: argparse.Namespace, file_settings: dict[str, Any] | None = None) -> Config:
+    """Resolve the configuration of a parsed command line (``file_settings``: a fleet file's
+    ``[server]``, below the flags and above the environment)."""
     flags: dict[str, Any] = {
         key: getattr(args, key, None)
         for key in (
@@ -166,20 +195,28 @@ def load(args: argparse.Namespace) -> Config:
             "sandbox_profile",
         )
     }
+    for key, value in (file_settings or {}).items():
+        if flags.get(key) is None:
+            flags[key] = str(value)
     return resolve(flags, os.environ, read_dotenv(Path(".env")))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pepa`` console script."""
     args = build_parser().parse_args(argv)
+    spec = None
     try:
-        config = load(args)
+        if args.command == "fleet":
+            spec = _fleet_spec(args)
+        config = load(args, spec.server if spec is not None else None)
     except ConfigError as exc:
         print(f"pepa: error: {exc}", file=sys.stderr)
         return 2
     try:
         if args.command == "start":
             return _start(config, args)
+        if args.command == "fleet" and spec is not None:
+            return _fleet(config, spec, args)
         if args.command == "status":
             return _status(config, args)
         if args.command == "world":
@@ -221,6 +258,35 @@ def _start(config: Config, args: argparse.Namespace) -> int:
     return supervisor.run()
 
 
+def _fleet_spec(args: argparse.Namespace) -> FleetSpec:
+    """The fleet a ``pepa fleet`` command line names: a file, or ``--bots N``."""
+    from pepa.fleet.spec import DEFAULT_GROUP, fleet_of_count, read_fleet_file
+
+    if (args.file is None) == (args.bots is None):
+        raise ConfigError("pepa fleet needs a fleet file or --bots N (one of the two)")
+    if args.file is not None:
+        return read_fleet_file(args.file, group=args.group)
+    prefix = f"{args.username or os.environ.get('MC_USERNAME') or 'pepa_bot'}_"
+    return fleet_of_count(args.bots, prefix, group=args.group or DEFAULT_GROUP)
+
+
+def _fleet(config: Config, spec: FleetSpec, args: argparse.Namespace) -> int:
+    from pepa.fleet.supervisor import FleetSupervisor
+
+    world = _embedded_world(config, args.seed) if config.embedded else None
+    supervisor = FleetSupervisor(
+        config,
+        spec,
+        max_restarts=args.max_restarts,
+        period=args.restart_window,
+        world=world,
+        console=args.console,
+    )
+    if not config.embedded:
+        supervisor.say(f"server {config.host}:{config.port}")
+    return supervisor.run()
+
+
 def _embedded_world(config: Config, seed: int | None) -> EmbeddedWorld:
     """The embedded world of ``config``: the sandbox in ``sandbox/``, a flat one in ``world/``
     (``world-1.20.4/`` at another version than 1.16.5: a world is never opened at another).
@@ -234,11 +300,11 @@ def _embedded_world(config: Config, seed: int | None) -> EmbeddedWorld:
 
     version = config.version or DEFAULT_VERSION
     return EmbeddedWorld(
-        config.server_dir / world_folder(config.sandbox, version),
+        config.server_root / world_folder(config.sandbox, version),
         port=config.port,
         version=version,
         seed=seed if seed is not None else DEFAULT_SEED,
-        log_path=config.server_dir / "world.log",
+        log_path=config.server_root / "world.log",
         sandbox=config.sandbox,
         profile=config.sandbox_profile,
     )
@@ -280,12 +346,15 @@ def _world(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def find_socket(config: Config, explicit: Path | None) -> Path:
-    """The socket to talk to: ``--socket``, the configured server's, or the only live one."""
+def find_socket(config: Config, explicit: Path | None, bot: str | None = None) -> Path:
+    """The socket to talk to: ``--socket``, a fleet's bot's (``--bot``), the configured
+    server's, or the only live one."""
     from pepa.ipc.client import find_sockets
 
     if explicit is not None:
         return explicit
+    if bot:
+        return config.server_root / bot / "bot.sock"
     if config.socket_path.exists() or config.host is not None:
         return config.socket_path
     live = find_sockets(config.state_dir)
@@ -300,9 +369,9 @@ def find_socket(config: Config, explicit: Path | None) -> Path:
 def _tui(config: Config, args: argparse.Namespace) -> int:
     from tui import DashboardError, run
 
-    find_socket(config, args.socket)  # several daemons and no --socket: one line, now
+    find_socket(config, args.socket, args.bot)  # several daemons and no --socket: one line, now
     try:
-        return run(lambda: find_socket(config, args.socket))
+        return run(lambda: find_socket(config, args.socket, args.bot))
     except DashboardError as exc:
         print(f"pepa: {exc}", file=sys.stderr)
         return 1
@@ -311,7 +380,19 @@ def _tui(config: Config, args: argparse.Namespace) -> int:
 def _status(config: Config, args: argparse.Namespace) -> int:
     from pepa.ipc.client import IpcClient, IpcClientError
 
-    path = find_socket(config, args.socket)
+    if args.socket is None and not args.bot:
+        from pepa.fleet.status import fleet_lines, format_fleet, read_roster
+
+        roster = read_roster(config.server_root)
+        if roster is not None:  # a fleet runs on this server: one line per bot
+            lines = fleet_lines(config.server_root, roster)
+            if args.json:
+                data = {"fleet": roster, "bots": [line.to_json() for line in lines]}
+                sys.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+            else:
+                sys.stdout.write(format_fleet(roster, lines))
+            return 0
+    path = find_socket(config, args.socket, args.bot)
     try:
         with IpcClient.connect(path, timeout=5.0) as client:
             hello = client.wait_for(lambda e: e.get("type") in ("hello", "error"), timeout=5.0)

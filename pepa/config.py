@@ -141,6 +141,10 @@ class Config:
     """Days of chat, death bundles, danger points, reflections and logs kept (pepa/retention.py)."""
     log_max_mb: int = 200
     """MiB of daily log files kept; the oldest go first."""
+    fleet: bool = False
+    """One bot of a fleet (``pepa fleet``): its memory is ``<host>_<port>/<username>/``."""
+    fellows: tuple[str, ...] = ()
+    """The other bots of its fleet (its persona does not greet them)."""
 
     @property
     def embedded(self) -> bool:
@@ -148,9 +152,14 @@ class Config:
         return self.host is None
 
     @property
-    def server_dir(self) -> Path:
-        """Personal memory of this server: ``<state root>/<host>_<port>/``."""
+    def server_root(self) -> Path:
+        """The server's folder: ``<state root>/<host>_<port>/`` (its embedded world, a fleet)."""
         return self.state_dir / f"{self.host or EMBEDDED_HOST}_{self.port}"
+
+    @property
+    def server_dir(self) -> Path:
+        """The bot's personal memory: the server's folder, or in a fleet its own under it."""
+        return self.server_root / self.username if self.fleet else self.server_root
 
     @property
     def socket_path(self) -> Path:
@@ -193,6 +202,7 @@ def config_from_json(values: Mapping[str, Any]) -> Config:
     data = dict(values)
     data["state_dir"] = Path(data["state_dir"])
     data["operators"] = tuple(data.get("operators", ()))
+    data["fellows"] = tuple(data.get("fellows", ()))
     return Config(**data)
 
 

@@ -31,18 +31,25 @@ from typing import Any, BinaryIO, TextIO, cast
 
 from pepa.events import LogRecorded
 from pepa.retention import MIB, open_folder
+from pepa.threads import BOT_MARK, bot_of, thread_name
 
 __all__ = [
+    "BOT_MARK",
     "REPEAT_EXEMPT",
     "REPEAT_LIMIT",
     "REPEAT_PERIOD",
+    "BotFilter",
+    "BotFormatter",
     "BusHandler",
     "DailyFileHandler",
     "RepeatFilter",
     "RepeatLimiter",
     "RingBuffer",
+    "bot_handlers",
+    "bot_of",
     "configure",
     "record_to_event",
+    "thread_name",
 ]
 
 logger = logging.getLogger(__name__)
@@ -82,6 +89,17 @@ def record_to_event(record: logging.LogRecord) -> LogRecorded:
         text=record.getMessage(),
         details=details,
     )
+
+
+class BotFilter(logging.Filter):
+    """Passes the records of one bot's threads (``bot``), or with ``bot=""`` those of no bot."""
+
+    def __init__(self, bot: str) -> None:
+        super().__init__()
+        self.bot = bot
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return bot_of(record.threadName or "") == self.bot
 
 
 class RingBuffer(logging.Handler):
@@ -184,13 +202,15 @@ class RepeatLimiter:
         return closed
 
 
-def _repeat_key(record: logging.LogRecord) -> tuple[str, str]:
-    """The logger and the message template; a template of placeholders only (``"%s"``) says
-    nothing by itself, so its formatted text stands in for it."""
+def _repeat_key(record: logging.LogRecord) -> tuple[str, str, str]:
+    """The logger, the message template and the bot (each bot's repeats apart: a fleet worker
+    hosts several); a template of placeholders only (``"%s"``) says nothing by itself, so its
+    formatted text stands in for it."""
     template = str(record.msg)
+    bot = bot_of(record.threadName or "")
     if not any(c.isalpha() for c in _PLACEHOLDER.sub("", template)):
-        return record.name, record.getMessage()[:200]
-    return record.name, template
+        return record.name, record.getMessage()[:200], bot
+    return record.name, template, bot
 
 
 class RepeatFilter(logging.Filter):
@@ -246,7 +266,7 @@ class RepeatFilter(logging.Filter):
             self._report(key, count)
 
     def _report(self, key: Hashable, count: int) -> None:
-        name, template = cast(tuple[str, str], key)
+        name, template, bot = cast(tuple[str, str, str], key)
         target = logging.getLogger(name)
         summary = target.makeRecord(
             name,
@@ -258,6 +278,7 @@ class RepeatFilter(logging.Filter):
             None,
         )
         summary.__dict__[_VERDICT] = True
+        summary.threadName = thread_name("repeats", bot)  # the bot whose messages these were
         target.handle(summary)
 
 
@@ -400,6 +421,36 @@ def _report_suppressed_at_exit() -> None:
         _active_repeats.flush(final=True)
 
 
+class BotFormatter(logging.Formatter):
+    """:data:`FORMAT` with the bot a record is from (``[miner1]``), for a fleet worker's own
+    lines, where the records of all its bots meet."""
+
+    def __init__(self) -> None:
+        super().__init__(FORMAT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        bot = bot_of(record.threadName or "")
+        text = super().formatMessage(record)
+        return (
+            text if not bot else text.replace(f" {record.name}: ", f" [{bot}] {record.name}: ", 1)
+        )
+
+
+def bot_handlers(bot: str, logs_dir: Path, *, max_file_bytes: int | None) -> list[logging.Handler]:
+    """One bot's daily file and ring buffer (first in the list), taking only its own records
+    (:class:`BotFilter`) and sharing the repeat filter :func:`configure` installed. The caller
+    adds them to the root logger and removes them when the bot stops."""
+    handlers: list[logging.Handler] = [
+        RingBuffer(),
+        DailyFileHandler(logs_dir, max_bytes=max_file_bytes),
+    ]
+    for handler in handlers:
+        handler.addFilter(BotFilter(bot))
+        if _active_repeats is not None:
+            handler.addFilter(_active_repeats)
+    return handlers
+
+
 def configure(
     *,
     logs_dir: Path | None,
@@ -407,11 +458,13 @@ def configure(
     stream: TextIO | None = None,
     max_file_bytes: int | None = None,
     repeats: RepeatFilter | None = None,
+    tag_bots: bool = False,
 ) -> RingBuffer:
     """Install stdout (+ daily file) handlers on the root logger; return the ring buffer.
 
     Every handler installed here, and every :class:`BusHandler` made after,
     shares one :class:`RepeatFilter` (``repeats``, or a default one).
+    ``tag_bots``: the lines name the bot they are from (:class:`BotFormatter`).
     """
     global _active_repeats
     root = logging.getLogger()
@@ -422,10 +475,13 @@ def configure(
     _active_repeats = repeats or RepeatFilter()
     console = logging.StreamHandler(stream or sys.stdout)
     console.setLevel(level)
-    console.setFormatter(logging.Formatter(FORMAT))
+    console.setFormatter(BotFormatter() if tag_bots else logging.Formatter(FORMAT))
     handlers: list[logging.Handler] = [console]
     if logs_dir is not None:
-        handlers.append(DailyFileHandler(logs_dir, max_bytes=max_file_bytes))
+        daily = DailyFileHandler(logs_dir, max_bytes=max_file_bytes)
+        if tag_bots:
+            daily.setFormatter(BotFormatter())
+        handlers.append(daily)
     ring = RingBuffer()
     handlers.append(ring)
     for handler in handlers:

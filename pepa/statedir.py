@@ -142,7 +142,8 @@ def secure_state(state_root: Path, server_dir: Path) -> list[str]:
     """Secure the state root and the server directory under it; the notes to say once.
 
     The root may be a symbolic link to a directory of ours; the server
-    directory (``<root>/<host>_<port>``) may not be one.
+    directory (``<root>/<host>_<port>``, or a fleet bot's ``<root>/<host>_<port>/<name>``
+    and the server's directory above it) may not be one.
     """
     try:
         state_root.parent.mkdir(parents=True, exist_ok=True)
@@ -157,6 +158,16 @@ def secure_state(state_root: Path, server_dir: Path) -> list[str]:
             fd, note = _secure(server_dir, follow=False, dir_fd=root_fd, name=server_dir.name)
             os.close(fd)
             notes.append(note)
+        elif server_dir.parent.parent == state_root:  # a fleet's bot: <root>/<host>_<port>/<name>
+            server = server_dir.parent
+            server_fd, note = _secure(server, follow=False, dir_fd=root_fd, name=server.name)
+            notes.append(note)
+            try:
+                fd, note = _secure(server_dir, follow=False, dir_fd=server_fd, name=server_dir.name)
+                os.close(fd)
+                notes.append(note)
+            finally:
+                os.close(server_fd)
         else:  # not pepa's layout (tests, callers of their own)
             server_dir.parent.mkdir(mode=PRIVATE, parents=True, exist_ok=True)
             notes.append(secure_dir(server_dir))

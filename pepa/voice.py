@@ -98,8 +98,11 @@ MAJOR_SKILLS = (
 """Skills whose start the persona remarks on (not every step and glance)."""
 
 
-def moment_of(event: object, bot: str) -> tuple[str, str] | None:
-    """The moment (and its detail) an event of the bot's life is, or None if it is not one."""
+def moment_of(
+    event: object, bot: str, fellows: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
+    """The moment (and its detail) an event of the bot's life is, or None if it is not one.
+    ``fellows``: the other bots of its fleet, whom it never greets (lowercase names)."""
     match event:
         case ActivityChanged(skill=str() as skill) if skill.startswith(MAJOR_SKILLS):
             skill_id, _, detail = skill.partition(" ")
@@ -114,7 +117,7 @@ def moment_of(event: object, bot: str) -> tuple[str, str] | None:
             return "dusk", ""
         case DawnBroke():
             return "dawn", ""
-        case PlayerSpotted(name=name) if name != bot:
+        case PlayerSpotted(name=name) if name != bot and name.lower() not in fellows:
             return "player", name
     return None
 

@@ -27,8 +27,10 @@ class Daemon:
         host: str | None = None,
         sandbox: bool = False,
         curriculum: bool = False,
+        command: str = "start",
     ) -> None:
-        """Start ``pepa start``; without ``host`` it plays in its own embedded world.
+        """Start ``pepa start`` (or ``command``: ``fleet``); without ``host`` it plays in its own
+        embedded world.
 
         That world is flat unless ``sandbox`` (the survival sandbox, pepa's default).
         The bot works no plan by itself unless ``curriculum`` (pepa's default is
@@ -45,7 +47,7 @@ class Daemon:
         full_env["PEPA_CURRICULUM"] = "1" if curriculum else "0"
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pepa", "start", "--state-dir", str(self.state), *where, *args],
+            [sys.executable, "-m", "pepa", command, "--state-dir", str(self.state), *where, *args],
             cwd=root,
             env=full_env,
             stdout=subprocess.PIPE,

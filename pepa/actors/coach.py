@@ -81,6 +81,7 @@ from pepa.llm.prompts import (
 )
 from pepa.llm.validate import SkillCatalog
 from pepa.supervision import ActorHandle, SupervisedActor, SupervisionContext
+from pepa.threads import thread_name
 from pepa.world.view import WorldView
 
 __all__ = ["DRAIN_EVERY", "IDLE_TICKS", "QUESTION_TIMEOUT", "Coach", "Worker"]
@@ -98,7 +99,7 @@ Worker = Callable[[Callable[[], None], str], None]
 
 def on_thread(job: Callable[[], None], name: str) -> None:
     """The default :data:`Worker`: a daemon thread per ask."""
-    threading.Thread(target=job, daemon=True, name=name).start()
+    threading.Thread(target=job, daemon=True, name=thread_name(name)).start()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -84,6 +84,7 @@ class Persona(SupervisedActor):
         supervision: SupervisionContext,
         link: Link | None = None,
         username: str = "pepa_bot",
+        fellows: tuple[str, ...] = (),
         operators: tuple[str, ...] = (),
         request_stop: Callable[[], None] | None = None,
         voice_path: Path | None = None,
@@ -93,6 +94,8 @@ class Persona(SupervisedActor):
         self.voice = Voice.load(voice_path) if voice_path is not None else Voice()
         self.link = link
         self.username = username
+        self.fellows = frozenset(name.lower() for name in fellows)
+        """The other bots of its fleet: not greeted (a colony would fill the chat)."""
         self.accounts = OperatorAccounts(operators, operators_path)
         self.request_stop = request_stop
         self.outbox = Outbox()
@@ -173,7 +176,7 @@ class Persona(SupervisedActor):
             self.say(line)
 
     def _remark(self, event: object) -> None:
-        found = moment_of(event, self.username)
+        found = moment_of(event, self.username, self.fellows)
         if found is not None:
             self.remark(*found)
 

@@ -64,6 +64,7 @@ def build_tree(
     learning: bool = True,
     retention: RetentionPolicy | None = None,
     reload_token: str = "",
+    fellows: tuple[str, ...] = (),
 ) -> ChildSpec:
     """The root child spec, ready for :func:`pepa.supervision.start_tree`."""
     timing = {"heartbeat_interval": heartbeat_interval, "heartbeat_timeout": heartbeat_timeout}
@@ -118,6 +119,7 @@ def build_tree(
                     kwargs={
                         "link": link,
                         "username": username,
+                        "fellows": fellows,
                         "operators": operators,
                         "request_stop": request_stop,
                         "voice_path": server_dir / "persona.json",

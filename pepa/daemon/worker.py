@@ -24,7 +24,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,24 +32,18 @@ import pykka.debug
 
 from pepa import logs
 from pepa.actors.ipc import ENV_RELOAD_TOKEN
-from pepa.actors.perception import WorldEvent
-from pepa.actors.tree import build_tree
-from pepa.bus import Bus
 from pepa.childenv import scrub_environ
-from pepa.config import EMBEDDED_HOST, Config, config_from_json
+from pepa.config import Config, config_from_json
 from pepa.daemon import handover
-from pepa.errors import PepaError, SupervisionError
-from pepa.events import ClientConnected, CommandReceived
-from pepa.ipc.server import IpcServer
-from pepa.llm import settings_from_config
+from pepa.daemon.bothost import BotHost
+from pepa.errors import PepaError
 from pepa.memory import write_atomic
-from pepa.retention import MIB, RetentionPolicy
+from pepa.retention import MIB
 from pepa.signals import SignalInbox
 from pepa.statedir import StateDirError, secure_state
-from pepa.supervision import Ping, Registry, Runtime, Scheduler, start_tree, stop_tree
-from pepa.world.embedded import DEFAULT_VERSION
-from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
-from pepa.world.node import WorldError, node_modules
+from pepa.supervision import Scheduler
+from pepa.world.link import shutdown_bridge
+from pepa.world.node import WorldError
 
 __all__ = ["ENV_PARENT", "EXIT_FILE", "Worker", "main"]
 
@@ -60,8 +53,6 @@ ENV_PARENT = "PEPA_PARENT_PID"
 ENV_FAIL_START = "PEPA_FAULT_START"
 ENV_REFLEX_POLL = "PEPA_REFLEX_POLL"
 EXIT_FILE = "worker-exit.json"
-START_TIMEOUT = 60.0
-"""Seconds the whole actor tree may take to start."""
 SIGNAL_THREAD_JOIN = 5.0
 """Seconds the end of :meth:`Worker.run` waits for a dump in progress."""
 SWITCH_INTERVAL = 0.00025
@@ -93,6 +84,7 @@ class Worker:
         self._stop_lock = threading.Lock()
         self.exit_code = 0
         self.exit_reason = ""
+        self._host: BotHost | None = None
 
     def request_stop(self, code: int = 0, reason: str = "") -> None:
         """Ask the worker to stop (thread-safe, never from a signal handler; first reason wins)."""
@@ -101,6 +93,8 @@ class Worker:
                 return
             self.exit_code, self.exit_reason = code, reason
             self.stop_event.set()
+        if self._host is not None:
+            self._host.stopping.set()  # a stop during the start: no connecting
 
     def handle_signals(self, signums: list[int]) -> None:
         """Act on signals the inbox recorded: stop, or dump every thread (never in a handler)."""
@@ -148,16 +142,6 @@ class Worker:
             if finished:
                 return
 
-    def _tree_started(self, runtime: Runtime, root: str) -> bool:
-        """Wait until every actor has run its ``setup`` (the root answers only then)."""
-        try:
-            runtime.registry.handle(root).ask(Ping(), timeout=START_TIMEOUT)
-        except SupervisionError as exc:
-            if not self.stop_event.is_set():
-                self.request_stop(1, f"the actor tree did not start: {exc}")
-            return False
-        return not self.stop_event.is_set()  # a SIGTERM during the start: no connecting
-
     def run(self) -> int:
         """Run until stopped; return the exit code. Closes :attr:`signals`' pipe at the end."""
         with self.acting_on_signals():
@@ -172,76 +156,23 @@ class Worker:
         for note in notes:
             logger.warning("state directory: %s", note)
         sys.setswitchinterval(SWITCH_INTERVAL)
-        runtime = Runtime(
-            registry=Registry(),
-            scheduler=Scheduler().start(),
-            bus=Bus(),
-            fault_injection=config.fault_injection,
-            fail_start=_fail_start(config),
-        )
-        bus_handler = logs.BusHandler(runtime.bus.publish)
-        logging.getLogger().addHandler(bus_handler)
-        ipc = runtime.registry.handle("ipc")
-        perception = runtime.registry.handle("perception")
-        link = MinecraftLink(
-            LinkSettings(
-                host=config.host or EMBEDDED_HOST,
-                port=config.port,
-                username=config.username,
-                version=config.version or (DEFAULT_VERSION if config.embedded else None),
-                password=config.password,
-                server_dir=server_dir,
-                chat_pattern=config.chat_pattern,
-                auth=config.auth,
-            ),
-            on_event=lambda raw: perception.tell(WorldEvent(raw)),
-            on_bridge_dead=lambda reason: self.request_stop(1, reason),
-            # a refused account is a setting to change: the parent does not restart the worker
-            on_refused=lambda reason: self.request_stop(2, reason),
-        )
-        server = IpcServer(
-            config.socket_path,
-            on_command=lambda client, command: ipc.tell(
-                CommandReceived(client_id=client, command=command)
-            ),
-            on_connect=lambda client: ipc.tell(ClientConnected(client_id=client)),
-            fault_injection=config.fault_injection,
-            ack_commands=True,  # the ipc actor calls command_done: a flood waits in its socket
-        )
-        spec = build_tree(
-            server_dir=server_dir,
-            ipc_server=server,
+        scheduler = Scheduler().start()
+        host = BotHost(
+            config,
+            scheduler=scheduler,
             ring=ring,
-            started_at=time.time(),
-            server_label=f"{config.host or EMBEDDED_HOST}:{config.port}",
-            username=config.username,
-            llm_backend=config.llm_backend,
-            request_stop=lambda: self.request_stop(0, "stop requested"),
-            link=link,
-            operators=config.operators,
-            reflex_poll=_reflex_poll(),
-            data_root=_minecraft_data(),
+            on_exit=self.request_stop,
+            fail_start=_fail_start(config),
             heartbeat_interval=self.heartbeat_interval,
             heartbeat_timeout=self.heartbeat_timeout,
-            llm=settings_from_config(config),
-            db_url=config.db_url,
-            reflect_every=config.reflect_every,
-            curriculum=config.curriculum,
-            wiki_url=config.wiki_url or "",
-            learning=config.learning,
             reload_token=self.reload_token,
-            retention=RetentionPolicy(
-                days=config.retention_days, log_max_bytes=config.log_max_mb * MIB
-            ),
+            reflex_poll=_reflex_poll(),
         )
+        self._host = host
         logger.info("worker %d starting: %s", os.getpid(), config.redacted())
-        root = None
         try:
-            root = start_tree(spec, runtime, lambda reason: self.request_stop(3, reason))
-            if self._tree_started(runtime, spec.id):
-                server.start()
-                logger.info("listening on %s", config.socket_path)
-                link.start()
+            if not self.stop_event.is_set():
+                host.start()
             self.wait_for_stop()
         except WorldError as exc:
             logger.error("worker cannot run: %s", exc)
@@ -251,28 +182,14 @@ class Worker:
             self.request_stop(1, str(exc))
         finally:
             logger.info("worker stopping (%s)", self.exit_reason or "signal")
-            link.close()
+            host.link.close()
             shutdown_bridge()
-            server.stop()
-            if root is not None:
-                stop_tree(root, runtime, timeout=20.0)
-            runtime.hang_release.set()
-            runtime.scheduler.stop()
-            logging.getLogger().removeHandler(bus_handler)
+            host.stop()
+            scheduler.stop()
         if self.exit_code:
             _write_exit(server_dir, self.exit_code, self.exit_reason)
         logger.info("worker exits with code %d", self.exit_code)
         return self.exit_code
-
-
-def _minecraft_data() -> Path | None:
-    """minecraft-data's data folder (from npm ci), for seeding the knowledge base."""
-    try:
-        root = node_modules() / "minecraft-data" / "minecraft-data" / "data"
-    except WorldError as exc:
-        logger.warning("no minecraft-data to seed the knowledge base: %s", exc)
-        return None
-    return root if root.is_dir() else None
 
 
 def _reflex_poll() -> float | None:

@@ -38,6 +38,7 @@ from typing import Any, cast
 from pepa.errors import LineTooLong, ProtocolError
 from pepa.ipc._socketfile import AF_UNIX_PATH_MAX, IpcServerError, bind, unlink_if_ours
 from pepa.ipc.protocol import MAX_LINE_BYTES, Command, LineSplitter, decode_command, encode, error
+from pepa.threads import thread_name
 
 __all__ = [
     "ACK_TIMEOUT",
@@ -119,10 +120,13 @@ class IpcServer:
         max_in_flight: int = MAX_IN_FLIGHT,
         ack_commands: bool = False,
         ack_timeout: float = ACK_TIMEOUT,
+        label: str = "",
     ) -> None:
         if max_clients < 1 or max_in_flight < 1 or line_timeout <= 0 or ack_timeout <= 0:
             raise ValueError("IpcServer limits must be positive")
         self.path = Path(path)
+        self.label = label
+        """The bot this server is for, in a fleet worker (its thread's name: pepa.threads)."""
         self.fault_injection = fault_injection
         self.max_line_bytes = max_line_bytes
         self.max_client_buffer = max_client_buffer
@@ -176,7 +180,10 @@ class IpcServer:
         self._loop = asyncio.new_event_loop()
         ready = threading.Event()
         self._thread = threading.Thread(
-            target=self._run, args=(sock, ready), name="pepa-ipc", daemon=True
+            target=self._run,
+            args=(sock, ready),
+            name=thread_name("pepa-ipc", self.label),
+            daemon=True,
         )
         self._thread.start()
         if not ready.wait(_START_TIMEOUT) or self._start_error is not None:

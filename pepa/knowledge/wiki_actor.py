@@ -30,6 +30,7 @@ from pepa.knowledge.wiki import (
     settle,
     summarise,
 )
+from pepa.threads import thread_name
 
 __all__ = ["WikiFetched", "WikiLookups"]
 
@@ -156,7 +157,9 @@ class WikiLookups:
 
     def _start(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="pepa-wiki", daemon=True)
+            self._thread = threading.Thread(
+                target=self._run, name=thread_name("pepa-wiki"), daemon=True
+            )
             self._thread.start()
 
     def _run(self) -> None:

@@ -33,6 +33,7 @@ from pepa.llm._base import (
     LlmTimeout,
     LlmUnavailable,
 )
+from pepa.threads import thread_name
 from pepa.urls import redact_url
 
 __all__ = ["OpenAIBackend"]
@@ -188,7 +189,9 @@ class _SseStream:
         self._on_done = on_done
         self._timeout = timeout
         self._cancel = CancelToken()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="pepa-llm-sse")
+        self._thread = threading.Thread(
+            target=self._run, daemon=True, name=thread_name("pepa-llm-sse")
+        )
 
     def start(self) -> None:
         self._thread.start()

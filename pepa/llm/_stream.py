@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from pepa.threads import thread_name
+
 __all__ = ["StreamingCommand", "kill_group"]
 
 logger = logging.getLogger(__name__)
@@ -67,14 +69,23 @@ class StreamingCommand:
         proc = self._proc
         readers = [
             threading.Thread(
-                target=self._pump, args=(proc.stdout, "stdout"), daemon=True, name="pepa-llm-stdout"
+                target=self._pump,
+                args=(proc.stdout, "stdout"),
+                daemon=True,
+                name=thread_name("pepa-llm-stdout"),
             ),
             threading.Thread(
-                target=self._pump, args=(proc.stderr, "stderr"), daemon=True, name="pepa-llm-stderr"
+                target=self._pump,
+                args=(proc.stderr, "stderr"),
+                daemon=True,
+                name=thread_name("pepa-llm-stderr"),
             ),
         ]
         waiter = threading.Thread(
-            target=self._wait, args=(readers, started), daemon=True, name="pepa-llm-wait"
+            target=self._wait,
+            args=(readers, started),
+            daemon=True,
+            name=thread_name("pepa-llm-wait"),
         )
         self._threads = [*readers, waiter]
         for thread in self._threads:

@@ -38,6 +38,7 @@ from pepa.errors import ActorCrashed
 from pepa.supervision._messages import Call, ChildExited, ChildStarted, Direct, InjectFault, Ping
 from pepa.supervision._registry import ActorHandle, Registry
 from pepa.supervision._table import ActorTable
+from pepa.threads import thread_name
 
 if TYPE_CHECKING:
     from pepa.bus import Bus
@@ -75,6 +76,9 @@ class Runtime:
     """Whether ``InjectFault`` messages are honoured."""
     hang_release: threading.Event = field(default_factory=threading.Event)
     """Set at shutdown so that handlers hung on purpose return and their threads end."""
+    label: str = ""
+    """The bot this tree belongs to (a fleet worker hosts several): its actors' threads are named
+    ``<name>@<label>`` (:func:`pepa.logs.thread_name`) so their records reach its logs only."""
     fail_start: frozenset[str] = frozenset()
     """Names whose ``setup`` always fails (fault injection only; ``PEPA_FAULT_START``)."""
     clock: Callable[[], float] = time.monotonic
@@ -180,6 +184,9 @@ class SupervisedActor(pykka.ThreadingActor):
     # -- pykka plumbing ---------------------------------------------------------
 
     def on_start(self) -> None:
+        if self.runtime.label:
+            thread = threading.current_thread()
+            thread.name = thread_name(self.name, self.runtime.label)
         if self.runtime.fault_injection and self.name in self.runtime.fail_start:
             raise InjectedFault(f"injected start failure in {self.name}")
         self.setup()

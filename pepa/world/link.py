@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 import tenacity
 
+from pepa.threads import thread_name
 from pepa.world.authme import AuthMe, server_line
 from pepa.world.node import JS_DIR, node_binary, node_modules
 
@@ -180,8 +181,11 @@ class MinecraftLink:
         on_bridge_dead: Callable[[str], None],
         max_backoff: float = 30.0,
         on_refused: Callable[[str], None] | None = None,
+        label: str = "",
     ) -> None:
         self.settings = settings
+        self.label = label
+        """The bot this link is for, in a fleet worker (its threads' names: pepa.threads)."""
         self._on_refused = on_refused or on_bridge_dead
         """Called once when the server refused the account :data:`REFUSALS` times in a row: a
         setting to change, not a fault (the worker exits with the configuration's code)."""
@@ -208,7 +212,9 @@ class MinecraftLink:
         """Load the bridge and start connecting in the background."""
         js = _bridge()
         self._helper = js.require(str(JS_DIR / "bot_helper.js"))
-        self._thread = threading.Thread(target=self._run, name="pepa-world-link", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=thread_name("pepa-world-link", self.label), daemon=True
+        )
         self._thread.start()
 
     def close(self, timeout: float = 5.0) -> None:
@@ -222,7 +228,7 @@ class MinecraftLink:
             # a property read into JS has no timeout: never wait on one unboundedly
             leaver = threading.Thread(
                 target=self._quietly, args=(quit_bot, "pepa stopping"), daemon=True,
-                name="pepa-world-quit",
+                name=thread_name("pepa-world-quit", self.label),
             )  # fmt: skip
             leaver.start()
             leaver.join(timeout)

@@ -1,0 +1,329 @@
+"""``pepa fleet``: many bots on one machine, a few worker processes for all of them.
+
+The fleet supervisor is ``pepa start``'s process supervisor for several
+workers (:mod:`pepa.daemon.parent`): it takes the server folder's
+``daemon.lock`` (no ``pepa start``, ``pepa world`` or second fleet on that
+server beside it) and every bot's own ``daemon.lock``, writes the goals
+the fleet file names, starts the embedded world once, and starts one worker
+process per group of bots (:mod:`pepa.fleet.worker`). Each group restarts on
+its own, with its own backoff and restart budget: a group that dies takes
+only its own bots down, and they reconnect in the new process; a group that
+keeps dying is given up alone while the others play on.
+
+It writes ``<host>_<port>/fleet.json`` (its pid, each group's worker pid and
+bots) for ``pepa status`` and the dashboard, and removes it at the end. Exit
+codes: 0 stopped (a signal, or every bot stopped on request), 2 a group
+refused its configuration, 3 a group gave up.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TextIO
+
+import orjson
+
+from pepa.childenv import scrubbed
+from pepa.config import Config
+from pepa.daemon import handover
+from pepa.daemon.lock import StateLock
+from pepa.daemon.worker import ENV_PARENT, EXIT_FILE
+from pepa.errors import LockError, PepaError
+from pepa.fleet.spec import FleetSpec
+from pepa.memory import write_atomic
+from pepa.planbook import PlanBook
+from pepa.signals import SignalInbox
+from pepa.statedir import secure_state
+from pepa.statefiles import WORKER_EXIT, load
+from pepa.supervision import Backoff, RestartIntensity
+from pepa.world.embedded import EmbeddedWorld
+
+__all__ = ["ROSTER", "FleetSupervisor", "bot_configs"]
+
+logger = logging.getLogger(__name__)
+
+ROSTER = "fleet.json"
+"""The running fleet, in the server's folder: ``pepa status`` reads it."""
+EXIT_GAVE_UP = 3
+
+
+def bot_configs(base: Config, spec: FleetSpec) -> list[list[Config]]:
+    """Every bot's configuration, in its group: the base settings, its name, its operators,
+    its fellows."""
+    names = [bot.name for bot in spec.bots]
+    return [
+        [
+            replace(
+                base,
+                username=bot.name,
+                operators=tuple(dict.fromkeys((*base.operators, *spec.operators, *bot.operators))),
+                fleet=True,
+                fellows=tuple(name for name in names if name != bot.name),
+            )
+            for bot in group
+        ]
+        for group in spec.groups()
+    ]
+
+
+@dataclass(slots=True)
+class _Group:
+    """One worker process and its restart budget."""
+
+    number: int
+    configs: list[Config]
+    intensity: RestartIntensity
+    backoff: Backoff
+    proc: subprocess.Popen[bytes] | None = None
+    started_at: float = 0.0
+    failures: int = 0
+    restart_at: float | None = 0.0
+    """When to start its worker next (0: at once; None: not again)."""
+    restarts: int = 0
+    exit_code: int | None = None
+    """How the group ended for good (None while it runs or waits to restart)."""
+    bots: list[str] = field(default_factory=list)
+
+
+class FleetSupervisor:
+    """Starts a worker per group, restarts each when it dies, stops them all on a signal."""
+
+    def __init__(
+        self,
+        base: Config,
+        spec: FleetSpec,
+        *,
+        max_restarts: int = 5,
+        period: float = 60.0,
+        stop_timeout: float = 30.0,
+        worker_argv: Sequence[str] | None = None,
+        out: TextIO | None = None,
+        world: EmbeddedWorld | None = None,
+        console: str = "warning",
+    ) -> None:
+        self.base = base
+        self.console = console
+        """The lowest level of the workers' lines on this terminal (``info`` or ``warning``)."""
+        self.spec = spec
+        self.stop_timeout = stop_timeout
+        self.worker_argv = list(worker_argv or [sys.executable, "-m", "pepa.fleet.worker"])
+        self.out = out or sys.stdout
+        self.world = world
+        self._signals = SignalInbox((signal.SIGINT, signal.SIGTERM))
+        self._stopping = False
+        self.groups = [
+            _Group(
+                number=n,
+                configs=configs,
+                intensity=RestartIntensity(max_restarts=max_restarts, period=period),
+                backoff=Backoff(base=0.5, factor=2.0, cap=30.0, stable_after=60.0),
+                bots=[c.username for c in configs],
+            )
+            for n, configs in enumerate(bot_configs(base, spec))
+        ]
+
+    @property
+    def roster_path(self) -> Path:
+        return self.base.server_root / ROSTER
+
+    def say(self, text: str) -> None:
+        """One line for the person at the terminal."""
+        print(f"pepa: {text}", file=self.out, flush=True)
+
+    def run(self) -> int:
+        """Supervise until stopped, or until every group has ended; return the exit code."""
+        base = self.base
+        for note in secure_state(base.state_dir, base.server_root):
+            self.say(note)
+        # the server folder's own lock: no `pepa start`, `pepa world` or second fleet beside it
+        locks = [StateLock(base.server_root / "daemon.lock").acquire()]
+        try:
+            for group in self.groups:
+                for config in group.configs:
+                    for note in secure_state(config.state_dir, config.server_dir):
+                        self.say(note)
+                    locks.append(_lock(config.server_dir))
+            self._write_goals()
+            self._signals.install()
+            if self.world is not None:
+                self.world.start()
+                self.say(
+                    f"embedded world on {self.world.address} (Minecraft {self.world.version}, "
+                    f"offline mode): join it with a client to watch or play with the bots"
+                )
+            total = sum(len(g.bots) for g in self.groups)
+            self.say(
+                f"fleet of {total} bots in {len(self.groups)} worker processes "
+                f"({self.spec.group} per process); `pepa status` lists them"
+            )
+            return self._loop()
+        finally:
+            try:
+                self._stop_all()
+            finally:
+                self.roster_path.unlink(missing_ok=True)
+                if self.world is not None:
+                    self.world.stop()
+                self._signals.close()
+                for lock in reversed(locks):
+                    lock.release()
+
+    def _write_goals(self) -> None:
+        """A goal the fleet file names replaces a bot's ``goal.md`` when it differs."""
+        goals = {bot.name: bot.goal for bot in self.spec.bots if bot.goal}
+        for group in self.groups:
+            for config in group.configs:
+                goal = goals.get(config.username)
+                if goal and PlanBook(config.server_dir).goal() != goal:
+                    PlanBook(config.server_dir).write_goal(goal)
+                    self.say(f"{config.username}: goal set to {goal!r} (from the fleet file)")
+
+    # -- the loop ----------------------------------------------------------------
+
+    def _loop(self) -> int:
+        while True:
+            if self._check_signals():
+                return 0
+            now = time.monotonic()
+            for group in self.groups:
+                if group.proc is not None and (code := group.proc.poll()) is not None:
+                    self._ended(group, code, now)
+                if group.proc is None and group.restart_at is not None and group.restart_at <= now:
+                    self._spawn(group)
+            self._keep_world_alive()
+            if all(g.exit_code is not None for g in self.groups):
+                codes = {g.exit_code for g in self.groups}
+                return EXIT_GAVE_UP if EXIT_GAVE_UP in codes else 2 if 2 in codes else 0
+            self._check_signals(0.2)
+
+    def _check_signals(self, timeout: float = 0.0) -> bool:
+        """Act on signals received (waiting up to ``timeout`` for one); True once stopping."""
+        signums = self._signals.wait(timeout) if timeout > 0 else self._signals.take()
+        for signum in signums:
+            if not self._stopping:
+                self._stopping = True
+                logger.info("stopping: %s", signal.Signals(signum).name)
+        return self._stopping
+
+    def _ended(self, group: _Group, code: int, now: float) -> None:
+        group.proc = None
+        reason = self._exit_reason(group, code)
+        names = ", ".join(group.bots)
+        if code == 0:
+            self.say(f"group {group.number} ({names}): every bot stopped on request")
+            group.exit_code, group.restart_at = 0, None
+            return
+        if code == 2:
+            self.say(f"group {group.number} ({names}) refused its configuration: {reason}")
+            group.exit_code, group.restart_at = 2, None
+            return
+        if not group.intensity.allow(now):
+            self.say(
+                f"group {group.number} ({names}): giving up, its worker died more than "
+                f"{group.intensity.max_restarts} times in {group.intensity.period:g}s "
+                f"(last: {reason})"
+            )
+            group.exit_code, group.restart_at = EXIT_GAVE_UP, None
+            return
+        stable = now - group.started_at >= group.backoff.stable_after
+        group.failures = 1 if stable else group.failures + 1
+        delay = group.backoff.delay(group.failures)
+        group.restarts += 1
+        group.restart_at = now + delay
+        self.say(
+            f"group {group.number} ({names}) died ({reason}); restart {group.restarts} "
+            f"in {delay:.1f}s (the other groups play on)"
+        )
+
+    def _spawn(self, group: _Group) -> None:
+        payload = {
+            "group": group.number,
+            "console": self.console,
+            "bots": [c.to_json() for c in group.configs],
+        }
+        config_fd = handover.send(orjson.dumps(payload))
+        env = scrubbed(os.environ, **{ENV_PARENT: str(os.getpid())})
+        env[handover.ENV_CONFIG_FD] = str(config_fd)
+        try:
+            group.proc = subprocess.Popen(
+                self.worker_argv, env=env, pass_fds=(config_fd,), start_new_session=True
+            )
+        finally:
+            os.close(config_fd)
+        group.started_at, group.restart_at = time.monotonic(), None
+        self._write_roster()
+
+    def _write_roster(self) -> None:
+        roster = {
+            "pid": os.getpid(),
+            "server": f"{self.base.host or '127.0.0.1'}:{self.base.port}",
+            "groups": [
+                {
+                    "group": g.number,
+                    "pid": g.proc.pid if g.proc is not None else None,
+                    "restarts": g.restarts,
+                    "bots": g.bots,
+                }
+                for g in self.groups
+            ],
+        }
+        try:
+            write_atomic(self.roster_path, orjson.dumps(roster, option=orjson.OPT_INDENT_2))
+        except OSError as exc:
+            logger.warning("cannot write %s: %s", self.roster_path, exc)
+
+    def _stop_all(self) -> None:
+        """SIGTERM every worker, then SIGKILL those still there after :attr:`stop_timeout`."""
+        running = [g.proc for g in self.groups if g.proc is not None and g.proc.poll() is None]
+        for proc in running:
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + self.stop_timeout
+        for proc in running:
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.say(
+                    f"worker {proc.pid} did not stop within {self.stop_timeout:g}s; killing it"
+                )
+                proc.kill()
+                proc.wait()
+
+    def _keep_world_alive(self) -> None:
+        world = self.world
+        if world is None or world.alive():
+            return
+        self.say("the embedded world stopped; starting it again (the bots reconnect by themselves)")
+        try:
+            world.stop()
+            world.start()
+        except PepaError as exc:
+            self.say(f"cannot restart the embedded world: {exc}")
+
+    def _exit_reason(self, group: _Group, code: int) -> str:
+        if code < 0:
+            return f"killed by {signal.Signals(-code).name}"
+        reasons = []
+        for config in group.configs:  # the worker leaves the reason in each bot's folder
+            said = load(config.server_dir / EXIT_FILE, WORKER_EXIT, {}, log=logger, then="")
+            if said.get("reason"):
+                reasons.append(str(said["reason"]))
+        reason = reasons[0] if reasons else ""
+        return f"exit code {code}" + (f": {reason}" if reason else "")
+
+
+def _lock(folder: Path) -> StateLock:
+    try:
+        return StateLock(folder / "daemon.lock").acquire()
+    except LockError as exc:
+        raise LockError(f"{exc} (a bot of this fleet runs elsewhere)") from exc

@@ -1,0 +1,230 @@
+"""``pepa fleet`` against a real flying-squid world: four bots in two worker processes.
+
+One fleet serves the module (a flat embedded world, fault injection on):
+``pepa_bot_1`` and ``pepa_bot_2`` share group 0's process and its JS bridge,
+``pepa_bot_3`` and ``pepa_bot_4`` group 1's. The tests check what a fleet
+promises: each bot's own folder, lock, socket and log; ``pepa status`` with a
+line per bot; and isolation — a crashed actor restarted in its bot alone, a
+bot whose tree gives up restarted alone while its process neighbour plays
+on, a killed worker bringing back only its own bots, one bot stopped while
+the others play.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from pepa.ipc import protocol
+from pepa.ipc.client import IpcClient
+from tests.daemon_harness import Daemon
+from tests.waiting import eventually
+
+pytestmark = [
+    pytest.mark.integration, pytest.mark.timeout(180), pytest.mark.xdist_group("fleet")
+]  # fmt: skip
+
+BOTS = ["pepa_bot_1", "pepa_bot_2", "pepa_bot_3", "pepa_bot_4"]
+
+
+@pytest.fixture(scope="module")
+def fleet() -> Iterator[Daemon]:
+    root = Path(tempfile.mkdtemp(prefix="pepa-fleet-", dir="/tmp"))  # short: socket paths
+    d = Daemon(
+        root, "--bots", "4", "--group", "2", "--fault-injection", "--console", "info",
+        command="fleet",
+    )  # fmt: skip
+    try:
+        for bot in BOTS:
+            d.wait_line(f"[{bot}] pepa.actors.perception: in the world at", 90)
+        yield d
+    finally:
+        d.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def server_root(fleet: Daemon) -> Path:
+    return fleet.state / f"127.0.0.1_{fleet.port}"
+
+
+def client(fleet: Daemon, bot: str) -> IpcClient:
+    c = IpcClient.connect(server_root(fleet) / bot / "bot.sock", timeout=10.0)
+    c.wait_for("hello", timeout=10.0)
+    return c
+
+
+def roster(fleet: Daemon) -> dict[str, object]:
+    data = orjson.loads((server_root(fleet) / "fleet.json").read_bytes())
+    assert isinstance(data, dict)
+    return data
+
+
+def group_pid(fleet: Daemon, group: int) -> int:
+    pid = roster(fleet)["groups"][group]["pid"]  # type: ignore[index]
+    assert isinstance(pid, int)
+    return pid
+
+
+def joins(fleet: Daemon, bot: str, start: int = 0) -> int:
+    return fleet.count(f"[{bot}] pepa.actors.perception: in the world at", start=start)
+
+
+def pepa(fleet: Daemon, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
+    where = ["--state-dir", str(fleet.state), "--port", str(fleet.port)]
+    return subprocess.run(
+        [sys.executable, "-m", "pepa", *args, *where],
+        cwd=fleet.root, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+def actor_restarts(c: IpcClient) -> dict[str, int]:
+    c.send(protocol.Snapshot())
+    status = c.wait_for("status", timeout=15)
+    return {a["name"]: a.get("restarts", 0) for a in status["actors"]}
+
+
+def test_each_bot_has_its_own_folder_lock_socket_and_log(fleet: Daemon) -> None:
+    root = server_root(fleet)
+    for bot in BOTS:
+        folder = root / bot
+        assert folder.stat().st_mode & 0o777 == 0o700
+        assert (folder / "bot.sock").stat().st_mode & 0o777 == 0o600
+        assert (folder / "daemon.lock").exists() and (folder / "knowledge.db").exists()
+        assert (folder / "logs").is_dir()
+    assert (root / "fleet").stat().st_mode & 0o777 == 0o700
+    # group 0's process writes both its bots' lines to its own log, each tagged; each bot's
+    # own log holds its own lines only (read first: the group's log is then a superset)
+    mine = records(root / "pepa_bot_1" / "logs")
+    group_log = records(root / "fleet" / "group-0" / "logs")
+    tagged = {bot: Counter(untag(line, bot) for line in group_log if f" [{bot}] " in line)
+              for bot in ("pepa_bot_1", "pepa_bot_2")}  # fmt: skip
+    assert tagged["pepa_bot_2"] and any("in the world at" in line for line in mine)
+    assert not Counter(mine) - tagged["pepa_bot_1"]  # every line of its log is its own
+
+
+def records(folder: Path) -> list[str]:
+    """The first lines of the log records in a log folder (a traceback's lines left out)."""
+    text = "".join(p.read_text() for p in sorted(folder.iterdir()))
+    return [line for line in text.splitlines() if re.match(r"\d{4}-\d\d-\d\d ", line)]
+
+
+def untag(line: str, bot: str) -> str:
+    return line.replace(f" [{bot}] ", " ", 1)
+
+
+def test_status_shows_one_line_per_bot_and_one_bots_full_view(fleet: Daemon) -> None:
+    result = pepa(fleet, "status")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"fleet      127.0.0.1:{fleet.port}: 4 bots")
+    for bot in BOTS:
+        row = next(line for line in lines if line.startswith(bot))
+        assert re.search(r"\s(connected|connecting)\s+\d+/\d+\s+\d+\s+\d+\s", row), row
+    data = orjson.loads(pepa(fleet, "status", "--json").stdout)
+    assert [b["name"] for b in data["bots"]] == BOTS
+    assert [b["group"] for b in data["bots"]] == [0, 0, 1, 1]
+    one = pepa(fleet, "status", "--bot", "pepa_bot_3")
+    assert one.returncode == 0, one.stderr
+    assert f"server     127.0.0.1:{fleet.port} as pepa_bot_3" in one.stdout
+
+
+def test_a_second_fleet_or_a_daemon_on_the_same_server_is_refused(fleet: Daemon) -> None:
+    for command in (["fleet", "--bots", "1", "--no-sandbox"], ["start", "--no-sandbox"]):
+        result = pepa(fleet, *command)
+        assert result.returncode == 1
+        assert "already using" in result.stderr, result.stderr
+
+
+def test_a_crashed_actor_is_restarted_in_its_bot_alone(fleet: Daemon) -> None:
+    with client(fleet, "pepa_bot_1") as one, client(fleet, "pepa_bot_2") as two:
+        before = actor_restarts(two)
+        one.send(protocol.Fault(actor="reflex", kind="crash"))
+        one.wait_for(
+            lambda e: e["type"] == "actor" and e["name"] == "reflex" and e["state"] == "running"
+            and e.get("restarts", 0) >= 1,
+            timeout=20,
+        )  # fmt: skip
+        assert actor_restarts(one)["reflex"] >= 1
+        assert actor_restarts(two) == before  # the same process, untouched
+
+
+def test_a_bot_whose_tree_gives_up_comes_back_alone(fleet: Daemon) -> None:
+    mark = len(fleet.lines)
+    with client(fleet, "pepa_bot_1") as neighbour, client(fleet, "pepa_bot_2") as two:
+        try:
+            for _ in range(7):  # the root allows 5 restarts in 30 s: the tree gives up
+                two.send(protocol.Fault(actor="knowledge", kind="crash"))
+                for state in ("restarting", "running"):
+                    two.wait_for(
+                        lambda e, state=state: e["type"] == "actor"
+                        and e["name"] == "knowledge" and e["state"] == state,
+                        timeout=20,
+                    )  # fmt: skip
+        except (ConnectionError, OSError):
+            pass  # its socket closed: the tree gave up
+        fleet.wait_line("pepa_bot_2: its actor tree gave up", 30, start=mark)
+        fleet.wait_line("[pepa_bot_2] pepa.actors.perception: in the world at", 60, start=mark)
+        # its neighbour in the same process never left the server nor lost its socket
+        assert joins(fleet, "pepa_bot_1", mark) == 0
+        neighbour.send(protocol.Snapshot())
+        assert neighbour.wait_for("status", timeout=15)["connected"] is True
+
+
+def test_a_killed_worker_brings_back_only_its_own_bots(fleet: Daemon) -> None:
+    killed = group_pid(fleet, 0)
+    other = group_pid(fleet, 1)
+    mark = len(fleet.lines)
+    with client(fleet, "pepa_bot_3") as bystander:
+        os.kill(killed, signal.SIGKILL)
+        fleet.wait_line("group 0 (pepa_bot_1, pepa_bot_2) died (killed by SIGKILL)", 30, start=mark)
+        for bot in ("pepa_bot_1", "pepa_bot_2"):
+            fleet.wait_line(f"[{bot}] pepa.actors.perception: in the world at", 90, start=mark)
+        assert group_pid(fleet, 0) != killed and group_pid(fleet, 1) == other
+        # group 1 never noticed: no new join, and the connection opened before still answers
+        assert joins(fleet, "pepa_bot_3", mark) == 0 and joins(fleet, "pepa_bot_4", mark) == 0
+        bystander.send(protocol.Snapshot())
+        assert bystander.wait_for("status", timeout=15)["connected"] is True
+
+
+def test_stopping_one_bot_leaves_the_others_playing(fleet: Daemon) -> None:
+    mark = len(fleet.lines)
+    with client(fleet, "pepa_bot_4") as four:
+        four.send(protocol.Stop())
+    fleet.wait_line("pepa_bot_4 stopped: stop requested", 30, start=mark)
+    status = eventually(
+        lambda: (
+            (r := pepa(fleet, "status")).returncode == 0
+            and "stopped on request" in r.stdout
+            and r.stdout
+        ),
+        30,
+        "the status to show pepa_bot_4 stopped",
+    )
+    row = next(line for line in status.splitlines() if line.startswith("pepa_bot_4"))
+    assert " down " in row and "stopped on request" in row
+    with client(fleet, "pepa_bot_3") as three:  # its neighbour in group 1 plays on
+        three.send(protocol.Snapshot())
+        assert three.wait_for("status", timeout=15)["connected"] is True
+
+
+def test_sigterm_stops_the_whole_fleet_and_leaves_no_process(fleet: Daemon) -> None:
+    pids = [group_pid(fleet, 0), group_pid(fleet, 1)]
+    fleet.signal(signal.SIGTERM)
+    assert fleet.wait(60) == 0
+    assert not (server_root(fleet) / "fleet.json").exists()
+    for pid in pids:
+        eventually(lambda pid=pid: not Path(f"/proc/{pid}").exists(), 10, f"worker {pid} gone")
+    result = pepa(fleet, "status")
+    assert result.returncode == 1 and "no daemon is running" in result.stderr
