@@ -114,6 +114,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fleet.add_argument("--group", type=int, help="bots per worker process (default 8)")
     fleet.add_argument(
+        "--knowledge",
+        choices=("shared", "own"),
+        default="shared",
+        help="one knowledge base for every bot (PEPA_DB_URL, else a PostgreSQL of the fleet's "
+        "own), or each bot its own knowledge.db",
+    )
+    fleet.add_argument(
         "--console",
         choices=("info", "warning"),
         default="warning",
@@ -281,6 +288,7 @@ def _fleet(config: Config, spec: FleetSpec, args: argparse.Namespace) -> int:
         period=args.restart_window,
         world=world,
         console=args.console,
+        knowledge=args.knowledge,
     )
     if not config.embedded:
         supervisor.say(f"server {config.host}:{config.port}")

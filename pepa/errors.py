@@ -32,6 +32,7 @@ must be drawn here.
     ├── KnowledgeError          pepa.knowledge.store  the knowledge base can't be opened/written
     ├── ProposalError           pepa.proposals        an id that names no pending proposal
     ├── ProposeError            pepa.propose          apply refused (repo, dirty tree, approval)
+    ├── PostgresError           pepa.fleet.postgres   the fleet's PostgreSQL won't set up or start
     └── DashboardError          tui.app               the dashboard cannot start (no terminal)
 
 ``AskTimeout`` is also a :class:`TimeoutError` and ``IpcClientError`` also a

@@ -8,7 +8,6 @@ runs through ``runuser``. Trust authentication on 127.0.0.1 only.
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import socket
@@ -16,16 +15,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from pepa.fleet.postgres import find_bin_dir
+
 __all__ = ["PostgresServer", "find_bin_dir"]
-
-
-def find_bin_dir() -> Path | None:
-    """The newest ``/usr/lib/postgresql/<n>/bin`` with ``initdb``, or None."""
-    found = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-        key=lambda p: int(Path(p).parent.parent.name),
-    )
-    return Path(found[-1]).parent if found else None
 
 
 class PostgresServer:

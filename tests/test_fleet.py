@@ -1,10 +1,12 @@
 """``pepa fleet`` against a real flying-squid world: four bots in two worker processes.
 
-One fleet serves the module (a flat embedded world, fault injection on):
+One fleet serves the module (a flat world with the test plugin, fault injection on, the
+fleet's own PostgreSQL as the shared knowledge base):
 ``pepa_bot_1`` and ``pepa_bot_2`` share group 0's process and its JS bridge,
 ``pepa_bot_3`` and ``pepa_bot_4`` group 1's. The tests check what a fleet
 promises: each bot's own folder, lock, socket and log; ``pepa status`` with a
-line per bot; and isolation — a crashed actor restarted in its bot alone, a
+line per bot; a lesson one bot paid for with a death changing another's next fight;
+and isolation — a crashed actor restarted in its bot alone, a
 bot whose tree gives up restarted alone while its process neighbour plays
 on, a killed worker bringing back only its own bots, one bot stopped while
 the others play.
@@ -26,8 +28,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from pepa.fleet.postgres import cluster_home
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
+from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 
@@ -39,19 +43,27 @@ BOTS = ["pepa_bot_1", "pepa_bot_2", "pepa_bot_3", "pepa_bot_4"]
 
 
 @pytest.fixture(scope="module")
-def fleet() -> Iterator[Daemon]:
+def colony() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
     root = Path(tempfile.mkdtemp(prefix="pepa-fleet-", dir="/tmp"))  # short: socket paths
+    world = EmbeddedWorld(root / "world", port=free_port(), control=True).start()
     d = Daemon(
         root, "--bots", "4", "--group", "2", "--fault-injection", "--console", "info",
-        command="fleet",
+        command="fleet", host="127.0.0.1", port=world.port,
     )  # fmt: skip
     try:
         for bot in BOTS:
             d.wait_line(f"[{bot}] pepa.actors.perception: in the world at", 90)
-        yield d
+        yield world, d
     finally:
         d.close()
+        world.stop()
+        shutil.rmtree(cluster_home(server_root(d) / "postgres"), ignore_errors=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def fleet(colony: tuple[EmbeddedWorld, Daemon]) -> Daemon:
+    return colony[1]
 
 
 def server_root(fleet: Daemon) -> Path:
@@ -82,7 +94,7 @@ def joins(fleet: Daemon, bot: str, start: int = 0) -> int:
 
 def pepa(fleet: Daemon, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
-    where = ["--state-dir", str(fleet.state), "--port", str(fleet.port)]
+    where = ["--state-dir", str(fleet.state), "--port", str(fleet.port), "--host", "127.0.0.1"]
     return subprocess.run(
         [sys.executable, "-m", "pepa", *args, *where],
         cwd=fleet.root, env=env, capture_output=True, text=True, timeout=60,
@@ -101,16 +113,26 @@ def test_each_bot_has_its_own_folder_lock_socket_and_log(fleet: Daemon) -> None:
         folder = root / bot
         assert folder.stat().st_mode & 0o777 == 0o700
         assert (folder / "bot.sock").stat().st_mode & 0o777 == 0o600
-        assert (folder / "daemon.lock").exists() and (folder / "knowledge.db").exists()
+        assert (folder / "daemon.lock").exists()
+        assert not (folder / "knowledge.db").exists()  # the knowledge base is the fleet's
         assert (folder / "logs").is_dir()
     assert (root / "fleet").stat().st_mode & 0o777 == 0o700
     # group 0's process writes both its bots' lines to its own log, each tagged; each bot's
     # own log holds its own lines only (read first: the group's log is then a superset)
-    mine = records(root / "pepa_bot_1" / "logs")
+    # (the terminal's line comes before the files' lines of the same record: wait for them)
+    mine = eventually(
+        lambda: (
+            (lines := records(root / "pepa_bot_1" / "logs"))
+            and any("in the world at" in line for line in lines)
+            and lines
+        ),
+        10,
+        "pepa_bot_1's own log to hold its join",
+    )
     group_log = records(root / "fleet" / "group-0" / "logs")
     tagged = {bot: Counter(untag(line, bot) for line in group_log if f" [{bot}] " in line)
               for bot in ("pepa_bot_1", "pepa_bot_2")}  # fmt: skip
-    assert tagged["pepa_bot_2"] and any("in the world at" in line for line in mine)
+    assert tagged["pepa_bot_2"]
     assert not Counter(mine) - tagged["pepa_bot_1"]  # every line of its log is its own
 
 
@@ -145,6 +167,47 @@ def test_a_second_fleet_or_a_daemon_on_the_same_server_is_refused(fleet: Daemon)
         result = pepa(fleet, *command)
         assert result.returncode == 1
         assert "already using" in result.stderr, result.stderr
+
+
+def test_a_lesson_one_bot_paid_for_changes_the_next_fight_of_a_bot_in_another_process(
+    colony: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    world, fleet = colony
+    mark = len(fleet.lines)
+    # pepa_bot_1 (group 0) takes on a zombie and dies in the fight (the server deals the blow)
+    for _ in range(3):  # a zombie the bot never saw (a busy CI machine) is spawned again
+        world.op("remove_mobs")
+        world.op("spawn_mob", player="pepa_bot_1", name="zombie", dx=2)
+        try:
+            fleet.wait_line("[pepa_bot_1] pepa.actors.reflex: defend: combat.attack-nearest", 15,
+                            start=mark)  # fmt: skip
+            break
+        except AssertionError:
+            continue
+    else:
+        pytest.fail("three zombies spawned 2 blocks away and pepa_bot_1 never took one on")
+    world.op("damage", player="pepa_bot_1", amount=25)
+    fleet.wait_line("[pepa_bot_1] pepa.actors.knowledge: death 1 recorded", 30, start=mark)
+    world.op("remove_mobs")
+    # pepa_bot_3 (group 1, another process) hears the lesson from the shared base
+    heard = fleet.wait_line("[pepa_bot_3] pepa.actors.knowledge: lesson from pepa_bot_1", 30,
+                            start=mark)  # fmt: skip
+    assert "zombie" in fleet.lines[heard]
+    # and its next fight with a zombie is a flight: it never fought one itself
+    before = len(fleet.lines)
+    mob = world.op("spawn_mob", player="pepa_bot_3", name="zombie", dx=3)["ids"][0]
+    fleet.wait_line(
+        "[pepa_bot_3] pepa.actors.reflex: defend: survive.flee (lesson: avoid fighting zombie)",
+        30, start=before,
+    )  # fmt: skip
+    health = {m["id"]: m["health"] for m in world.op("entities", name="zombie")}
+    assert (health.get(mob) or 0) >= 19  # at most the hot path's first swing
+    world.op("remove_mobs")
+    # the deaths are each bot's own; the lesson is everyone's
+    bots = {b["name"]: b for b in orjson.loads(pepa(fleet, "status", "--json").stdout)["bots"]}
+    assert bots["pepa_bot_1"]["snapshot"]["learning"]["deaths"] == 1
+    assert bots["pepa_bot_3"]["snapshot"]["learning"]["deaths"] == 0
+    assert bots["pepa_bot_3"]["snapshot"]["learning"]["lessonsInForce"] >= 1
 
 
 def test_a_crashed_actor_is_restarted_in_its_bot_alone(fleet: Daemon) -> None:

@@ -64,6 +64,7 @@ from pepa.knowledge.deaths import (
     drafts_of,
 )
 from pepa.knowledge.reflection import Window, death_facts, proposal, reflect
+from pepa.knowledge.shared import LessonListener
 from pepa.knowledge.upkeep import prune_server
 from pepa.knowledge.wiki import WikiClient
 from pepa.knowledge.wiki_actor import WikiFetched, WikiLookups
@@ -105,6 +106,14 @@ class _Prune:
     """Timer (and once at start): forget what is older than the retention window."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _LessonHeard:
+    """Another bot sharing the base wrote, graded or decayed a lesson (pepa.knowledge.shared)."""
+
+    bot: str
+    lesson_id: int
+
+
 class Knowledge(SupervisedActor):
     """Keeps the knowledge base and the proposals; learns from deaths; reflects."""
 
@@ -120,9 +129,14 @@ class Knowledge(SupervisedActor):
         wiki_url: str = "",
         retention: RetentionPolicy | None = None,
         prune_every: float = PRUNE_EVERY,
+        username: str = "",
     ) -> None:
         super().__init__(supervision=supervision)
         self.server_dir = server_dir
+        self.username = username
+        """This bot: its deaths and its lessons' announcements in a base a fleet shares."""
+        self.listener: LessonListener | None = None
+        """Hears the lessons of the other bots sharing a PostgreSQL base (None: alone)."""
         self.retention = retention or RetentionPolicy()
         """What is kept of chat, deaths, danger points, reflections and logs (pepa/retention.py)."""
         self.prune_every = prune_every
@@ -158,8 +172,13 @@ class Knowledge(SupervisedActor):
             WorldObserved, ActivityChanged, Connected, AdviceApplied, DeathAnalysed, TopicAsked,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
-        self.db = StoreWriter.open(self.server_dir / "knowledge.db", self.db_url)
+        self.db = StoreWriter.open(self.server_dir / "knowledge.db", self.db_url, self.username)
         self.wiki_lookups.store = self.db.store
+        if self.db.store is not None and self.db.store.shared and self.db_url:
+            handle = self.handle
+            self.listener = LessonListener(
+                self.db_url, lambda bot, ident: handle.tell(_LessonHeard(bot=bot, lesson_id=ident))
+            ).start()
         self._refresh()
         self._learned()
         self.every(self.rescan, _Rescan())
@@ -169,6 +188,8 @@ class Knowledge(SupervisedActor):
         self.every(self.prune_every, _Prune())
 
     def cleanup(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
         self.wiki_lookups.close()
         self.db.close()
 
@@ -222,6 +243,8 @@ class Knowledge(SupervisedActor):
                     self._learned()
             case _Prune():
                 self._prune()
+            case _LessonHeard(bot=bot, lesson_id=lesson_id):
+                self._heard(bot, lesson_id)
             case WikiFetched():
                 self.wiki_lookups.finished(message)
             case TopicAsked(topic=topic):
@@ -270,6 +293,21 @@ class Knowledge(SupervisedActor):
             logger.info("lesson (%s): %s (confidence %.2f; %s)", source, text, confidence, where)
             self.publish(announcement(lesson))
             self._log_lesson(f"learned ({source}): {lesson.text} → {lesson.confidence:.2f}")
+
+    def _heard(self, bot: str, lesson_id: int) -> None:
+        """A lesson another bot of the fleet paid for: this bot's chain acts on it too."""
+        if bot == self.username:
+            return  # its own, already told
+        lesson = self.db.run("reading a shared lesson", lambda s: s.lesson(lesson_id))
+        if lesson is None:
+            return
+        logger.info(
+            "lesson from %s: %s (confidence %.2f)", bot or "another bot", lesson.text,
+            lesson.confidence,
+        )  # fmt: skip
+        self.publish(announcement(lesson))
+        self._log_lesson(f"from {bot}: {lesson.text} → {lesson.confidence:.2f}")
+        self._learned()
 
     def _grade(self, grades: tuple[Grade, ...]) -> None:
         for grade in grades:

@@ -147,6 +147,7 @@ def build_tree(
                         "reflect_every": reflect_every,
                         "wiki_url": wiki_url,
                         "retention": retention,
+                        "username": username,
                     },
                 ),
                 ChildSpec(

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from pepa.daemon.worker import EXIT_FILE
-from pepa.fleet.supervisor import ROSTER
+from pepa.fleet.supervisor import ROSTER, processes
 from pepa.ipc.client import IpcClient, IpcClientError
 from pepa.statefiles import WORKER_EXIT, load
 
@@ -103,7 +103,7 @@ def format_fleet(roster: dict[str, Any], lines: list[BotLine]) -> str:
     up = sum(1 for line in lines if line.snapshot is not None)
     out = [
         f"fleet      {roster.get('server')}: {len(lines)} bots, {up} answering, "
-        f"{len(groups)} worker processes ({restarts} restarts); "
+        f"{processes(len(groups))} ({restarts} restarts); "
         f"`pepa status --bot NAME` for one bot",
         f"{'bot':<17}{'grp':>3}  {'state':<13}{'hp/food':>8}  {'deaths':>6}  {'lessons':>7}  doing",
     ]

@@ -37,6 +37,7 @@ from pepa.daemon import handover
 from pepa.daemon.lock import StateLock
 from pepa.daemon.worker import ENV_PARENT, EXIT_FILE
 from pepa.errors import LockError, PepaError
+from pepa.fleet.postgres import LocalPostgres, find_bin_dir
 from pepa.fleet.spec import FleetSpec
 from pepa.memory import write_atomic
 from pepa.planbook import PlanBook
@@ -44,6 +45,7 @@ from pepa.signals import SignalInbox
 from pepa.statedir import secure_state
 from pepa.statefiles import WORKER_EXIT, load
 from pepa.supervision import Backoff, RestartIntensity
+from pepa.urls import redact_url
 from pepa.world.embedded import EmbeddedWorld
 
 __all__ = ["ROSTER", "FleetSupervisor", "bot_configs"]
@@ -108,9 +110,14 @@ class FleetSupervisor:
         out: TextIO | None = None,
         world: EmbeddedWorld | None = None,
         console: str = "warning",
+        knowledge: str = "shared",
     ) -> None:
         self.base = base
         self.console = console
+        self.knowledge = knowledge
+        """``shared``: one knowledge base for every bot (``PEPA_DB_URL``, else a PostgreSQL of
+        the fleet's own); ``own``: each bot its ``knowledge.db``."""
+        self.postgres: LocalPostgres | None = None
         """The lowest level of the workers' lines on this terminal (``info`` or ``warning``)."""
         self.spec = spec
         self.stop_timeout = stop_timeout
@@ -152,6 +159,7 @@ class FleetSupervisor:
                         self.say(note)
                     locks.append(_lock(config.server_dir))
             self._write_goals()
+            self._share_knowledge()
             self._signals.install()
             if self.world is not None:
                 self.world.start()
@@ -161,7 +169,7 @@ class FleetSupervisor:
                 )
             total = sum(len(g.bots) for g in self.groups)
             self.say(
-                f"fleet of {total} bots in {len(self.groups)} worker processes "
+                f"fleet of {total} bots in {processes(len(self.groups))} "
                 f"({self.spec.group} per process); `pepa status` lists them"
             )
             return self._loop()
@@ -169,12 +177,36 @@ class FleetSupervisor:
             try:
                 self._stop_all()
             finally:
+                if self.postgres is not None:
+                    self.postgres.stop()
                 self.roster_path.unlink(missing_ok=True)
                 if self.world is not None:
                     self.world.stop()
                 self._signals.close()
                 for lock in reversed(locks):
                     lock.release()
+
+    def _share_knowledge(self) -> None:
+        """Every bot on one knowledge base: ``PEPA_DB_URL``, else the fleet's own PostgreSQL,
+        else (no server binaries) each its own file, said once."""
+        if self.knowledge != "shared":
+            self.say("knowledge: each bot keeps its own knowledge.db (--knowledge own)")
+            return
+        if self.base.db_url:
+            self.say(f"knowledge: shared in {redact_url(self.base.db_url)}")
+            return
+        bin_dir = find_bin_dir()
+        if bin_dir is None:
+            self.say(
+                "knowledge: no PostgreSQL server binaries (apt install postgresql), so each bot "
+                "keeps its own knowledge.db and no lesson reaches the others"
+            )
+            return
+        self.postgres = LocalPostgres(self.base.server_root / "postgres", bin_dir)
+        url = self.postgres.start()  # PostgresError: one line, exit 1
+        for group in self.groups:
+            group.configs = [replace(c, db_url=url) for c in group.configs]
+        self.say(f"knowledge: shared by every bot in the fleet's PostgreSQL ({self.postgres.home})")
 
     def _write_goals(self) -> None:
         """A goal the fleet file names replaces a bot's ``goal.md`` when it differs."""
@@ -320,6 +352,11 @@ class FleetSupervisor:
                 reasons.append(str(said["reason"]))
         reason = reasons[0] if reasons else ""
         return f"exit code {code}" + (f": {reason}" if reason else "")
+
+
+def processes(n: int) -> str:
+    """``1 worker process``, ``2 worker processes``."""
+    return f"{n} worker process" + ("" if n == 1 else "es")
 
 
 def _lock(folder: Path) -> StateLock:

@@ -9,9 +9,10 @@ from pony import orm
 
 __all__ = ["COLUMNS", "SCHEMA_VERSION", "define", "utcnow"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped when a table or column is added; migrations are additive only (:data:`COLUMNS`).
-2: ``deaths.cause_kind`` and ``deaths.cause``; 3: ``lessons.signature``; 4: ``lessons.touched``."""
+2: ``deaths.cause_kind`` and ``deaths.cause``; 3: ``lessons.signature``; 4: ``lessons.touched``;
+5: ``deaths.bot`` (whose death, in a base a fleet shares)."""
 
 COLUMNS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("deaths", "cause_kind", {"SQLite": "TEXT NOT NULL DEFAULT ''",
@@ -20,6 +21,8 @@ COLUMNS: tuple[tuple[str, str, dict[str, str]], ...] = (
     ("lessons", "signature", {"SQLite": "TEXT NOT NULL DEFAULT ''",
                               "PostgreSQL": "TEXT NOT NULL DEFAULT ''"}),
     ("lessons", "touched", {"SQLite": "DATETIME", "PostgreSQL": "TIMESTAMP"}),
+    ("deaths", "bot", {"SQLite": "TEXT NOT NULL DEFAULT ''",
+                       "PostgreSQL": "TEXT NOT NULL DEFAULT ''"}),
 )  # fmt: skip
 """Columns added since schema 1: (table, column, its type by Pony dialect), as Pony itself
 would declare them; :meth:`KnowledgeStore.open` adds those an older file lacks."""
@@ -92,6 +95,7 @@ def define(db: orm.Database) -> dict[str, Any]:
         bundle = orm.Required(orm.Json, lazy=True, optimistic=False)  # see record_death
         cause_kind = orm.Optional(str)  # pepa.world.death.KINDS; '' before schema 2
         cause = orm.Optional(orm.Json, nullable=True)  # DeathCause.as_dict(); null before 2
+        bot = orm.Optional(str)  # whose, in a shared base; '' alone or before 5
         postmortems = orm.Set("PostMortem")
 
     class PostMortem(db.Entity):

@@ -51,6 +51,8 @@ class LessonRecord:
     source: str = ""
     signature: str = ""
     """The situation it is about (``Situation.signature``); empty: its hostile anywhere."""
+    id: int = 0
+    """Its row (0: not stored)."""
 
 
 def lesson_record(row: Any) -> LessonRecord:
@@ -58,7 +60,7 @@ def lesson_record(row: Any) -> LessonRecord:
     return LessonRecord(
         skill=row.skill, hostile=row.hostile, verdict=row.verdict, alternative=row.alternative,
         confidence=row.confidence, text=row.text, applied=row.applied, source=row.source,
-        signature=row.signature,
+        signature=row.signature, id=row.id,
     )  # fmt: skip
 
 

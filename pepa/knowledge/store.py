@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Mapping
-from contextlib import closing
+from collections.abc import Iterator, Mapping
+from contextlib import closing, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,13 @@ MIN_CONFIDENCE, MAX_CONFIDENCE = 0.05, 0.95
 DECAY_GRACE = timedelta(days=1)
 """A learned lesson neither learned again nor graded this long starts to decay."""
 DECAY_PER_DAY = 0.05
+OPEN_LOCK = 0x9E9A0BE1
+"""PostgreSQL advisory lock held while a bot creates or upgrades a shared base's tables."""
+SEED_LOCK = 0x9E9A5EED
+"""PostgreSQL advisory lock held while a bot seeds a shared base (the others then skip)."""
+LESSON_CHANNEL = "pepa_lessons"
+"""PostgreSQL's channel for lessons written or graded: ``NOTIFY pepa_lessons, '<bot>:<id>'``
+at the commit, heard by every other bot sharing the base (:mod:`pepa.knowledge.shared`)."""
 """Confidence a stale lesson loses a day: one learned once (0.7) stops acting (below 0.6) two
 days after its day of grace; one confirmed to the cap (0.95), seven days after."""
 
@@ -105,16 +112,42 @@ def bind_arguments(url: str) -> dict[str, Any]:
     )
 
 
+@contextmanager
+def _opening_alone(arguments: Mapping[str, Any]) -> Iterator[None]:
+    """Hold PostgreSQL's advisory lock :data:`OPEN_LOCK` on a connection of its own: creating
+    the tables of a new base twice at once fails in one of the two (a fleet's bots start
+    together)."""
+    import psycopg2
+
+    connection = psycopg2.connect(
+        host=arguments["host"], port=arguments["port"], dbname=arguments["database"],
+        user=arguments["user"], password=arguments.get("password"),
+        connect_timeout=arguments["connect_timeout"],
+    )  # fmt: skip
+    try:
+        connection.autocommit = True
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", (OPEN_LOCK,))
+        yield
+    finally:
+        connection.close()  # the lock goes with the session
+
+
 class KnowledgeStore:
     """Open with :meth:`open`; every method runs in its own db_session."""
 
-    def __init__(self, path: Path | None = None, *, url: str | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, url: str | None = None, bot: str = "") -> None:
         if (path is None) == (url is None):
             raise ValueError("give a SQLite path or a database URL, not both")
         self.path = path
         self.url = url
+        self.bot = bot
+        """Whose base this is, in a base several bots share (a PostgreSQL ``url``): its deaths
+        are stored and counted as its own, its lessons announced as from it. "": one bot's."""
         self.db = orm.Database()
         self.e = define(self.db)
+        self.shared = False
+        """On PostgreSQL: lessons are announced on :data:`LESSON_CHANNEL` as they change."""
 
     @property
     def where(self) -> str:
@@ -126,15 +159,22 @@ class KnowledgeStore:
         try:
             if self.path is not None:
                 self._bind_sqlite(self.path)
+                self._create()
             else:
-                self.db.bind(**bind_arguments(self.url or ""))
-            self._add_columns()
-            self.db.generate_mapping(create_tables=True)
-            with orm.db_session:
-                self._set_meta("schema_version", str(SCHEMA_VERSION))
+                arguments = bind_arguments(self.url or "")
+                self.db.bind(**arguments)
+                with _opening_alone(arguments):  # a fleet's bots open a new base together
+                    self._create()
+            self.shared = self.db.provider.dialect == "PostgreSQL"
         except Exception as exc:  # Pony raises many kinds; all mean "cannot use it"
             raise KnowledgeError(f"cannot open {self.where}: {exc}") from exc
         return self
+
+    def _create(self) -> None:
+        self._add_columns()
+        self.db.generate_mapping(create_tables=True)
+        with orm.db_session:
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
 
     def _add_columns(self) -> None:
         """Upgrade an older database in place: add the :data:`COLUMNS` its tables lack.
@@ -202,6 +242,10 @@ class KnowledgeStore:
         recipes = Recipes.load(version, data_root)
         with orm.db_session:
             e = self.e
+            if self.shared:  # the fleet's bots join together: one seeds, the others wait, skip
+                self.db.execute("SELECT pg_advisory_xact_lock($key)", {}, {"key": SEED_LOCK})
+                if e["Meta"].get(key=f"seeded:{version}") is not None:
+                    return False
             for result, variants in recipes.by_result.items():
                 for r in variants:
                     e["RecipeRow"](
@@ -253,6 +297,7 @@ class KnowledgeStore:
         last = bundle.get("last_hostile") or {}
         row = self.e["Death"](
             reason=reason,
+            bot=self.bot,
             cause_kind=str((cause or {}).get("kind") or "unknown"),
             cause=json.loads(json.dumps(cause, default=str)) if cause is not None else None,
             x=position.get("x") if position else None,
@@ -278,7 +323,10 @@ class KnowledgeStore:
     @orm.db_session
     def deaths_by_cause(self) -> dict[str, int]:
         """Deaths per cause kind; deaths stored before causes were kept count as ``unknown``."""
-        rows = orm.select((d.cause_kind, orm.count(d)) for d in self.e["Death"])
+        who = self._who
+        rows = orm.select(
+            (d.cause_kind, orm.count(d)) for d in self.e["Death"] if who == "" or d.bot == who
+        )
         counts: dict[str, int] = {}
         for kind, n in rows:
             counts[kind or "unknown"] = counts.get(kind or "unknown", 0) + n
@@ -305,7 +353,10 @@ class KnowledgeStore:
     def recent_deaths(self, limit: int) -> list[tuple[datetime, str]]:
         """(when, why) of the last ``limit`` deaths, newest first (no bundle read: a bundle is
         150 snapshots)."""
-        rows = orm.select((d.id, d.at, d.reason) for d in self.e["Death"]).order_by(-1)
+        who = self._who
+        rows = orm.select(
+            (d.id, d.at, d.reason) for d in self.e["Death"] if who == "" or d.bot == who
+        ).order_by(-1)
         return [(at, reason) for _, at, reason in rows[:limit]]
 
     @orm.db_session
@@ -322,7 +373,10 @@ class KnowledgeStore:
     @orm.db_session
     def deaths_since(self, since: datetime) -> list[tuple[DeathRecord, str]]:
         """Deaths after ``since`` (UTC), oldest first, each with its first post-mortem's cause."""
-        rows = orm.select(d for d in self.e["Death"] if d.at > since).order_by(lambda d: d.id)
+        who = self._who
+        rows = orm.select(
+            d for d in self.e["Death"] if d.at > since and (who == "" or d.bot == who)
+        ).order_by(lambda d: d.id)
         found = []
         for row in rows:
             causes = orm.select(p for p in self.e["PostMortem"] if p.death == row)
@@ -390,6 +444,7 @@ class KnowledgeStore:
             row.text = draft.text
             row.touched = utcnow()
         orm.flush()
+        self._announce(row.id)
         return lesson_record(row)
 
     @orm.db_session
@@ -405,6 +460,7 @@ class KnowledgeStore:
         row.confidence = round(min(MAX_CONFIDENCE, max(MIN_CONFIDENCE, row.confidence + step)), 3)
         row.touched = utcnow()
         orm.flush()
+        self._announce(row.id)
         return lesson_record(row)
 
     @orm.db_session
@@ -415,6 +471,10 @@ class KnowledgeStore:
         lessons that were at or above ``active`` (the chain's) and lost some: the chain hears of
         each, so its copy (recalled at coarser levels too) decays as well."""
         stale = now - DECAY_GRACE
+        last = self.e["Meta"].get(key="decayed_at")  # a shared base decays once, whoever does
+        if last is not None:
+            since = max(since, datetime.fromisoformat(last.value))
+        self._set_meta("decayed_at", now.isoformat())
         rows = orm.select(
             x for x in self.e["Lesson"]
             if x.source != "seed" and x.confidence > MIN_CONFIDENCE and x.created < stale
@@ -430,8 +490,29 @@ class KnowledgeStore:
             row.confidence = max(MIN_CONFIDENCE, before - DECAY_PER_DAY * days)
             if before >= active:
                 decayed.append(lesson_record(row))
+                self._announce(row.id)
         orm.flush()
         return decayed
+
+    @orm.db_session
+    def lesson(self, lesson_id: int) -> LessonRecord | None:
+        """One lesson by its row (an announcement from another bot), or None."""
+        row = self.e["Lesson"].get(id=lesson_id)
+        return None if row is None else lesson_record(row)
+
+    @property
+    def _who(self) -> str:
+        """The bot whose deaths a query counts: this one in a shared base, else "" (all)."""
+        return self.bot if self.shared else ""
+
+    def _announce(self, lesson_id: int) -> None:
+        """Tell the other bots of a shared base that a lesson changed (sent at the commit)."""
+        if self.shared:
+            self.db.execute(
+                "SELECT pg_notify($channel, $payload)",
+                {},
+                {"channel": LESSON_CHANNEL, "payload": f"{self.bot}:{lesson_id}"},
+            )
 
     @orm.db_session
     def lessons_for(self, skill: str, hostile: str) -> list[LessonRecord]:

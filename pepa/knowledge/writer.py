@@ -34,10 +34,11 @@ class StoreWriter:
         """The open store; None when it could not be opened."""
 
     @classmethod
-    def open(cls, path: Path, url: str | None = None) -> StoreWriter:
-        """The store at ``url`` (a fleet's PostgreSQL) or the SQLite file ``path``."""
+    def open(cls, path: Path, url: str | None = None, bot: str = "") -> StoreWriter:
+        """The store at ``url`` (a fleet's PostgreSQL, shared as ``bot``) or the SQLite file
+        ``path``."""
         try:
-            store = (KnowledgeStore(url=url) if url else KnowledgeStore(path)).open()
+            store = (KnowledgeStore(url=url, bot=bot) if url else KnowledgeStore(path)).open()
         except KnowledgeError as exc:
             logger.warning("no knowledge base this time (the bot plays on): %s", exc)
             return cls(None)

@@ -1,0 +1,336 @@
+"""A fleet on one machine: per-bot memory and CPU, reaction, lesson spread; fleet vs daemons.
+
+Run: ``.venv/bin/python bench/fleet.py [--sizes 1,8,16,32,64] [--separate 1,8,16]
+[--group 8] [--trials 3] [--settle 30] [--window 30] [--idle]``.
+
+For each N, in one survival sandbox (seeded, with the test plugin) and one
+loopback PostgreSQL shared by every bot of both arms:
+
+- **fleet**: ``pepa fleet --bots N --group G``;
+- **separate**: N ``pepa start`` daemons side by side, each with its own
+  state folder (for the sizes in ``--separate``).
+
+The arms differ only in the hosting: the same world, the same knowledge base
+(``PEPA_DB_URL``: lessons spread by LISTEN/NOTIFY in both), the curriculum on
+(``--idle``: off) and the same code. After every bot is in the world and
+``--settle`` seconds more, it measures:
+
+- memory: the PSS (``/proc/<pid>/smaps_rollup``: shared pages split among
+  the processes that share them) of every process of the arm (supervisors,
+  workers, Node bridges; not the world, not PostgreSQL), total and per bot;
+- CPU: the processes' user+system time over ``--window`` seconds, as % of
+  one core, total and per bot;
+- reaction: for each of ``--trials`` rounds, a zombie spawned 2 blocks from
+  each bot in turn; the server's time from the spawn to the bot's first
+  attack packet (the same measure as reaction_latency.py), p50 and p99 over
+  all bots and rounds, and the misses (no attack within 5 s);
+- lesson spread: the first bot is killed by a zombie; from its ``death N
+  recorded`` line to each other bot's ``lesson from <bot>`` line (log
+  timestamps, one clock): p50, p99 and max (the time to reach every bot).
+
+Marginal memory per bot is (PSS at N - PSS at 1) / (N - 1), arm by arm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pepa.fleet.postgres import find_bin_dir
+from pepa.world.embedded import EmbeddedWorld, free_port
+from tests.pg_server import PostgresServer
+
+SEED = 424242
+STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ")
+
+
+class Arm:
+    """A running fleet, or N running daemons; their output lines, their process trees."""
+
+    def __init__(self, kind: str, n: int, group: int, world: EmbeddedWorld, db: str,
+                 root: Path, curriculum: bool) -> None:  # fmt: skip
+        self.kind, self.n = kind, n
+        self.names = [f"b_{i}" for i in range(1, n + 1)]  # as `pepa fleet --username b` names them
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
+        env.update(PEPA_DB_URL=db, PEPA_CURRICULUM="1" if curriculum else "0")
+        where = ["--host", "127.0.0.1", "--port", str(world.port)]
+        self.procs: list[subprocess.Popen[str]] = []
+        self.states: list[Path] = []
+        """Each daemon's state folder (separate daemons)."""
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+        if kind == "fleet":
+            argv = [sys.executable, "-m", "pepa", "fleet", "--bots", str(n), "--group",
+                    str(group), "--username", "b", "--console", "info",
+                    "--state-dir", str(root / "state"), *where]  # fmt: skip
+            self._spawn(argv, env, root)
+        else:
+            for name in self.names:
+                self.states.append(root / name)
+                argv = [sys.executable, "-m", "pepa", "start", "--username", name,
+                        "--state-dir", str(root / name), *where]  # fmt: skip
+                self._spawn(argv, env, root)
+
+    def _spawn(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        proc = subprocess.Popen(
+            argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True,
+        )  # fmt: skip
+        self.procs.append(proc)
+        threading.Thread(target=self._read, args=(proc,), daemon=True).start()
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            with self._lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def bot_lines(self, name: str, text: str) -> list[str]:
+        """Lines of bot ``name`` containing ``text``: a fleet's terminal tags them; a daemon's
+        are read from its own log (the daemons' terminals interleave untagged)."""
+        if self.kind == "fleet":
+            with self._lock:
+                lines = list(self.lines)
+            return [line for line in lines if f"[{name}]" in line and text in line]
+        state = self.states[self.names.index(name)]
+        found: list[str] = []
+        for path in sorted(state.glob("*/logs/*.log")):
+            found += path.read_text(errors="replace").splitlines()
+        return [line for line in found if text in line]
+
+    def wait_all(self, text: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        pause = threading.Event()
+        while time.monotonic() < deadline:
+            missing = [n for n in self.names if not self.bot_lines(n, text)]
+            if not missing:
+                return
+            pause.wait(0.5)
+        raise RuntimeError(f"{self.kind} N={self.n}: no {text!r} from {missing[:5]}")
+
+    def pids(self) -> list[int]:
+        """Every process of the arm: each top process and all its descendants."""
+        children: dict[int, list[int]] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry.name))
+        found, todo = [], [p.pid for p in self.procs]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            todo += children.get(pid, [])
+        return found
+
+    def close(self) -> None:
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+
+
+def pss_mib(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+    return total / 1024
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
+def reactions(world: EmbeddedWorld, names: list[str], trials: int) -> tuple[list[float], int]:
+    pause = threading.Event()
+    samples: list[float] = []
+    misses = 0
+    for _ in range(trials):
+        for name in names:
+            world.op("remove_mobs")
+            pause.wait(0.7)  # past the swing cooldown of the last round
+            mob = world.op("spawn_mob", player=name, name="zombie", dx=2)["ids"][0]
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                result = world.op("reaction", mob=mob)
+                if result["hit"]:
+                    samples.append(float(result["ms"]))
+                    break
+                pause.wait(0.01)
+            else:
+                misses += 1
+    world.op("remove_mobs")
+    return samples, misses
+
+
+def stamp(line: str) -> float | None:
+    found = STAMP.match(line)
+    if found is None:
+        return None
+    return datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp()
+
+
+def lesson_spread(world: EmbeddedWorld, arm: Arm) -> list[float] | None:
+    """ms from the first bot's death record to each other bot's ``lesson from`` line."""
+    first, others = arm.names[0], arm.names[1:]
+    if not others:
+        return None
+    world.op("remove_mobs")
+    world.op("spawn_mob", player=first, name="zombie", dx=2)
+    time.sleep(1.0)  # it takes the zombie on (the lesson is about a lost fight)
+    world.op("damage", player=first, amount=40)
+    deadline = time.monotonic() + 30
+    pause = threading.Event()
+    recorded: list[str] = []
+    while time.monotonic() < deadline and not recorded:
+        recorded = arm.bot_lines(first, "recorded:")
+        pause.wait(0.2)
+    if not recorded:
+        return None
+    t0 = stamp(recorded[-1])
+    heard: dict[str, float] = {}
+    while time.monotonic() < deadline and len(heard) < len(others):
+        for name in others:
+            if name not in heard:
+                lines = arm.bot_lines(name, f"lesson from {first}")
+                if lines and (t := stamp(lines[0])) is not None:
+                    heard[name] = t
+        pause.wait(0.2)
+    world.op("remove_mobs")
+    if t0 is None:
+        return None
+    return [(heard[n] - t0) * 1000 if n in heard else float("inf") for n in others]
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, db: str,
+            root: Path) -> dict[str, object]:  # fmt: skip
+    arm = Arm(kind, n, args.group, world, db, root / f"{kind}-{n}", not args.idle)
+    try:
+        started = time.monotonic()
+        arm.wait_all("in the world at", 120 + 5 * n)
+        joined = time.monotonic() - started
+        time.sleep(args.settle)
+        pids = arm.pids()
+        before = cpu_seconds(pids)
+        time.sleep(args.window)
+        pids = arm.pids()
+        cpu = (cpu_seconds(pids) - before) / args.window * 100
+        memory = pss_mib(pids)
+        samples, misses = reactions(world, arm.names, args.trials)
+        spread = lesson_spread(world, arm)
+        return {
+            "arm": kind, "n": n, "processes": len(pids), "join_s": joined,
+            "pss_mib": memory, "cpu_pct": cpu,
+            "react_p50": pct(samples, 0.5), "react_p99": pct(samples, 0.99),
+            "react_n": len(samples), "misses": misses, "spread": spread,
+        }  # fmt: skip
+    finally:
+        arm.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,8,16,32,64")
+    parser.add_argument("--separate", default="1,8,16", help="sizes for N pepa start daemons")
+    parser.add_argument("--group", type=int, default=8)
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--settle", type=float, default=30.0)
+    parser.add_argument("--window", type=float, default=30.0)
+    parser.add_argument("--idle", action="store_true", help="curriculum off: idle bots")
+    args = parser.parse_args()
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        sys.exit("bench/fleet.py needs PostgreSQL's server binaries (apt install postgresql)")
+    root = Path(tempfile.mkdtemp(prefix="pepa-fleet-bench-", dir="/tmp"))
+    pg = PostgresServer(bin_dir).start()
+    rows = []
+    try:
+        plan = [("fleet", int(n)) for n in args.sizes.split(",") if n]
+        plan += [("separate", int(n)) for n in args.separate.split(",") if n]
+        for number, (kind, n) in enumerate(plan):
+            db = pg.create_database(f"bench{number}")
+            world = EmbeddedWorld(root / f"world{number}", port=free_port(), control=True,
+                                  sandbox=True, seed=SEED).start()  # fmt: skip
+            try:
+                row = measure(kind, n, args, world, db, root)
+            finally:
+                world.stop()
+            rows.append(row)
+            print(render(row), flush=True)
+    finally:
+        pg.stop()
+    print()
+    print(table(rows))
+
+
+def render(row: dict[str, object]) -> str:
+    spread = row["spread"]
+    n = int(row["n"])  # type: ignore[call-overload]
+    if isinstance(spread, list) and spread:
+        lost = sum(1 for s in spread if s == float("inf"))
+        heard = [s for s in spread if s != float("inf")]
+        said = (f"lesson p50 {pct(heard, 0.5):.0f} ms p99 {pct(heard, 0.99):.0f} ms "
+                f"all {max(spread):.0f} ms" + (f" ({lost} never)" if lost else ""))  # fmt: skip
+    else:
+        said = "lesson -"
+    return (
+        f"{row['arm']:8s} N={n:3d}  procs {row['processes']:3d}  joined {row['join_s']:5.1f}s  "
+        f"PSS {row['pss_mib']:7.0f} MiB ({float(row['pss_mib']) / n:5.0f}/bot)  "  # type: ignore[arg-type]
+        f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot)  "  # type: ignore[arg-type]
+        f"react p50 {row['react_p50']:.1f} p99 {row['react_p99']:.1f} ms "
+        f"(n={row['react_n']}, {row['misses']} missed)  {said}"
+    )
+
+
+def table(rows: list[dict[str, object]]) -> str:
+    out = ["arm       N  PSS MiB/bot  marginal MiB  CPU %/bot  react p50/p99 ms  lesson all ms"]
+    base = {r["arm"]: float(r["pss_mib"]) for r in rows if r["n"] == 1}  # type: ignore[arg-type]
+    for r in rows:
+        n = int(r["n"])  # type: ignore[call-overload]
+        pss = float(r["pss_mib"])  # type: ignore[arg-type]
+        marginal = (pss - base[r["arm"]]) / (n - 1) if n > 1 and r["arm"] in base else float("nan")
+        spread = r["spread"]
+        everyone = f"{max(spread):.0f}" if isinstance(spread, list) and spread else "-"
+        out.append(
+            f"{r['arm']:8s} {n:3d}  {pss / n:11.0f}  {marginal:12.0f}  "
+            f"{float(r['cpu_pct']) / n:9.2f}  {r['react_p50']:7.1f}/{r['react_p99']:<7.1f}  "  # type: ignore[arg-type]
+            f"{everyone:>13s}"
+        )
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    main()

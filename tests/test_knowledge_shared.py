@@ -1,0 +1,183 @@
+"""A knowledge base several bots share on a real PostgreSQL: lessons announced, deaths apart."""
+
+from __future__ import annotations
+
+import itertools
+import queue
+from collections.abc import Iterator
+from datetime import timedelta
+
+import psycopg2
+import pytest
+from pony import orm
+
+from pepa.knowledge import KnowledgeStore
+from pepa.knowledge._models import utcnow
+from pepa.knowledge.coach_offline import LessonDraft
+from pepa.knowledge.shared import LessonListener, parse_payload
+from pepa.knowledge.store import LESSON_CHANNEL
+from tests.pg_server import PostgresServer
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
+
+_names = itertools.count()
+
+DRAFT = LessonDraft(
+    skill="combat.attack-nearest", situation="hostile nearby", hostile="zombie",
+    verdict="avoid", alternative="survive.flee", text="flee zombies", confidence=0.7,
+)  # fmt: skip
+
+
+@pytest.fixture
+def url(postgres: PostgresServer) -> str:
+    return postgres.create_database(f"shared{next(_names)}")
+
+
+@pytest.fixture
+def pair(url: str) -> Iterator[tuple[KnowledgeStore, KnowledgeStore]]:
+    a = KnowledgeStore(url=url, bot="miner").open()
+    b = KnowledgeStore(url=url, bot="wood1").open()
+    yield a, b
+    a.close()
+    b.close()
+
+
+def listening(url: str) -> tuple[LessonListener, queue.Queue[tuple[str, int]]]:
+    heard: queue.Queue[tuple[str, int]] = queue.Queue()
+    listener = LessonListener(url, lambda bot, ident: heard.put((bot, ident))).start()
+    assert listener.wait_listening(20)
+    return listener, heard
+
+
+def test_a_lesson_one_bot_writes_is_announced_to_the_others_at_its_commit(
+    url: str, pair: tuple[KnowledgeStore, KnowledgeStore]
+) -> None:
+    a, b = pair
+    listener, heard = listening(url)
+    try:
+        lesson = a.add_lesson(DRAFT, source="offline")
+        assert heard.get(timeout=10) == ("miner", lesson.id)
+        assert b.lesson(lesson.id) == lesson  # the other bot reads the very row
+        graded = b.grade_lesson("combat.attack-nearest", "zombie", "avoid", success=True)
+        assert graded is not None and heard.get(timeout=10) == ("wood1", lesson.id)
+    finally:
+        listener.close()
+
+
+def test_each_bot_counts_its_own_deaths_but_every_danger_place_is_shared(
+    pair: tuple[KnowledgeStore, KnowledgeStore],
+) -> None:
+    a, b = pair
+    a.record_death(reason="slain by zombie", position={"x": 1, "y": 64, "z": 2}, bundle={},
+                   cause={"kind": "mob"})  # fmt: skip
+    assert a.deaths_by_cause() == {"mob": 1} and b.deaths_by_cause() == {}
+    assert [r for _, r in a.recent_deaths(5)] == ["slain by zombie"] and b.recent_deaths(5) == []
+    assert len(a.deaths_since(utcnow() - timedelta(hours=1))) == 1
+    assert b.deaths_since(utcnow() - timedelta(hours=1)) == []
+    assert b.death_places(5) == [(1.0, 2.0)]  # a place that killed one bot is the colony's
+
+
+def test_a_shared_base_decays_a_lesson_once_whoever_reflects(
+    pair: tuple[KnowledgeStore, KnowledgeStore],
+) -> None:
+    a, b = pair
+    lesson = a.add_lesson(DRAFT, source="offline")
+    then = utcnow() + timedelta(days=3)  # the window: three days, all past the grace day
+    old = utcnow() - timedelta(days=5)
+    with orm.db_session:
+        row = a.e["Lesson"][lesson.id]
+        row.created = old
+        row.touched = old
+    first = a.decay_lessons(utcnow(), then, 0.6)
+    second = b.decay_lessons(utcnow(), then, 0.6)  # the same window, by the other bot
+    assert [x.id for x in first] == [lesson.id] and second == []
+    after = b.lesson(lesson.id)
+    assert after is not None and after.confidence == pytest.approx(0.7 - 0.05 * 3, abs=0.01)  # once
+
+
+def test_the_listener_comes_back_after_its_connection_is_cut(
+    url: str, pair: tuple[KnowledgeStore, KnowledgeStore], postgres: PostgresServer
+) -> None:
+    a, _ = pair
+    listener, heard = listening(url)
+    try:
+        connection = psycopg2.connect(host="127.0.0.1", port=postgres.port, user="pepa",
+                                      dbname="postgres")  # fmt: skip
+        connection.autocommit = True
+        with connection.cursor() as cursor:  # what a restarted server does to it
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE query ILIKE %s AND pid <> pg_backend_pid()",
+                (f"LISTEN {LESSON_CHANNEL}%",),
+            )
+        connection.close()
+        # it says so, connects again and hears the next lesson
+        lesson = None
+        for _ in range(50):
+            lesson = a.add_lesson(DRAFT, source="offline")
+            try:
+                got = heard.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if got == ("miner", lesson.id):
+                break
+        else:
+            pytest.fail("the listener never heard a lesson again")
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize(
+    ("payload", "parsed"),
+    [("miner:12", ("miner", 12)), (":3", ("", 3)), ("x", None), ("a:b", None),
+     ("a:" + "1" * 70, None), ("a:-1", None)],
+)  # fmt: skip
+def test_an_announcement_is_parsed_or_refused(payload: str, parsed: object) -> None:
+    assert parse_payload(payload) == parsed
+
+
+def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
+    import threading
+
+    from pepa.world.node import node_modules
+
+    data = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    stores = [KnowledgeStore(url=url, bot=f"bot{i}").open() for i in range(4)]
+    results: list[object] = []
+    try:
+        threads = [
+            threading.Thread(target=lambda s=s: results.append(s.seed("1.16.5", data)))
+            for s in stores
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert sorted(map(str, results)) == ["False", "False", "False", "True"]
+        assert stores[0].counts()["block_intel"] > 500
+    finally:
+        for s in stores:
+            s.close()
+
+
+def test_bots_that_start_together_open_a_new_shared_base_without_a_fault(url: str) -> None:
+    import threading
+
+    outcomes: list[str] = []
+
+    def open_one(i: int) -> None:
+        store = KnowledgeStore(url=url, bot=f"bot{i}")
+        try:
+            store.open()
+            outcomes.append("ok")
+        except Exception as exc:  # what a lost race raised: the test says which
+            outcomes.append(repr(exc))
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=open_one, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert outcomes == ["ok"] * 6
