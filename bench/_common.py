@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +82,20 @@ def close(runtime: Runtime) -> None:
     stop_tree(_roots.pop(id(runtime)), runtime, timeout=5)
     pykka.ActorRegistry.stop_all(block=True, timeout=5)
     runtime.scheduler.stop()
+
+
+def first_hit(world: Any, player: str, dx: int, timeout: float = 5.0) -> float | None:
+    """Spawn a zombie ``dx`` blocks from ``player``; the server's ms from the spawn to the
+    player's first attack packet on it (the test plugin's ``reaction`` op), or None."""
+    mob = world.op("spawn_mob", player=player, name="zombie", dx=dx)["ids"][0]
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()
+    while time.monotonic() < deadline:
+        result = world.op("reaction", mob=mob)
+        if result["hit"]:
+            return float(result["ms"])
+        pause.wait(0.01)
+    return None
 
 
 def describe(samples_ms: list[float]) -> str:

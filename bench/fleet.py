@@ -48,6 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._common import first_hit
 from pepa.fleet.postgres import find_bin_dir
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.pg_server import PostgresServer
@@ -62,10 +63,11 @@ class Arm:
     def __init__(self, kind: str, n: int, group: int, world: EmbeddedWorld, db: str,
                  root: Path, curriculum: bool) -> None:  # fmt: skip
         self.kind, self.n = kind, n
-        self.names = [f"b_{i}" for i in range(1, n + 1)]  # as `pepa fleet --username b` names them
+        self.names = [f"bot_{i}" for i in range(1, n + 1)]  # as `pepa fleet --username bot` does
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
         env.update(PEPA_DB_URL=db, PEPA_CURRICULUM="1" if curriculum else "0")
         where = ["--host", "127.0.0.1", "--port", str(world.port)]
+        root.mkdir(parents=True, exist_ok=True)
         self.procs: list[subprocess.Popen[str]] = []
         self.states: list[Path] = []
         """Each daemon's state folder (separate daemons)."""
@@ -73,7 +75,7 @@ class Arm:
         self._lock = threading.Lock()
         if kind == "fleet":
             argv = [sys.executable, "-m", "pepa", "fleet", "--bots", str(n), "--group",
-                    str(group), "--username", "b", "--console", "info",
+                    str(group), "--username", "bot", "--console", "info",
                     "--state-dir", str(root / "state"), *where]  # fmt: skip
             self._spawn(argv, env, root)
         else:
@@ -177,16 +179,11 @@ def reactions(world: EmbeddedWorld, names: list[str], trials: int) -> tuple[list
         for name in names:
             world.op("remove_mobs")
             pause.wait(0.7)  # past the swing cooldown of the last round
-            mob = world.op("spawn_mob", player=name, name="zombie", dx=2)["ids"][0]
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                result = world.op("reaction", mob=mob)
-                if result["hit"]:
-                    samples.append(float(result["ms"]))
-                    break
-                pause.wait(0.01)
-            else:
+            ms = first_hit(world, name, 2)
+            if ms is None:
                 misses += 1
+            else:
+                samples.append(ms)
     world.op("remove_mobs")
     return samples, misses
 

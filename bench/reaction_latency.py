@@ -18,12 +18,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import describe
+from bench._common import describe, first_hit
 from pepa.world.embedded import EmbeddedWorld, free_port
 
 BOT = "pepa_bot"
@@ -55,16 +54,10 @@ def trials(world: EmbeddedWorld, count: int) -> list[float]:
     samples = []
     pause.wait(1.0)  # let the bot settle after joining
     for _ in range(count):
-        mob = world.op("spawn_mob", player=BOT, name="zombie", dx=3)["ids"][0]
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            result = world.op("reaction", mob=mob)
-            if result["hit"]:
-                samples.append(float(result["ms"]))
-                break
-            pause.wait(0.01)
-        else:
-            raise RuntimeError(f"the bot never attacked zombie {mob} (trial {len(samples) + 1})")
+        ms = first_hit(world, BOT, 3)
+        if ms is None:
+            raise RuntimeError(f"the bot never attacked its zombie (trial {len(samples) + 1})")
+        samples.append(ms)
         world.op("remove_mobs")
         pause.wait(1.0)  # past the 0.6 s swing cooldown: measure reaction, not cooldown
     return samples

@@ -81,6 +81,21 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_running(parser: argparse.ArgumentParser, worker: str) -> None:
+    """The flags of a command that supervises workers and may start the embedded world."""
+    parser.add_argument("--max-restarts", type=int, default=5, help=f"{worker} restarts allowed …")
+    parser.add_argument(
+        "--restart-window", type=float, default=60.0, help="… within this many seconds"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="embedded world seed (a new world)")
+    parser.add_argument(
+        "--sandbox-profile",
+        dest="sandbox_profile",
+        metavar="NAME",
+        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog="pepa", description="Autonomous Minecraft survival bot runtime.")
@@ -89,17 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     start = sub.add_parser("start", help="run the supervised daemon (foreground)")
     _add_settings(start)
-    start.add_argument("--max-restarts", type=int, default=5, help="worker restarts allowed …")
-    start.add_argument(
-        "--restart-window", type=float, default=60.0, help="… within this many seconds"
-    )
-    start.add_argument("--seed", type=int, default=None, help="embedded world seed (a new world)")
-    start.add_argument(
-        "--sandbox-profile",
-        dest="sandbox_profile",
-        metavar="NAME",
-        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
-    )
+    _add_running(start, "worker")
     start.add_argument(
         "--reload",
         action="store_true",
@@ -126,17 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="warning",
         help="the lowest level of the workers' lines here (every line is in the logs)",
     )
-    fleet.add_argument("--max-restarts", type=int, default=5, help="a group's restarts allowed …")
-    fleet.add_argument(
-        "--restart-window", type=float, default=60.0, help="… within this many seconds"
-    )
-    fleet.add_argument("--seed", type=int, default=None, help="embedded world seed (a new world)")
-    fleet.add_argument(
-        "--sandbox-profile",
-        dest="sandbox_profile",
-        metavar="NAME",
-        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
-    )
+    _add_running(fleet, "a group's worker")
 
     status = sub.add_parser("status", help="print the running daemon's snapshot and exit")
     _add_settings(status)

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -54,6 +54,18 @@ logger = logging.getLogger(__name__)
 
 EXIT_GAVE_UP = 3
 """Exit code of ``pepa start`` when the worker keeps dying."""
+
+
+def keep_world_alive(world: EmbeddedWorld | None, say: Callable[[str], None], then: str) -> None:
+    """Start the embedded world again if it died (``then``: what the bots do about it)."""
+    if world is None or world.alive():
+        return
+    say(f"the embedded world stopped; starting it again ({then})")
+    try:
+        world.stop()
+        world.start()
+    except PepaError as exc:
+        say(f"cannot restart the embedded world: {exc}")
 
 
 class ProcessSupervisor:
@@ -240,15 +252,7 @@ class ProcessSupervisor:
             pass
 
     def _keep_world_alive(self) -> None:
-        world = self.world
-        if world is None or world.alive():
-            return
-        self.say("the embedded world stopped; starting it again (the bot reconnects by itself)")
-        try:
-            world.stop()
-            world.start()
-        except PepaError as exc:
-            self.say(f"cannot restart the embedded world: {exc}")
+        keep_world_alive(self.world, self.say, "the bot reconnects by itself")
 
     def _exit_reason(self, code: int) -> str:
         if code < 0:

@@ -35,8 +35,9 @@ from pepa.childenv import scrubbed
 from pepa.config import Config
 from pepa.daemon import handover
 from pepa.daemon.lock import StateLock
+from pepa.daemon.parent import keep_world_alive
 from pepa.daemon.worker import ENV_PARENT, EXIT_FILE
-from pepa.errors import LockError, PepaError
+from pepa.errors import LockError
 from pepa.fleet.postgres import LocalPostgres, find_bin_dir
 from pepa.fleet.spec import FleetSpec
 from pepa.memory import write_atomic
@@ -332,15 +333,7 @@ class FleetSupervisor:
                 proc.wait()
 
     def _keep_world_alive(self) -> None:
-        world = self.world
-        if world is None or world.alive():
-            return
-        self.say("the embedded world stopped; starting it again (the bots reconnect by themselves)")
-        try:
-            world.stop()
-            world.start()
-        except PepaError as exc:
-            self.say(f"cannot restart the embedded world: {exc}")
+        keep_world_alive(self.world, self.say, "the bots reconnect by themselves")
 
     def _exit_reason(self, group: _Group, code: int) -> str:
         if code < 0:

@@ -63,6 +63,36 @@ function entityInfo (e, from) {
   }
 }
 
+// Bots sharing this Node process (a fleet worker hosts several, docs/fleet.md) share one
+// event loop, and path searches are what fills it: mineflayer-pathfinder computes a path in
+// slices of tickTimeout ms on every physics tick, and a loop that falls behind runs each
+// bot's missed physics ticks in a row (mineflayer catches up), each with its slice: with
+// four bots planning at once the loop ran 400-900 ms late and every reaction waited as long.
+// So all the searches of the process share one budget of PATH_BUDGET_MS per 50 ms (alone a
+// bot keeps the pathfinder's 40 ms a tick): each slice is what is left of it, and what a
+// slice took is spent. A search that gets less time per tick takes longer, so its total
+// (thinkTimeout) grows with the number of bots, up to 30 s.
+const TICK_MS = 50
+const SLICE_MS = 40
+const PATH_BUDGET_MS = 20
+const THINK_MS = 5000
+const live = new Set()
+let tickStart = 0
+let spent = 0
+const budget = () => live.size > 1 ? PATH_BUDGET_MS : SLICE_MS
+function shareSlices () {
+  const think = Math.min(30000, Math.round(THINK_MS * Math.max(1, live.size * SLICE_MS / budget())))
+  for (const b of live) if (b.pathfinder) b.pathfinder.thinkTimeout = think
+}
+const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
+const computeSlice = AStar.prototype.compute
+AStar.prototype.compute = function () {
+  const start = performance.now()
+  if (start - tickStart >= TICK_MS) { tickStart = start; spent = 0 }
+  this.tickTimeout = Math.max(0, Math.min(SLICE_MS, budget() - spent))
+  try { return computeSlice.call(this) } finally { spent += performance.now() - start }
+}
+
 function createBot (opts, onEvent) {
   const o = Object.assign({ host: '127.0.0.1', port: 25565, username: 'pepa_bot', respawn: true, entityRadius: 32 }, opts || {})
 
@@ -98,6 +128,9 @@ function createBot (opts, onEvent) {
     logErrors: false
   })
   bot.loadPlugin(pathfinder)
+  live.add(bot)
+  shareSlices()
+  bot.once('end', () => { live.delete(bot); shareSlices() })
   // armour picked up is put on when better (mineflayer-armor-manager). Not
   // loaded: mineflayer-pvp (its attack replaces the pathfinder's movements, so
   // the danger areas, and its stop may wait 5 s: no instant pre-emption) and
