@@ -154,7 +154,7 @@ def test_under_sand_the_bot_digs_its_tables_cell_a_block_lower(
     kit = {"dirt": 8, "wooden_pickaxe": 1, "crafting_table": 1, "cobblestone": 3, "stick": 2}
     x, y, z = shelter_at(world, helper, -24, kit, top="sand")
     done = helper.act("craft", "stone_pickaxe", 1, True)
-    assert done["ok"], done
+    assert done["ok"], (done.get("error"), done)
     assert world.op("inventory", player=HELPER).get("crafting_table") == 1  # the table back
     assert feet(world, HELPER) == (x, y - 1, z)  # a block lower
     assert all(block(world, x + dx, y + 1, z + dz) == "sand" for dx, dz in SIDES)  # none fell
