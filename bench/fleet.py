@@ -112,15 +112,16 @@ class Arm:
             found += path.read_text(errors="replace").splitlines()
         return [line for line in found if text in line]
 
-    def wait_all(self, text: str, timeout: float) -> None:
+    def wait_all(self, text: str, timeout: float) -> list[str]:
+        """Until every bot said ``text`` or ``timeout``; the bots that did not (the table
+        says how many joined, and the rest is measured on those that did)."""
         deadline = time.monotonic() + timeout
         pause = threading.Event()
-        while time.monotonic() < deadline:
+        while True:
             missing = [n for n in self.names if not self.bot_lines(n, text)]
-            if not missing:
-                return
+            if not missing or time.monotonic() > deadline:
+                return missing
             pause.wait(0.5)
-        raise RuntimeError(f"{self.kind} N={self.n}: no {text!r} from {missing[:5]}")
 
     def pids(self) -> list[int]:
         """Every process of the arm: each top process and all its descendants."""
@@ -237,8 +238,11 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
     arm = Arm(kind, n, args.group, world, db, root / f"{kind}-{n}", not args.idle)
     try:
         started = time.monotonic()
-        arm.wait_all("in the world at", 120 + 5 * n)
+        missing = arm.wait_all("in the world at", 120 + 5 * n)
         joined = time.monotonic() - started
+        if missing:
+            print(f"{kind} N={n}: {len(missing)} bots never joined: {', '.join(missing[:8])}")
+            arm.names = [name for name in arm.names if name not in missing]
         time.sleep(args.settle)
         pids = arm.pids()
         before = cpu_seconds(pids)
@@ -249,7 +253,8 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
         samples, misses = reactions(world, arm.names, args.trials)
         spread = lesson_spread(world, arm)
         return {
-            "arm": kind, "n": n, "processes": len(pids), "join_s": joined,
+            "arm": kind, "n": n, "joined": n - len(missing), "processes": len(pids),
+            "join_s": joined,
             "pss_mib": memory, "cpu_pct": cpu,
             "react_p50": pct(samples, 0.5), "react_p99": pct(samples, 0.99),
             "react_n": len(samples), "misses": misses, "spread": spread,
@@ -304,7 +309,8 @@ def render(row: dict[str, object]) -> str:
     else:
         said = "lesson -"
     return (
-        f"{row['arm']:8s} N={n:3d}  procs {row['processes']:3d}  joined {row['join_s']:5.1f}s  "
+        f"{row['arm']:8s} N={n:3d}  procs {row['processes']:3d}  "
+        f"joined {row['joined']}/{n} in {row['join_s']:5.1f}s  "
         f"PSS {row['pss_mib']:7.0f} MiB ({float(row['pss_mib']) / n:5.0f}/bot)  "  # type: ignore[arg-type]
         f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot)  "  # type: ignore[arg-type]
         f"react p50 {row['react_p50']:.1f} p99 {row['react_p99']:.1f} ms "
