@@ -68,10 +68,10 @@ function entityInfo (e, from) {
 // slices of tickTimeout ms on every physics tick, and a loop that falls behind runs each
 // bot's missed physics ticks in a row (mineflayer catches up), each with its slice: with
 // four bots planning at once the loop ran 400-900 ms late and every reaction waited as long.
-// So all the searches of the process share one budget of PATH_BUDGET_MS per 50 ms (alone a
-// bot keeps the pathfinder's 40 ms a tick): each slice is what is left of it, and what a
-// slice took is spent. A search that gets less time per tick takes longer, so its total
-// (thinkTimeout) grows with the number of bots, up to 30 s.
+// So all the searches of the process share one budget of PATH_BUDGET_MS per 50 ms: each
+// slice is what is left of it, and what a slice took is spent (a bot alone keeps the
+// pathfinder's own 40 ms slices, untouched). A search that gets less time per tick takes
+// longer, so its total (thinkTimeout) grows with the number of bots, up to 30 s.
 const TICK_MS = 50
 const SLICE_MS = 40
 const PATH_BUDGET_MS = 20
@@ -87,6 +87,7 @@ function shareSlices () {
 const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 const computeSlice = AStar.prototype.compute
 AStar.prototype.compute = function () {
+  if (live.size <= 1) return computeSlice.call(this) // alone: the pathfinder's own slices
   const start = performance.now()
   if (start - tickStart >= TICK_MS) { tickStart = start; spent = 0 }
   this.tickTimeout = Math.max(0, Math.min(SLICE_MS, budget() - spent))
