@@ -17,12 +17,11 @@ import logging
 import select
 import threading
 from collections.abc import Callable
-from typing import Any
 
 import psycopg2
 import psycopg2.extensions
 
-from pepa.knowledge.store import LESSON_CHANNEL, bind_arguments
+from pepa.knowledge.store import LESSON_CHANNEL, psycopg2_arguments
 from pepa.threads import thread_name
 
 __all__ = ["LessonListener", "parse_payload"]
@@ -46,15 +45,7 @@ class LessonListener:
     """Hears :data:`LESSON_CHANNEL` on a thread of its own; ``on_lesson(bot, id)`` for each."""
 
     def __init__(self, url: str, on_lesson: Callable[[str, int], None]) -> None:
-        arguments = bind_arguments(url)
-        self._connect_arguments: dict[str, Any] = {
-            "host": arguments["host"],
-            "port": arguments["port"],
-            "dbname": arguments["database"],
-            "user": arguments["user"],
-            "password": arguments.get("password"),
-            "connect_timeout": arguments["connect_timeout"],
-        }
+        self._connect_arguments = psycopg2_arguments(url)
         self._on_lesson = on_lesson
         self._closing = threading.Event()
         self._listening = threading.Event()

@@ -112,18 +112,25 @@ def bind_arguments(url: str) -> dict[str, Any]:
     )
 
 
+def psycopg2_arguments(url: str) -> dict[str, Any]:
+    """``psycopg2.connect`` arguments for a ``postgresql://`` URL (a connection beside Pony's:
+    an advisory lock held while opening, a LISTEN)."""
+    arguments = bind_arguments(url)
+    return {
+        "host": arguments["host"], "port": arguments["port"], "dbname": arguments["database"],
+        "user": arguments["user"], "password": arguments.get("password"),
+        "connect_timeout": arguments["connect_timeout"],
+    }  # fmt: skip
+
+
 @contextmanager
-def _opening_alone(arguments: Mapping[str, Any]) -> Iterator[None]:
+def _opening_alone(url: str) -> Iterator[None]:
     """Hold PostgreSQL's advisory lock :data:`OPEN_LOCK` on a connection of its own: creating
     the tables of a new base twice at once fails in one of the two (a fleet's bots start
     together)."""
     import psycopg2
 
-    connection = psycopg2.connect(
-        host=arguments["host"], port=arguments["port"], dbname=arguments["database"],
-        user=arguments["user"], password=arguments.get("password"),
-        connect_timeout=arguments["connect_timeout"],
-    )  # fmt: skip
+    connection = psycopg2.connect(**psycopg2_arguments(url))
     try:
         connection.autocommit = True
         with connection.cursor() as cursor:
@@ -161,9 +168,8 @@ class KnowledgeStore:
                 self._bind_sqlite(self.path)
                 self._create()
             else:
-                arguments = bind_arguments(self.url or "")
-                self.db.bind(**arguments)
-                with _opening_alone(arguments):  # a fleet's bots open a new base together
+                self.db.bind(**bind_arguments(self.url or ""))
+                with _opening_alone(self.url or ""):  # a fleet's bots open a new base together
                     self._create()
             self.shared = self.db.provider.dialect == "PostgreSQL"
         except Exception as exc:  # Pony raises many kinds; all mean "cannot use it"
