@@ -144,6 +144,17 @@ def flood_writer(
     return threading.Thread(target=write, name="test-flood-writer")
 
 
+def while_answered(
+    progress: threading.Condition, answers: list[int], done: Callable[[], bool], stall: float = 60
+) -> None:
+    """Wait for ``done()`` as long as the flood's answers keep coming: none for ``stall`` s fails."""
+    with progress:
+        while not done():
+            before = answers[0]
+            progress.wait_for(lambda: done() or answers[0] > before, stall)
+            assert done() or answers[0] > before, f"no answer for {stall} s after {before}"
+
+
 def read_to_eof(sock: socket.socket) -> list[dict[str, object]]:
     """Every event until the server closes the connection."""
     data = b""
@@ -504,7 +515,7 @@ def encode_goal(text: str) -> bytes:
 # --------------------------------------------------------------------------- the daemon
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(480)
 def test_a_real_daemon_under_a_command_flood_keeps_serving_and_its_warnings_stay_few(
     short_tmp: Path,
 ) -> None:
@@ -543,10 +554,11 @@ def test_a_real_daemon_under_a_command_flood_keeps_serving_and_its_warnings_stay
                 for _ in range(10):  # the dashboard keeps getting its answers
                     other.send(Snapshot())
                     assert other.wait_for("status", 15)["actors"]
-                writer.join(120)
+                # a slow machine may take minutes; only a stall of the answers fails
+                while_answered(progress, statuses, lambda: sent.is_set() or bool(errors))
                 assert sent.is_set() and not errors
-                with progress:  # every snapshot of the flood was answered
-                    assert progress.wait_for(lambda: statuses[0] >= total // 2, 120)
+                # every snapshot of the flood was answered
+                while_answered(progress, statuses, lambda: statuses[0] >= total // 2)
                 other.send(Snapshot())
                 status = other.wait_for("status", 15)
                 assert all(a["state"] == "running" for a in status["actors"])

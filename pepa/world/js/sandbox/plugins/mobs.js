@@ -369,7 +369,8 @@ module.exports.server = function (serv) {
     const p = m.e.position
     return {
       alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural,
-      target: m.target ? m.target.username : null, swell: m.swell, position: { x: p.x, y: p.y, z: p.z }, onGround: m.body.onGround
+      target: m.target ? m.target.username : null, swell: m.swell, position: { x: p.x, y: p.y, z: p.z }, onGround: m.body.onGround,
+      seen: m.seen, cooldown: m.cooldown, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
     }
   }
   // light_at {x, y, z}: the light model at a block (overworld) and the chance that a monster
