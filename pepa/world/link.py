@@ -509,9 +509,11 @@ class MinecraftLink:
             if remaining <= 0:
                 self._drop_api()
                 raise ConnectFailed(f"no spawn within {SPAWN_TIMEOUT:g}s")
-            try:
-                event = self._events.get(timeout=remaining)
+            try:  # a bridge that dies while the bot joins is seen within a second
+                event = self._events.get(timeout=min(remaining, 1.0))
             except queue.Empty:
+                if not _bridge_alive():
+                    raise RuntimeError("the JS bridge process exited") from None
                 continue
             kind = event.get("type")
             if kind == "_close":

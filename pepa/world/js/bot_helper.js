@@ -128,6 +128,12 @@ function createBot (opts, onEvent) {
     checkTimeoutInterval: o.checkTimeoutInterval || 30000,
     logErrors: false
   })
+  // A world packet that comes before the login packet (flying-squid sends other
+  // players' dig animations to a player still logging in) reached
+  // bot.world.getBlock before mineflayer had made bot.world, and the TypeError
+  // ended the Node process with every bot of its group: no world yet, no block
+  const blockAt = bot.blockAt
+  bot.blockAt = (point, extraInfos) => bot.world ? blockAt(point, extraInfos) : null
   bot.loadPlugin(pathfinder)
   live.add(bot)
   shareSlices()
