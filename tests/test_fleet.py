@@ -5,11 +5,11 @@ fleet's own PostgreSQL as the shared knowledge base):
 ``pepa_bot_1`` and ``pepa_bot_2`` share group 0's process and its JS bridge,
 ``pepa_bot_3`` and ``pepa_bot_4`` group 1's. The tests check what a fleet
 promises: each bot's own folder, lock, socket and log; ``pepa status`` with a
-line per bot; a lesson one bot paid for with a death changing another's next fight;
-and isolation — a crashed actor restarted in its bot alone, a
-bot whose tree gives up restarted alone while its process neighbour plays
-on, a killed worker bringing back only its own bots, one bot stopped while
-the others play.
+line per bot, and the dashboard's fleet view; a lesson one bot paid for with a
+death changing another's next fight; and isolation — a crashed actor
+restarted in its bot alone, a bot whose tree gives up restarted alone while
+its process neighbour plays on, a killed worker bringing back only its own
+bots, one bot stopped while the others play.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
+from tests.tui_helpers import Tmux
 from tests.waiting import eventually
 
 pytestmark = [
@@ -160,6 +161,38 @@ def test_status_shows_one_line_per_bot_and_one_bots_full_view(fleet: Daemon) -> 
     one = pepa(fleet, "status", "--bot", "pepa_bot_3")
     assert one.returncode == 0, one.stderr
     assert f"server     127.0.0.1:{fleet.port} as pepa_bot_3" in one.stdout
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_the_dashboard_lists_the_bots_and_opens_one_bots_full_view(
+    fleet: Daemon, short_tmp: Path
+) -> None:
+    tmux = Tmux(short_tmp)
+    try:
+        where = ["--state-dir", str(fleet.state), "--port", str(fleet.port), "--host", "127.0.0.1"]
+        errors = tmux.pepa_tui("fleet", where, 120, 40)
+        listed = tmux.wait_for(
+            "fleet", lambda text: "4 bots" in text and all(f" {bot} " in text for bot in BOTS)
+        )
+        assert f"pepa fleet  127.0.0.1:{fleet.port}" in listed.splitlines()[0]
+        assert "▸ pepa_bot_1 " in listed
+        tmux.keys("fleet", "Down")
+        tmux.wait_for("fleet", "▸ pepa_bot_2 ")
+        tmux.keys("fleet", "Enter")
+        bot = tmux.wait_for(
+            "fleet",
+            lambda text: "● connected" in text and "┌─ actors" in text
+            and f"pepa_bot_2 @ 127.0.0.1:{fleet.port}" in text,
+        )  # fmt: skip
+        assert "Esc fleet" in bot.splitlines()[-1]
+        tmux.keys("fleet", "Escape")
+        back = tmux.wait_for("fleet", lambda text: "▸ pepa_bot_2 " in text and "4 bots" in text)
+        assert "┌─ actors" not in back and all(f" {bot} " in back for bot in BOTS)
+        tmux.keys("fleet", "q")
+        tmux.wait_for("fleet", "EXIT:0")
+        assert errors.read_text() == ""
+    finally:
+        tmux.kill()
 
 
 def test_a_second_fleet_or_a_daemon_on_the_same_server_is_refused(fleet: Daemon) -> None:

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import signal
-import subprocess
-import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from pepa.ipc.protocol import Snapshot
 from tests.daemon_harness import Daemon
+from tests.tui_helpers import Tmux
 
 pytestmark = [
     pytest.mark.integration,
@@ -25,65 +21,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
 
-DEADLINE = 20.0
 PROPOSAL = "20260101-0000-eat-earlier.md"
-
-
-class Tmux:
-    """A tmux server of our own (``-L pepa-test-<random>``, no user config)."""
-
-    def __init__(self, cwd: Path) -> None:
-        self.name = f"pepa-test-{secrets.token_hex(4)}"
-        self.cwd = cwd
-
-    def __call__(self, *args: str) -> str:
-        result = subprocess.run(
-            ["tmux", "-L", self.name, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        )
-        return result.stdout
-
-    def dashboard(self, session: str, socket: Path, width: int, height: int) -> Path:
-        """Start ``pepa tui`` in a new session; return the file its stderr goes to."""
-        errors = self.cwd / f"{session}.err"
-        command = (
-            f"{sys.executable} -m pepa tui --socket {socket} 2>{errors}; echo EXIT:$?; sleep 600"
-        )
-        self("new-session", "-d", "-s", session, "-x", str(width), "-y", str(height),
-             "-c", str(self.cwd), command)  # fmt: skip
-        return errors
-
-    def keys(self, session: str, *keys: str, literal: bool = False) -> None:
-        self("send-keys", "-t", session, *(["-l"] if literal else []), *keys)
-
-    def screen(self, session: str) -> str:
-        return self("capture-pane", "-p", "-t", session)
-
-    def wait_for(
-        self, session: str, check: str | Callable[[str], bool], timeout: float = DEADLINE
-    ) -> str:
-        """Poll the pane until it contains ``check`` (or satisfies it); return the screen."""
-        predicate = (lambda text: check in text) if isinstance(check, str) else check
-        deadline = time.monotonic() + timeout
-        tick = threading.Event()
-        while True:
-            text = self.screen(session)
-            if predicate(text):
-                return text
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the pane never showed {check!r}; it shows:\n{text}")
-            tick.wait(0.1)
-
-    def kill(self) -> None:
-        """Kill our server (never another) and remove its socket file."""
-        subprocess.run(
-            ["tmux", "-L", self.name, "kill-server"], capture_output=True, timeout=10, check=False
-        )
-        folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
-        (folder / self.name).unlink(missing_ok=True)
 
 
 @pytest.fixture

@@ -1,9 +1,18 @@
-"""Shared pieces of the dashboard tests: a terminal on a StringIO, snapshots, key feeding."""
+"""Shared pieces of the dashboard tests: a terminal on a StringIO, snapshots, key feeding,
+and :class:`Tmux`, a real terminal for ``pepa tui`` (tests/test_tui_terminal.py, the fleet's)."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from blessed import Terminal
@@ -84,3 +93,67 @@ def connected(**changes: Any) -> State:
 def screen(state: State, width: int = 120, height: int = 40) -> str:
     """The rendered screen as plain text."""
     return "\n".join(TERM.strip_seqs(line) for line in render(state, width, height, TERM))
+
+
+DEADLINE = 20.0
+"""Seconds a tmux pane gets to show what a test waits for."""
+
+
+class Tmux:
+    """A tmux server of our own (``-L pepa-test-<random>``, no user config)."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.name = f"pepa-test-{secrets.token_hex(4)}"
+        self.cwd = cwd
+
+    def __call__(self, *args: str) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.name, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+        return result.stdout
+
+    def dashboard(self, session: str, socket: Path, width: int, height: int) -> Path:
+        """Start ``pepa tui --socket SOCKET`` in a new session; return its stderr's file."""
+        return self.pepa_tui(session, ["--socket", str(socket)], width, height)
+
+    def pepa_tui(self, session: str, args: Sequence[str], width: int, height: int) -> Path:
+        """Start ``pepa tui ARGS`` in a new session; return the file its stderr goes to."""
+        errors = self.cwd / f"{session}.err"
+        words = " ".join(shlex.quote(arg) for arg in args)
+        command = f"{sys.executable} -m pepa tui {words} 2>{errors}; echo EXIT:$?; sleep 600"
+        self("new-session", "-d", "-s", session, "-x", str(width), "-y", str(height),
+             "-c", str(self.cwd), command)  # fmt: skip
+        return errors
+
+    def keys(self, session: str, *keys: str, literal: bool = False) -> None:
+        self("send-keys", "-t", session, *(["-l"] if literal else []), *keys)
+
+    def screen(self, session: str) -> str:
+        return self("capture-pane", "-p", "-t", session)
+
+    def wait_for(
+        self, session: str, check: str | Callable[[str], bool], timeout: float = DEADLINE
+    ) -> str:
+        """Poll the pane until it contains ``check`` (or satisfies it); return the screen."""
+        predicate = (lambda text: check in text) if isinstance(check, str) else check
+        deadline = time.monotonic() + timeout
+        tick = threading.Event()
+        while True:
+            text = self.screen(session)
+            if predicate(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the pane never showed {check!r}; it shows:\n{text}")
+            tick.wait(0.1)
+
+    def kill(self) -> None:
+        """Kill our server (never another) and remove its socket file."""
+        subprocess.run(
+            ["tmux", "-L", self.name, "kill-server"], capture_output=True, timeout=10, check=False
+        )
+        folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (folder / self.name).unlink(missing_ok=True)

@@ -94,10 +94,19 @@ def key_line(state: State, term: Terminal, width: int) -> str:
     keys: Sequence[tuple[str, str]] | None = _MODE_KEYS.get(state.mode)
     if keys is None:
         resume = state.paused
-        wide = [(k, "resume" if k == "p" and resume else label) for k, label in _KEYS_WIDE]
+        back = [("Esc", "fleet")] if state.fleet else []  # r gives way to it (status comes)
+        wide = back + [
+            (k, "resume" if k == "p" and resume else label)
+            for k, label in _KEYS_WIDE
+            if not back or k != "r"
+        ]
         if _plain_length(wide, " ", "  ") <= width:
             return "  ".join(term.bold(k) + " " + label for k, label in wide)
-        keys = [(k, "resume" if k == "p" and resume else label) for k, label in _KEYS_NARROW]
+        keys = back + [
+            (k, "resume" if k == "p" and resume else label)
+            for k, label in _KEYS_NARROW
+            if not back or k != "r"
+        ]
         return " ".join(term.bold(k) + ":" + label for k, label in keys)
     return "  ".join(term.bold(k) + " " + label for k, label in keys)
 
@@ -136,9 +145,10 @@ def duration(seconds: float) -> str:
 # --------------------------------------------------------------------------- views
 
 
-def help_lines(term: Terminal) -> list[str]:
-    """The help view."""
+def help_lines(term: Terminal, *, fleet: bool = False) -> list[str]:
+    """The help view (``fleet``: opened from the fleet view, which Esc and ``f`` go back to)."""
     rows = [
+        *([("Esc f", "back to the fleet's list (the bot keeps running)")] if fleet else []),
         ("p", "pause / resume the reflex loop (the Minecraft connection stays)"),
         ("s", "stop the bot (asks y/n first): the daemon exits"),
         ("r", "ask for a status snapshot now"),

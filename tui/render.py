@@ -63,7 +63,7 @@ def render(state: State, width: int, height: int, term: Terminal) -> list[str]:
         return [header, message, keys][3 - height :] if height > 1 else [keys]
     body_height = height - 3
     if state.mode == "help":
-        body = frame(term, "help", help_lines(term), width, body_height)
+        body = frame(term, "help", help_lines(term, fleet=state.fleet), width, body_height)
     elif state.mode == "learning":
         body = frame(term, "learning", learning_lines(state, term), width, body_height)
     elif state.mode == "proposal":

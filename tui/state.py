@@ -216,6 +216,8 @@ class State:
     """A one-line message for the user (the last thing that happened)."""
     quit: bool = False
     """The user asked to quit the dashboard."""
+    fleet: bool = False
+    """Opened from the fleet view (:mod:`tui.fleet`): Esc or ``f`` goes back to its list."""
 
     @property
     def connected(self) -> bool:
