@@ -12,16 +12,19 @@ python="${PYTHON:-python3}"
 
 log() { printf 'pepa.sh: %s\n' "$*" >&2; }
 
-# 1. Python: a virtualenv with pepa (editable) and its test tools.
+# 1. Python: a virtualenv with pepa (editable) and its test tools, and the extras
+#    PEPA_EXTRAS names (PEPA_EXTRAS=fleet: Ray, for `pepa fleet --ray` and its tests).
 if [ ! -x "$venv/bin/python" ]; then
     log "creating virtualenv in $venv"
     "$python" -m venv "$venv"
 fi
+extras="test${PEPA_EXTRAS:+,$PEPA_EXTRAS}"
 stamp="$venv/.pepa-installed"
-if [ ! -f "$stamp" ] || [ "$here/pyproject.toml" -nt "$stamp" ]; then
-    log "installing Python packages"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[test]"
-    touch "$stamp"
+if [ ! -f "$stamp" ] || [ "$here/pyproject.toml" -nt "$stamp" ] \
+    || [ "$(cat "$stamp")" != "$extras" ]; then
+    log "installing Python packages ($extras)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$here[$extras]"
+    printf '%s' "$extras" > "$stamp"
 fi
 
 # 2. Node: the packages of package-lock.json, installed with the Node 22 that

@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
         "own), or each bot its own knowledge.db",
     )
     fleet.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="spread the groups over the Ray cluster at ADDRESS (host:port; needs the "
+        "pepa[fleet] extra; docs/fleet.md)",
+    )
+    fleet.add_argument(
         "--console",
         choices=("info", "warning"),
         default="warning",
@@ -276,15 +282,20 @@ def _fleet(config: Config, spec: FleetSpec, args: argparse.Namespace) -> int:
     from pepa.fleet.supervisor import FleetSupervisor
 
     world = _embedded_world(config, args.seed) if config.embedded else None
-    supervisor = FleetSupervisor(
-        config,
-        spec,
-        max_restarts=args.max_restarts,
-        period=args.restart_window,
-        world=world,
-        console=args.console,
-        knowledge=args.knowledge,
-    )
+    settings: dict[str, Any] = {
+        "max_restarts": args.max_restarts,
+        "period": args.restart_window,
+        "world": world,
+        "console": args.console,
+        "knowledge": args.knowledge,
+    }
+    supervisor: FleetSupervisor
+    if args.ray:
+        from pepa.fleet.onray import RayFleetSupervisor
+
+        supervisor = RayFleetSupervisor(config, spec, address=args.ray, **settings)
+    else:
+        supervisor = FleetSupervisor(config, spec, **settings)
     if not config.embedded:
         supervisor.say(f"server {config.host}:{config.port}")
     return supervisor.run()
@@ -370,10 +381,18 @@ def find_socket(config: Config, explicit: Path | None, bot: str | None = None) -
 
 
 def _tui(config: Config, args: argparse.Namespace) -> int:
-    from tui import DashboardError, run
+    from tui import DashboardError, run, run_fleet
 
-    find_socket(config, args.socket, args.bot)  # several daemons and no --socket: one line, now
+    fleet = False
+    if args.socket is None and not args.bot:
+        from pepa.fleet.status import read_roster
+
+        fleet = read_roster(config.server_root) is not None  # a fleet runs: its list of bots
+    if not fleet:
+        find_socket(config, args.socket, args.bot)  # several daemons, no --socket: one line, now
     try:
+        if fleet:
+            return run_fleet(config.server_root)
         return run(lambda: find_socket(config, args.socket, args.bot))
     except DashboardError as exc:
         print(f"pepa: {exc}", file=sys.stderr)

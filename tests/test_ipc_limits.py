@@ -147,12 +147,13 @@ def flood_writer(
 def while_answered(
     progress: threading.Condition, answers: list[int], done: Callable[[], bool], stall: float = 60
 ) -> None:
-    """Wait for ``done()`` as long as the flood's answers keep coming: none for ``stall`` s fails."""
+    """Wait for ``done()`` while the flood's answers keep coming: none for ``stall`` s fails."""
     with progress:
         while not done():
             before = answers[0]
-            progress.wait_for(lambda: done() or answers[0] > before, stall)
-            assert done() or answers[0] > before, f"no answer for {stall} s after {before}"
+            moved = lambda before=before: done() or answers[0] > before  # noqa: E731
+            progress.wait_for(moved, stall)
+            assert moved(), f"no answer for {stall} s after {before}"
 
 
 def read_to_eof(sock: socket.socket) -> list[dict[str, object]]:

@@ -22,7 +22,7 @@ from pepa.fleet.supervisor import ROSTER, processes
 from pepa.ipc.client import IpcClient, IpcClientError
 from pepa.statefiles import WORKER_EXIT, load
 
-__all__ = ["BotLine", "fleet_lines", "format_fleet", "read_roster"]
+__all__ = ["BotLine", "fleet_lines", "format_fleet", "read_roster", "roster_bots"]
 
 logger = logging.getLogger(__name__)
 
@@ -70,15 +70,47 @@ def read_roster(server_root: Path) -> dict[str, Any] | None:
 
 
 def fleet_lines(server_root: Path, roster: dict[str, Any]) -> list[BotLine]:
-    """Every bot of the roster with its snapshot, asked in parallel."""
-    bots = [
+    """Every bot of the roster with its snapshot, asked in parallel (or, for a fleet on Ray,
+    from the fleet's own socket, which asks each group on its node)."""
+    if isinstance(roster.get("socket"), str):
+        return _ask_fleet(server_root, roster)
+    bots = roster_bots(roster)
+    with ThreadPoolExecutor(max_workers=min(32, max(1, len(bots)))) as pool:
+        return list(pool.map(lambda bot: _ask(server_root, *bot), bots))
+
+
+def roster_bots(roster: dict[str, Any]) -> list[tuple[str, int]]:
+    """Every bot the roster names, with its group."""
+    return [
         (str(name), int(group.get("group", 0)))
         for group in roster["groups"]
         if isinstance(group, dict)
         for name in group.get("bots") or []
     ]
-    with ThreadPoolExecutor(max_workers=min(32, max(1, len(bots)))) as pool:
-        return list(pool.map(lambda bot: _ask(server_root, *bot), bots))
+
+
+def _ask_fleet(server_root: Path, roster: dict[str, Any]) -> list[BotLine]:
+    from pepa.fleet.fleetsock import FLEET_SOCKET, ask_fleet
+
+    path = server_root / FLEET_SOCKET
+    try:
+        said = ask_fleet(path, ASK_TIMEOUT * 2)
+    except (OSError, ValueError) as exc:
+        return [
+            BotLine(name, group, None, down=f"{path}: {exc}") for name, group in roster_bots(roster)
+        ]
+    lines = []
+    for bot in said:
+        snapshot = bot.get("snapshot")
+        lines.append(
+            BotLine(
+                str(bot.get("name")),
+                int(bot.get("group") or 0),
+                snapshot if isinstance(snapshot, dict) else None,
+                down=str(bot.get("down") or ""),
+            )
+        )
+    return lines
 
 
 def _ask(server_root: Path, name: str, group: int) -> BotLine:
@@ -123,6 +155,13 @@ def format_fleet(roster: dict[str, Any], lines: list[BotLine]) -> str:
         out.append(
             f"{line.name:<17}{line.group:>3}  {state:<13}{hp:>8}  {s.get('deaths') or 0:>6}  "
             f"{learning.get('lessonsInForce', 0):>7}  {doing}"
+        )
+    if roster.get("ray"):  # where each group runs in the cluster
+        out.append(f"on the Ray cluster at {roster['ray']}:")
+        out.extend(
+            f"  group {g.get('group')}: pid {g.get('pid') or '-'} on {g.get('where') or '-'}"
+            for g in groups
+            if isinstance(g, dict)
         )
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,443 @@
+"""``pepa fleet --ray ADDRESS``: the fleet's groups as Ray actors spread over a cluster.
+
+Everything but the hosting is ``pepa fleet``'s (:mod:`pepa.fleet.supervisor`):
+the fleet file, the locks, the goals, the shared knowledge base, the world.
+Each group of bots becomes one Ray actor, :class:`GroupHost`: a process of its
+own on some node, running a :class:`~pepa.fleet.worker.FleetWorker` (the
+group's actor trees and one JS bridge) in a thread. So a Ray actor costs one
+process per *group*, never per bot.
+
+- **Placement**: group ``n`` goes to the ``n mod nodes``-th node alive, so the
+  groups are spread evenly; they ask for no CPU of Ray's accounting (a
+  group's load is its bots', not a fixed core).
+- **Restart**: a group's actor has ``max_restarts=-1``: when its process dies
+  (killed, out of memory, a dead bridge: the worker then ends its process with
+  exit code 1), Ray starts it again on its node, and its bots reconnect; a
+  group whose node is gone (its actor dead, or not back within
+  :data:`MOVE_AFTER`) is placed anew on a node alive. The supervisor counts
+  the restarts (a new pid) and gives a group up alone, as for local workers,
+  after ``--max-restarts`` in ``--restart-window`` seconds. The other groups
+  never notice.
+- **Status**: the supervisor serves ``fleet.sock`` (:mod:`pepa.fleet.fleetsock`):
+  ``pepa status`` and the dashboard get every bot's line from it, each group
+  answering for its own bots from its node.
+- **What the nodes share**: the PostgreSQL knowledge base (``PEPA_DB_URL``,
+  else the fleet's own, which listens on this machine's loopback only) and the
+  Minecraft server. A bot's personal memory lives on the node its group runs
+  on. On a cluster of several machines, give every node a server and a
+  ``PEPA_DB_URL`` it can reach; the supervisor says so when it sees other
+  machines in the cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from pepa.childenv import scrub_environ
+from pepa.config import config_from_json
+from pepa.errors import ConfigError
+from pepa.fleet.fleetsock import FLEET_SOCKET, FleetSocket
+from pepa.fleet.status import BotLine, fleet_lines
+from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group
+from pepa.fleet.worker import FleetWorker
+from pepa.memory import write_atomic
+from pepa.planbook import PlanBook
+from pepa.statedir import StateDirError
+
+__all__ = ["GroupHost", "RayFleetSupervisor"]
+
+logger = logging.getLogger(__name__)
+
+POLL = 1.0
+"""Seconds between two rounds of asking every group how it is."""
+STATUS_TIMEOUT = 5.0
+CONNECT_TIMEOUT = 5.0
+MOVE_AFTER = 60.0
+"""Seconds a lost group may take to come back before it is placed anew."""
+INSTALL_HINT = "pip install 'pepa[fleet]'"
+
+
+class GroupHost:
+    """A Ray actor: one group's fleet worker in this process (its bots, one JS bridge)."""
+
+    def __init__(self, payload: bytes) -> None:
+        data = orjson.loads(payload)
+        self.group = int(data["group"])
+        configs = [config_from_json(c) for c in data["bots"]]
+        self.names = [c.username for c in configs]
+        self.server_root = configs[0].server_root
+        self.started = time.time()
+        self.ended: int | None = None
+        self.reason = ""
+        scrub_environ()  # before the bridge starts: Node inherits no secret
+        goals = data.get("goals") or {}
+        for config in configs:  # the goals the fleet file names, on this node too
+            goal = goals.get(config.username)
+            if goal and PlanBook(config.server_dir).goal() != goal:
+                PlanBook(config.server_dir).write_goal(goal)
+        self.worker = FleetWorker(configs, group=self.group, console=data.get("console", "warning"))
+        self._thread = threading.Thread(
+            target=self._run, name=f"fleet-group-{self.group}", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            code = self.worker.run()
+        except StateDirError as exc:
+            logger.error("group %d cannot run: %s", self.group, exc)
+            code, self.worker.exit_reason = 2, str(exc)
+        except Exception:
+            logger.exception("group %d failed", self.group)
+            code = 1
+        self.reason = self.worker.exit_reason
+        if code in (0, 2):  # every bot stopped on request, or a bad configuration: final
+            self.ended = code
+            return
+        logging.shutdown()
+        os._exit(code or 1)  # a dead bridge: Ray starts the group again in a new process
+
+    def info(self) -> dict[str, Any]:
+        """Where and since when the group runs; how it ended (``ended``: None while it runs)."""
+        import ray
+
+        return {
+            "pid": os.getpid(),
+            "node": ray.get_runtime_context().get_node_id(),
+            "ip": ray.util.get_node_ip_address(),
+            "hostname": socket.gethostname(),
+            "started": self.started,
+            "ended": self.ended,
+            "reason": self.reason,
+        }
+
+    def status(self) -> list[dict[str, Any]]:
+        """Each of the group's bots as ``pepa status`` shows it, asked on this node."""
+        roster = {"groups": [{"group": self.group, "bots": self.names}]}
+        return [line.to_json() for line in fleet_lines(self.server_root, roster)]
+
+    def stop(self, timeout: float) -> int | None:
+        """Stop every bot of the group; the worker's exit code (None: still stopping)."""
+        self.worker.request_stop(0, "pepa fleet stops")
+        self._thread.join(timeout)
+        return None if self._thread.is_alive() else self.worker.exit_code
+
+
+@dataclass(slots=True)
+class _RayGroup:
+    """A group's actor as the supervisor sees it."""
+
+    actor: Any
+    pid: int | None = None
+    where: str = ""
+    pending: Any = None
+    """The ``info`` call not answered yet."""
+    lost: float | None = None
+    """Since when its process is lost and Ray is starting it again."""
+    restarts: list[float] = field(default_factory=list)
+
+
+class RayFleetSupervisor(FleetSupervisor):
+    """:class:`FleetSupervisor` whose groups are Ray actors on the cluster at ``address``."""
+
+    def __init__(self, *args: Any, address: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.address = address
+        self._actors: dict[int, _RayGroup] = {}
+        self._remote: Any = None
+
+    def run(self) -> int:
+        try:
+            import ray
+        except ImportError as exc:
+            raise ConfigError(f"pepa fleet --ray needs Ray ({INSTALL_HINT}): {exc}") from exc
+        _check_address(self.address)
+        try:
+            ray.init(
+                address=self.address,
+                namespace="pepa",
+                logging_level=logging.WARNING,
+                log_to_driver=True,
+            )
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise ConfigError(f"cannot join the Ray cluster at {self.address}: {exc}") from exc
+        self._remote = ray.remote(GroupHost)
+        try:
+            return super().run()
+        finally:
+            ray.shutdown()
+
+    # -- the loop ----------------------------------------------------------------
+
+    def _loop(self) -> int:
+        self._check_cluster()
+        server = FleetSocket(self.base.server_root / FLEET_SOCKET, self._lines).start()
+        try:
+            while True:
+                if self._check_signals():
+                    return 0
+                now = time.monotonic()
+                for group in self.groups:
+                    due = group.restart_at is not None and group.restart_at <= now
+                    if group.number not in self._actors and due:
+                        self._spawn(group)
+                self._poll()
+                self._keep_world_alive()
+                if all(g.exit_code is not None for g in self.groups):
+                    codes = {g.exit_code for g in self.groups}
+                    return EXIT_GAVE_UP if EXIT_GAVE_UP in codes else 2 if 2 in codes else 0
+                self._check_signals(POLL)
+        finally:
+            server.close()
+
+    def _check_cluster(self) -> None:
+        import ray
+
+        alive = [n for n in ray.nodes() if n.get("Alive")]
+        machines = {n["NodeManagerAddress"] for n in alive}
+        self.say(
+            f"Ray cluster at {self.address}: {len(alive)} node(s) on "
+            f"{len(machines)} machine(s); the groups go round them"
+        )
+        if len(machines) > 1 and (self.world is not None or self.postgres is not None):
+            self.say(
+                "the cluster spans several machines, but the embedded world and the fleet's "
+                "own PostgreSQL listen on this machine's loopback only: give every node a "
+                "server (--host) and a PEPA_DB_URL it can reach"
+            )
+
+    def _spawn(self, group: _Group) -> None:
+        goals = {bot.name: bot.goal for bot in self.spec.bots if bot.goal}
+        payload = {
+            "group": group.number,
+            "console": self.console,
+            "bots": [c.to_json() for c in group.configs],
+            "goals": {name: goals[name] for name in group.bots if name in goals},
+        }
+        actor = self._remote.options(
+            name=f"pepa-{self.base.server_root.name}-group-{group.number}",
+            max_restarts=-1,
+            max_task_retries=0,
+            max_concurrency=4,  # info and status while the group plays
+            num_cpus=0,
+            scheduling_strategy=self._placement(group.number),
+        ).remote(orjson.dumps(payload))
+        self._actors[group.number] = _RayGroup(actor=actor)
+        group.started_at, group.restart_at = time.monotonic(), None
+        self._write_roster()
+
+    def _placement(self, number: int) -> Any:
+        """Group ``n`` on the ``n mod nodes``-th node alive now.
+
+        A hard affinity: Ray's soft one, and its SPREAD, put both groups of a two-node
+        test cluster on one node about one time in three. The process of a group
+        that dies is started again on the same node by Ray; a group whose node is
+        gone is moved by :meth:`_move` to a node alive then.
+        """
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        nodes = sorted(str(n["NodeID"]) for n in ray.nodes() if n.get("Alive"))
+        if not nodes:
+            return "SPREAD"
+        return NodeAffinitySchedulingStrategy(nodes[number % len(nodes)], soft=False)
+
+    def _poll(self) -> None:
+        """Ask every group where it runs; act on new processes and ends."""
+        import ray
+        from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
+
+        for ray_group in list(self._actors.values()):
+            if ray_group.pending is None:
+                ray_group.pending = ray_group.actor.info.remote()
+        pending = [g.pending for g in self._actors.values()]
+        if not pending:
+            return
+        ray.wait(pending, num_returns=len(pending), timeout=POLL)
+        for number, ray_group in list(self._actors.items()):
+            ready, _ = ray.wait([ray_group.pending], timeout=0)
+            if not ready:
+                continue
+            ref, ray_group.pending = ray_group.pending, None
+            group = self.groups[number]
+            try:
+                info = ray.get(ref)
+            except ActorUnavailableError as exc:
+                now = time.monotonic()
+                if ray_group.lost is None:
+                    ray_group.lost = now
+                    self.say(
+                        f"group {number} ({', '.join(group.bots)}) lost its process; Ray starts "
+                        f"it again (the other groups play on): {_first_line(exc)}"
+                    )
+                elif now - ray_group.lost > MOVE_AFTER:
+                    self._move(group, f"not back after {MOVE_AFTER:g}s")
+                continue
+            except (ActorDiedError, RayActorError) as exc:
+                self._move(group, _first_line(exc))
+                continue
+            self._seen(group, ray_group, info)
+
+    def _move(self, group: _Group, why: str) -> None:
+        """A group Ray cannot start again where it was (its node is gone): a new actor,
+        placed on a node alive now."""
+        import ray
+
+        if not self._restart_allowed(group):
+            return
+        ray_group = self._actors.pop(group.number)
+        ray.kill(ray_group.actor, no_restart=True)
+        group.restarts += 1
+        group.restart_at = time.monotonic()
+        self.say(
+            f"group {group.number} ({', '.join(group.bots)}) cannot come back where it ran "
+            f"({why}); starting it on another node (restart {group.restarts})"
+        )
+
+    def _restart_allowed(self, group: _Group) -> bool:
+        """Within the group's restart budget; else it is given up (and False)."""
+        if group.intensity.allow(time.monotonic()):
+            return True
+        self._give_up(group, f"its process was lost more than {group.intensity.max_restarts} "
+                      f"times in {group.intensity.period:g}s")  # fmt: skip
+        return False
+
+    def _seen(self, group: _Group, ray_group: _RayGroup, info: dict[str, Any]) -> None:
+        names = ", ".join(group.bots)
+        where = f"{info['hostname']} ({info['ip']}, node {str(info['node'])[:8]})"
+        pid = int(info["pid"])
+        if ray_group.pid is None:
+            logger.info("group %d (%s) runs in pid %d on %s", group.number, names, pid, where)
+        elif pid != ray_group.pid:
+            if not self._restart_allowed(group):
+                return
+            group.restarts += 1
+            self.say(
+                f"group {group.number} ({names}) runs again in pid {pid} on {where} "
+                f"(restart {group.restarts}); its bots reconnect"
+            )
+        ray_group.pid, ray_group.where, ray_group.lost = pid, where, None
+        self._write_roster()
+        ended = info.get("ended")
+        if ended is not None:
+            reason = str(info.get("reason") or "")
+            if ended == 0:
+                self.say(f"group {group.number} ({names}): every bot stopped on request")
+            else:
+                self.say(f"group {group.number} ({names}) refused its configuration: {reason}")
+            self._end(group, int(ended))
+
+    def _give_up(self, group: _Group, why: str) -> None:
+        self.say(f"group {group.number} ({', '.join(group.bots)}): giving up, {why}")
+        self._end(group, EXIT_GAVE_UP)
+
+    def _end(self, group: _Group, code: int) -> None:
+        import ray
+
+        ray_group = self._actors.pop(group.number, None)
+        if ray_group is not None:
+            ray.kill(ray_group.actor, no_restart=True)
+        group.exit_code, group.restart_at = code, None
+        self._write_roster()
+
+    # -- status ------------------------------------------------------------------
+
+    def _lines(self) -> list[dict[str, Any]]:
+        """Every bot's line, each group asked on its node at once (for ``fleet.sock``)."""
+        import ray
+
+        asked = {n: g.actor.status.remote() for n, g in list(self._actors.items())}
+        if asked:
+            ray.wait(list(asked.values()), num_returns=len(asked), timeout=STATUS_TIMEOUT)
+        lines: list[dict[str, Any]] = []
+        for group in self.groups:
+            ref = asked.get(group.number)
+            answer = _answer(ref) if ref is not None else None
+            if answer is not None:
+                lines.extend(answer)
+                continue
+            why = ("ended" if group.exit_code is not None
+                   else "its process is starting again" if ref is not None
+                   else "not started yet")  # fmt: skip
+            lines.extend(BotLine(n, group.number, None, down=f"group {why}").to_json()
+                         for n in group.bots)  # fmt: skip
+        return lines
+
+    def _write_roster(self) -> None:
+        roster = {
+            "pid": os.getpid(),
+            "server": f"{self.base.host or '127.0.0.1'}:{self.base.port}",
+            "ray": self.address,
+            "socket": FLEET_SOCKET,
+            "groups": [
+                {
+                    "group": g.number,
+                    "pid": (a.pid if (a := self._actors.get(g.number)) is not None else None),
+                    "where": a.where if a is not None else "",
+                    "restarts": g.restarts,
+                    "bots": g.bots,
+                }
+                for g in self.groups
+            ],
+        }
+        try:
+            write_atomic(self.roster_path, orjson.dumps(roster, option=orjson.OPT_INDENT_2))
+        except OSError as exc:
+            logger.warning("cannot write %s: %s", self.roster_path, exc)
+
+    def _stop_all(self) -> None:
+        """Ask every group to stop its bots, then end the actors."""
+        import ray
+
+        if not self._actors:
+            return
+        refs = [g.actor.stop.remote(self.stop_timeout) for g in self._actors.values()]
+        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=self.stop_timeout + 5)
+        if len(ready) < len(refs):
+            self.say(f"{len(refs) - len(ready)} group(s) did not stop in time; ending them")
+        for ray_group in self._actors.values():
+            ray.kill(ray_group.actor, no_restart=True)
+        self._actors.clear()
+
+
+def _check_address(address: str) -> None:
+    """A cluster's ``host:port`` that answers, or one clear line (Ray itself would retry a
+    wrong address for minutes)."""
+    if address.startswith("ray://"):
+        raise ConfigError(
+            f"--ray {address}: Ray Client addresses are not supported; give the cluster's "
+            f"address (host:port, as `ray start --head` prints it)"
+        )
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"--ray {address!r}: expected the cluster's address as host:port")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise ConfigError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
+
+
+def _answer(ref: Any) -> list[dict[str, Any]] | None:
+    import ray
+
+    ready, _ = ray.wait([ref], timeout=0)
+    if not ready:
+        return None
+    try:
+        answer = ray.get(ref)
+    except ray.exceptions.RayError as exc:
+        logger.info("a group's status did not come: %s", _first_line(exc))
+        return None
+    return answer if isinstance(answer, list) else None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
