@@ -7,7 +7,8 @@ as a driver and places its two groups of two bots, one group per node. The
 tests check what the Ray path promises: the groups spread over the nodes,
 ``pepa status`` (through the fleet's socket) shows every bot wherever it runs,
 a group whose process is lost comes back by itself while the other group never
-notices, and SIGTERM ends the fleet with its Ray actors.
+notices, a group whose node is gone moves to the node left, and SIGTERM ends
+the fleet with its Ray actors.
 """
 
 from __future__ import annotations
@@ -164,8 +165,8 @@ def test_a_lost_group_comes_back_and_the_other_group_never_notices(fleet: Daemon
         fleet.wait_line("group 0 (pepa_bot_1, pepa_bot_2) runs again in pid", 90, start=mark)
         for bot in BOTS[:2]:
             fleet.wait_line(f"[{bot}] {JOINED}", 120, start=mark)
-        assert roster(fleet)["groups"][0]["pid"] != killed
         said = [line for line in fleet.lines[mark:] if line.startswith("pepa: ")]
+        assert roster(fleet)["groups"][0]["pid"] != killed, (roster(fleet), said)
         assert roster(fleet)["groups"][0]["restarts"] == 1, said
         # group 1 never noticed: the same process, no new join, its socket still answers
         assert roster(fleet)["groups"][1]["pid"] == other
@@ -173,6 +174,29 @@ def test_a_lost_group_comes_back_and_the_other_group_never_notices(fleet: Daemon
         assert fleet.count(f"[pepa_bot_4] {JOINED}", start=mark) == 0
         bystander.send(protocol.Snapshot())
         assert bystander.wait_for("status", timeout=15)["connected"] is True
+    eventually(lambda: all(connected(b) for b in status(fleet).values()), 60, "all four bots back")
+
+
+def test_a_group_whose_node_is_gone_moves_to_a_node_alive(
+    colony: tuple[EmbeddedWorld, Daemon], cluster: Any
+) -> None:
+    fleet = colony[1]
+    head = str(cluster.head_node.node_id)[:8]
+    groups = roster(fleet)["groups"]
+    gone = next(g for g in groups if not g["where"].endswith(f"node {head})"))
+    stays = next(g for g in groups if g is not gone)
+    name = f"group {gone['group']} ({', '.join(gone['bots'])})"
+    mark = len(fleet.lines)
+    cluster.remove_node(next(n for n in cluster.worker_nodes))
+    fleet.wait_line(f"{name} cannot come back where it ran", 90, start=mark)
+    for bot in gone["bots"]:
+        fleet.wait_line(f"[{bot}] {JOINED}", 120, start=mark)
+    moved = roster(fleet)["groups"][gone["group"]]
+    assert moved["where"].endswith(f"node {head})"), moved  # on the node left
+    # the group on the node that stayed never noticed
+    assert roster(fleet)["groups"][stays["group"]]["pid"] == stays["pid"]
+    for bot in stays["bots"]:
+        assert fleet.count(f"[{bot}] {JOINED}", start=mark) == 0
     eventually(lambda: all(connected(b) for b in status(fleet).values()), 60, "all four bots back")
 
 

@@ -36,7 +36,7 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -140,9 +140,10 @@ class _RayGroup:
     where: str = ""
     pending: Any = None
     """The ``info`` call not answered yet."""
+    asked: float = 0.0
+    """When it was made."""
     lost: float | None = None
     """Since when its process is lost and Ray is starting it again."""
-    restarts: list[float] = field(default_factory=list)
 
 
 class RayFleetSupervisor(FleetSupervisor):
@@ -253,25 +254,36 @@ class RayFleetSupervisor(FleetSupervisor):
     def _poll(self) -> None:
         """Ask every group where it runs; act on new processes and ends."""
         import ray
-        from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError
+        from ray.exceptions import (
+            ActorDiedError,
+            ActorUnavailableError,
+            ActorUnschedulableError,
+            RayError,
+        )
 
+        now = time.monotonic()
         for ray_group in list(self._actors.values()):
             if ray_group.pending is None:
-                ray_group.pending = ray_group.actor.info.remote()
+                ray_group.pending, ray_group.asked = ray_group.actor.info.remote(), now
         pending = [g.pending for g in self._actors.values()]
         if not pending:
             return
         ray.wait(pending, num_returns=len(pending), timeout=POLL)
+        now = time.monotonic()
         for number, ray_group in list(self._actors.items()):
+            group = self.groups[number]
             ready, _ = ray.wait([ray_group.pending], timeout=0)
             if not ready:
+                if now - ray_group.asked > MOVE_AFTER:  # queued behind a start that never comes
+                    self._move(group, f"no answer for {MOVE_AFTER:g}s")
                 continue
             ref, ray_group.pending = ray_group.pending, None
-            group = self.groups[number]
             try:
                 info = ray.get(ref)
-            except ActorUnavailableError as exc:
-                now = time.monotonic()
+            except (ActorDiedError, ActorUnschedulableError) as exc:  # e.g. its node is gone
+                self._move(group, _first_line(exc))
+                continue
+            except (ActorUnavailableError, RayError) as exc:  # Ray is starting it again
                 if ray_group.lost is None:
                     ray_group.lost = now
                     self.say(
@@ -280,9 +292,6 @@ class RayFleetSupervisor(FleetSupervisor):
                     )
                 elif now - ray_group.lost > MOVE_AFTER:
                     self._move(group, f"not back after {MOVE_AFTER:g}s")
-                continue
-            except (ActorDiedError, RayActorError) as exc:
-                self._move(group, _first_line(exc))
                 continue
             self._seen(group, ray_group, info)
 
@@ -314,18 +323,20 @@ class RayFleetSupervisor(FleetSupervisor):
         names = ", ".join(group.bots)
         where = f"{info['hostname']} ({info['ip']}, node {str(info['node'])[:8]})"
         pid = int(info["pid"])
-        if ray_group.pid is None:
-            logger.info("group %d (%s) runs in pid %d on %s", group.number, names, pid, where)
-        elif pid != ray_group.pid:
+        first, again = ray_group.pid is None, ray_group.pid not in (None, pid)
+        if again:
             if not self._restart_allowed(group):
                 return
             group.restarts += 1
+        ray_group.pid, ray_group.where, ray_group.lost = pid, where, None
+        self._write_roster()  # before the line: who reads the line finds the roster new
+        if again:
             self.say(
                 f"group {group.number} ({names}) runs again in pid {pid} on {where} "
                 f"(restart {group.restarts}); its bots reconnect"
             )
-        ray_group.pid, ray_group.where, ray_group.lost = pid, where, None
-        self._write_roster()
+        elif first:
+            logger.info("group %d (%s) runs in pid %d on %s", group.number, names, pid, where)
         ended = info.get("ended")
         if ended is not None:
             reason = str(info.get("reason") or "")
