@@ -47,6 +47,12 @@ BOTS = ["pepa_bot_1", "pepa_bot_2", "pepa_bot_3", "pepa_bot_4"]
 def colony() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
     root = Path(tempfile.mkdtemp(prefix="pepa-fleet-", dir="/tmp"))  # short: socket paths
     world = EmbeddedWorld(root / "world", port=free_port(), control=True).start()
+    # a group log of long ago, which the fleet's retention removes at start
+    old = root / "state" / f"127.0.0.1_{world.port}" / "fleet" / "group-0" / "logs"
+    old.mkdir(mode=0o700, parents=True)
+    for folder in (root / "state", *reversed(old.relative_to(root / "state").parents)):
+        (root / "state" / folder).chmod(0o700)
+    (old / "2020-01-01.log").write_text("2020-01-01 00:00:00,000 INFO    long ago\n")
     d = Daemon(
         root, "--bots", "4", "--group", "2", "--fault-injection", "--console", "info",
         command="fleet", host="127.0.0.1", port=world.port,
@@ -118,6 +124,8 @@ def test_each_bot_has_its_own_folder_lock_socket_and_log(fleet: Daemon) -> None:
         assert not (folder / "knowledge.db").exists()  # the knowledge base is the fleet's
         assert (folder / "logs").is_dir()
     assert (root / "fleet").stat().st_mode & 0o777 == 0o700
+    # the group's own log folder is pruned by the bots' retention, as each bot's is
+    assert not (root / "fleet" / "group-0" / "logs" / "2020-01-01.log").exists()
     # group 0's process writes both its bots' lines to its own log, each tagged; each bot's
     # own log holds its own lines only (read first: the group's log is then a superset)
     # (the terminal's line comes before the files' lines of the same record: wait for them)

@@ -29,6 +29,7 @@ import queue
 import sys
 import time
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 import orjson
@@ -47,7 +48,7 @@ from pepa.daemon.worker import (
     _write_exit,
 )
 from pepa.errors import PepaError
-from pepa.retention import MIB
+from pepa.retention import MIB, PRUNE_EVERY, RetentionPolicy, prune_logs
 from pepa.signals import SignalInbox
 from pepa.statedir import StateDirError, secure_state
 from pepa.supervision import Backoff, RestartIntensity, Scheduler
@@ -140,6 +141,11 @@ class FleetWorker(Worker):
             logger.warning("state directory: %s", note)
         sys.setswitchinterval(SWITCH_INTERVAL)
         scheduler = Scheduler().start()
+        # the group's own log folder, by the bots' retention (each bot prunes its own folder)
+        policy = RetentionPolicy(days=first.retention_days, log_max_bytes=first.log_max_mb * MIB)
+        prune = lambda: _prune_group_logs(folder / "logs", policy)  # noqa: E731
+        prune()
+        scheduler.call_every(PRUNE_EVERY, prune)
         names = ", ".join(self.bots)
         logger.info("fleet worker %d (group %d) starting: %s", os.getpid(), self.group, names)
         try:
@@ -262,6 +268,16 @@ class FleetWorker(Worker):
             root.removeHandler(handler)
             handler.close()
         bot.handlers = []
+
+
+def _prune_group_logs(folder: Path, policy: RetentionPolicy) -> None:
+    try:
+        gone = prune_logs(folder, today=date.today(), policy=policy)
+    except OSError as exc:  # a bad folder costs a warning, never the group
+        logger.warning("cannot prune %s: %s", folder, exc)
+        return
+    if gone:
+        logger.info("pruned %d old log file(s) of the group: %s", len(gone), ", ".join(gone))
 
 
 def _read_configs() -> tuple[int, str, list[Config]]:
