@@ -48,7 +48,6 @@ from pepa.fleet.fleetsock import FLEET_SOCKET, FleetSocket
 from pepa.fleet.status import BotLine, fleet_lines
 from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group
 from pepa.fleet.worker import FleetWorker
-from pepa.memory import write_atomic
 from pepa.planbook import PlanBook
 from pepa.statedir import StateDirError
 
@@ -382,27 +381,14 @@ class RayFleetSupervisor(FleetSupervisor):
                          for n in group.bots)  # fmt: skip
         return lines
 
-    def _write_roster(self) -> None:
-        roster = {
-            "pid": os.getpid(),
-            "server": f"{self.base.host or '127.0.0.1'}:{self.base.port}",
-            "ray": self.address,
-            "socket": FLEET_SOCKET,
-            "groups": [
-                {
-                    "group": g.number,
-                    "pid": (a.pid if (a := self._actors.get(g.number)) is not None else None),
-                    "where": a.where if a is not None else "",
-                    "restarts": g.restarts,
-                    "bots": g.bots,
-                }
-                for g in self.groups
-            ],
-        }
-        try:
-            write_atomic(self.roster_path, orjson.dumps(roster, option=orjson.OPT_INDENT_2))
-        except OSError as exc:
-            logger.warning("cannot write %s: %s", self.roster_path, exc)
+    def _roster_extra(self) -> dict[str, Any]:
+        return {"ray": self.address, "socket": FLEET_SOCKET}
+
+    def _where(self, group: _Group) -> dict[str, Any]:
+        ray_group = self._actors.get(group.number)
+        if ray_group is None:
+            return {"pid": None, "where": ""}
+        return {"pid": ray_group.pid, "where": ray_group.where}
 
     def _stop_all(self) -> None:
         """Ask every group to stop its bots, then end the actors."""

@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import orjson
 
@@ -298,20 +298,22 @@ class FleetSupervisor:
         roster = {
             "pid": os.getpid(),
             "server": f"{self.base.host or '127.0.0.1'}:{self.base.port}",
-            "groups": [
-                {
-                    "group": g.number,
-                    "pid": g.proc.pid if g.proc is not None else None,
-                    "restarts": g.restarts,
-                    "bots": g.bots,
-                }
-                for g in self.groups
-            ],
-        }
+            **self._roster_extra(),
+            "groups": [{"group": g.number, **self._where(g), "restarts": g.restarts,
+                        "bots": g.bots} for g in self.groups],
+        }  # fmt: skip
         try:
             write_atomic(self.roster_path, orjson.dumps(roster, option=orjson.OPT_INDENT_2))
         except OSError as exc:
             logger.warning("cannot write %s: %s", self.roster_path, exc)
+
+    def _roster_extra(self) -> dict[str, Any]:
+        """What else the roster says about the whole fleet."""
+        return {}
+
+    def _where(self, group: _Group) -> dict[str, Any]:
+        """Where a group runs, for the roster."""
+        return {"pid": group.proc.pid if group.proc is not None else None}
 
     def _stop_all(self) -> None:
         """SIGTERM every worker, then SIGKILL those still there after :attr:`stop_timeout`."""
