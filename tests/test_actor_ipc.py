@@ -61,6 +61,8 @@ class Sockets:
     broadcasts: list[dict[str, Any]] = field(default_factory=list)
     sent: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     done: list[int] = field(default_factory=list)
+    clients: bool = True
+    """Whether a client listens (the broadcasts are recorded either way)."""
 
     def send(self, client_id: int, event: Any) -> None:
         self.sent.append((client_id, dict(event)))
@@ -70,6 +72,9 @@ class Sockets:
 
     def command_done(self, client_id: int) -> None:
         self.done.append(client_id)
+
+    def listening(self) -> bool:
+        return self.clients
 
     def statuses(self) -> list[dict[str, Any]]:
         return [e for e in self.broadcasts if e["type"] == "status"]
@@ -168,6 +173,22 @@ def test_a_heartbeat_status_goes_out_when_nothing_changes() -> None:
     assert status["connected"] is False and status["version"] is None and status["hp"] is None
     s.h.advance(STATUS_INTERVAL * 3)
     assert len(s.sockets.statuses()) == 4
+
+
+def test_no_status_is_built_while_no_client_listens_and_a_new_one_gets_the_latest() -> None:
+    s = ipc(knows=knowledge())
+    s.sockets.clients = False
+    s.h.send(WorldObserved(view=view(hp=20)))
+    s.h.advance(STATUS_INTERVAL * 3)
+    s.h.send(WorldObserved(view=view(hp=17)))
+    assert s.sockets.statuses() == []  # an idle bot nobody watches builds none
+    s.sockets.clients = True
+    s.h.send(ClientConnected(client_id=1))
+    ((_, hello),) = s.sockets.sent
+    assert hello["type"] == "hello" and hello["snapshot"]["hp"] == 17
+    s.h.advance(STATUS_MIN_GAP)
+    s.h.send(WorldObserved(view=view(hp=16)))
+    assert [e["hp"] for e in s.sockets.statuses()] == [16]
 
 
 def test_what_was_learned_shows_in_the_status_from_the_start_and_as_it_changes() -> None:

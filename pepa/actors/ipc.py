@@ -81,6 +81,10 @@ class SocketServer(Protocol):
         """One command of ``client_id`` has been taken."""
         ...
 
+    def listening(self) -> bool:
+        """Whether any client would get a broadcast now."""
+        ...
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Heartbeat:
@@ -167,7 +171,11 @@ class Ipc(SupervisedActor):
 
     def _broadcast_status(self) -> None:
         self.last_status = self.now()
-        self.server.broadcast(protocol.status(self.snapshot()))
+        # with no client a status is never sent, and building one (actor table, world) was
+        # the bulk of an idle bot's Python time; a client that connects gets a fresh one in
+        # its hello
+        if self.server.listening():
+            self.server.broadcast(protocol.status(self.snapshot()))
 
     # -- messages -----------------------------------------------------------------
 

@@ -234,6 +234,11 @@ class IpcServer:
             return
         self._enqueue(None, encode(event))
 
+    def listening(self) -> bool:
+        """Whether a broadcast would reach any client now (one past its first ``send``); a
+        caller may skip building one when not. Thread-safe (a read of one set's size)."""
+        return bool(self._opened)
+
     def command_done(self, client_id: int) -> None:
         """One command of ``client_id`` has been taken (``ack_commands``); thread-safe.
 

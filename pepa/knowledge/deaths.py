@@ -96,8 +96,9 @@ class DeathAnalysis:
 
     def __init__(self, *, bundle_seconds: float = BUNDLE_SECONDS) -> None:
         self.bundle_seconds = bundle_seconds
-        self.recent: deque[tuple[float, dict[str, Any]]] = deque()
-        """``(when, view.to_wire())``, oldest first, at most ``bundle_seconds`` old."""
+        self.recent: deque[tuple[float, WorldView]] = deque()
+        """``(when, view)``, oldest first, at most ``bundle_seconds`` old (views are immutable:
+        each is put in wire form only for a death's bundle, not at every snapshot)."""
         self.activity: str | None = None
         """The skill (else the reflex) the chain ran last."""
         self.advised: list[tuple[float, AdviceApplied]] = []
@@ -105,7 +106,7 @@ class DeathAnalysis:
 
     def observe(self, view: WorldView, now: float) -> None:
         """A new world view: kept for the next death's bundle."""
-        self.recent.append((now, view.to_wire()))
+        self.recent.append((now, view))
         while self.recent and now - self.recent[0][0] > self.bundle_seconds:
             self.recent.popleft()
 
@@ -131,7 +132,7 @@ class DeathAnalysis:
 
     def bundle(self) -> dict[str, Any]:
         """The context bundle of a death now."""
-        snapshots = [snapshot for _, snapshot in self.recent]
+        snapshots = [view.to_wire() for _, view in list(self.recent)[-MAX_SNAPSHOTS:]]
         last = snapshots[-1] if snapshots else {}
         threats = last.get("threats") or []
         return {
