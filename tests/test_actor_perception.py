@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from pepa.actors.perception import OBSERVE_INTERVAL, Perception, WorldEvent
+from pepa.actors.perception import HERD_EVERY, OBSERVE_INTERVAL, Perception, WorldEvent
 from pepa.events import (
     ActionFinished,
     ChatReceived,
@@ -64,6 +66,34 @@ def test_the_observe_timer_publishes_only_what_changed() -> None:
     h.advance(OBSERVE_INTERVAL)
     assert h.last(HealthChanged) == HealthChanged(hp=12.0, food=20, previous_hp=20.0)
     assert len(h.events(WorldObserved)) == 3
+
+
+def test_animals_walking_about_are_published_once_a_second_anything_else_at_once() -> None:
+    def world(cow: float, *, zombie: float | None = None, sheep: bool = False) -> dict[str, Any]:
+        herd = [entity(2, "cow", cow, kind="animal", position=(cow, 64.0, 0.5))]
+        herd += [entity(3, "sheep", 9.0, kind="animal")] if sheep else []
+        return raw_snapshot(entities=herd + ([entity(5, "zombie", zombie)] if zombie else []))
+
+    link = FakeLink(world=world(6.0))
+    h = perception(link)
+    h.advance(OBSERVE_INTERVAL / 2)
+    assert len(h.events(WorldObserved)) == 1
+    for step in range(1, 4):  # the cow wanders: not yet a second since the last view
+        link.world = world(6.0 + step)
+        h.advance(OBSERVE_INTERVAL)
+    assert len(h.events(WorldObserved)) == 1
+    link.world = world(9.5, zombie=12.0)  # a hostile comes: at the next tick, cow and all
+    h.advance(OBSERVE_INTERVAL)
+    assert [e.distance for e in h.last(WorldObserved).view.entities] == [9.5, 12.0]
+    link.world = world(8.0, zombie=12.0, sheep=True)  # an animal comes into sight: at once
+    h.advance(OBSERVE_INTERVAL)
+    assert len(h.events(WorldObserved)) == 3
+    link.world = world(7.0, zombie=12.0, sheep=True)
+    h.advance(OBSERVE_INTERVAL)
+    assert len(h.events(WorldObserved)) == 3
+    h.advance(HERD_EVERY)  # a second on, the cow's last place goes out
+    assert len(h.events(WorldObserved)) == 4
+    assert h.last(WorldObserved).view.entities[0].distance == 7.0
 
 
 def test_a_health_event_takes_a_snapshot_at_once() -> None:
