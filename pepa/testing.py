@@ -164,6 +164,8 @@ class FakeLink:
     """Methods that fail (an action returns None, an instant call False)."""
     actions: list[Action] = field(default_factory=list)
     said: list[str] = field(default_factory=list)
+    snapshots: int = 0
+    """How many times :meth:`snapshot` was called (a bridge round trip each, for real)."""
     _queued: list[dict[str, Any]] = field(default_factory=list)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -208,6 +210,7 @@ class FakeLink:
     # -- the Link protocol -----------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any] | None:
+        self.snapshots += 1
         if not self.connected:
             return None
         if self._queued:

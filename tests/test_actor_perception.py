@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from pepa.actors.perception import HERD_EVERY, OBSERVE_INTERVAL, Perception, WorldEvent
+from pepa.actors.perception import (
+    HERD_EVERY,
+    OBSERVE_INTERVAL,
+    QUIET_AFTER,
+    QUIET_EVERY,
+    Perception,
+    WorldEvent,
+)
 from pepa.events import (
     ActionFinished,
     ChatReceived,
@@ -53,7 +60,8 @@ def test_the_first_snapshot_publishes_health_and_the_view() -> None:
 def test_the_observe_timer_publishes_only_what_changed() -> None:
     link = FakeLink()
     h = perception(link)
-    h.advance(10.5 * OBSERVE_INTERVAL)  # ten ticks of the same world, then half an interval
+    # five ticks of the same world, then half an interval (under QUIET_AFTER: still 5 a second)
+    h.advance(5.5 * OBSERVE_INTERVAL)
     assert len(h.events(WorldObserved)) == 1
     link.world = raw_snapshot(position=(5.0, 64.0, 0.5))
     h.advance(OBSERVE_INTERVAL / 4)
@@ -94,6 +102,37 @@ def test_animals_walking_about_are_published_once_a_second_anything_else_at_once
     h.advance(HERD_EVERY)  # a second on, the cow's last place goes out
     assert len(h.events(WorldObserved)) == 4
     assert h.last(WorldObserved).view.entities[0].distance == 7.0
+
+
+def test_an_idle_bot_is_polled_once_a_second_and_its_first_move_brings_five_back() -> None:
+    def world(step: int, *, x: float = 0.5, hp: float = 20) -> dict[str, Any]:
+        cow = entity(2, "cow", 6.0 + step / 10, kind="animal", position=(6.0 + step / 10, 64, 0.5))
+        return raw_snapshot(entities=[cow], time_of_day=1000 + 4 * step, position=(x, 64, 0.5),
+                            hp=hp)  # fmt: skip
+
+    link = FakeLink(world=world(0))
+    h = perception(link)
+    h.advance(QUIET_AFTER + OBSERVE_INTERVAL / 2)  # nothing but the cow and the clock: quiet
+    polled = link.snapshots
+    for step in range(1, 11):  # two seconds of a cow walking and the clock going
+        link.world = world(step)
+        h.advance(OBSERVE_INTERVAL)
+    assert link.snapshots - polled == round(2 / QUIET_EVERY)
+    polled = link.snapshots
+    link.world = world(11, x=1.5)  # the bot moves: seen within a second, then 5 a second
+    h.advance(QUIET_EVERY)
+    assert h.last(WorldObserved).view.position is not None
+    assert h.last(WorldObserved).view.position.x == 1.5
+    polled = link.snapshots
+    for step in range(12, 17):
+        link.world = world(step, x=1.5 + step / 10)
+        h.advance(OBSERVE_INTERVAL)
+    assert link.snapshots - polled == 5
+    # a blow while quiet is seen at once, whatever the rate
+    h.advance(QUIET_AFTER + OBSERVE_INTERVAL)
+    link.world = world(30, x=3.0, hp=15)
+    h.send(WorldEvent({"type": "health"}))
+    assert h.last(WorldObserved).view.hp == 15
 
 
 def test_a_health_event_takes_a_snapshot_at_once() -> None:

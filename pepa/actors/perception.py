@@ -46,6 +46,14 @@ from the last in that alone, and each was a WorldObserved to seven actors (the l
 an idle bot's Python time). Nothing reacts to an animal's step (hunting finds its prey in JS);
 an animal that comes or goes, and every other change (hostiles, players, the bot itself, time),
 is still published at once."""
+QUIET_AFTER = 2.0
+QUIET_EVERY = 1.0
+"""Once nothing but animals' places and the clock has changed for :data:`QUIET_AFTER`
+seconds (an idle bot), a snapshot every :data:`QUIET_EVERY` seconds instead of every
+:data:`OBSERVE_INTERVAL`. A snapshot is a bridge round trip, the largest part of an idle bot's
+CPU that is left. Reaction does not wait on it: health, hurt, entities and deaths take a
+snapshot at once, and the first change beyond the animals and the clock (the bot moving, its
+air, its inventory) brings the rate back to 5 per second."""
 _IMMEDIATE = frozenset({"health", "hurt", "entities", "entityDead", "spawn", "respawn"})
 
 
@@ -64,6 +72,12 @@ class _Observe:
 def _herd_only(old: WorldView, new: WorldView) -> bool:
     """Whether the two views differ in nothing but where the same animals stand."""
     return _still(old) == _still(new)
+
+
+def _calm(old: WorldView, new: WorldView) -> bool:
+    """Whether the two views differ in nothing but animals' places and the clock."""
+    return _herd_only(replace(old, time_of_day=None, is_day=None),
+                      replace(new, time_of_day=None, is_day=None))  # fmt: skip
 
 
 def _still(view: WorldView) -> WorldView:
@@ -113,6 +127,9 @@ class Perception(SupervisedActor):
         self.model = WorldModel()
         self.last_view: WorldView | None = None
         self.published_at = -math.inf
+        self.observed_at = -math.inf
+        self.changed_at = -math.inf
+        """When a snapshot last showed more than animals walking and the clock going."""
 
     def setup(self) -> None:
         self._observe(force=True)
@@ -121,7 +138,10 @@ class Perception(SupervisedActor):
     def on_message(self, message: Any) -> Any:
         match message:
             case _Observe():
-                self._observe()
+                now = self.now()
+                quiet = now - self.changed_at >= QUIET_AFTER
+                if not quiet or now - self.observed_at >= QUIET_EVERY - OBSERVE_INTERVAL / 2:
+                    self._observe()
             case WorldEvent(raw=raw):
                 self._world_event(raw)
             case _:
@@ -129,6 +149,8 @@ class Perception(SupervisedActor):
         return None
 
     def _observe(self, *, force: bool = False) -> None:
+        before = self.model.view
+        self.observed_at = self.now()
         if self.link is not None:
             raw = self.link.snapshot()
             if raw is None:
@@ -138,6 +160,8 @@ class Perception(SupervisedActor):
                 for event in self.model.apply(raw):
                     self.publish(event)
         view = self.model.view
+        if force or not _calm(before, view):
+            self.changed_at = self.observed_at
         if force or view != self.last_view:
             now = self.now()
             last = self.last_view
