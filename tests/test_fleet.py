@@ -18,8 +18,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -33,6 +31,7 @@ from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
+from tests.fleet_helpers import joins, pepa, roster, server_root
 from tests.tui_helpers import Tmux
 from tests.waiting import eventually
 
@@ -73,39 +72,16 @@ def fleet(colony: tuple[EmbeddedWorld, Daemon]) -> Daemon:
     return colony[1]
 
 
-def server_root(fleet: Daemon) -> Path:
-    return fleet.state / f"127.0.0.1_{fleet.port}"
-
-
 def client(fleet: Daemon, bot: str) -> IpcClient:
     c = IpcClient.connect(server_root(fleet) / bot / "bot.sock", timeout=10.0)
     c.wait_for("hello", timeout=10.0)
     return c
 
 
-def roster(fleet: Daemon) -> dict[str, object]:
-    data = orjson.loads((server_root(fleet) / "fleet.json").read_bytes())
-    assert isinstance(data, dict)
-    return data
-
-
 def group_pid(fleet: Daemon, group: int) -> int:
-    pid = roster(fleet)["groups"][group]["pid"]  # type: ignore[index]
+    pid = roster(fleet)["groups"][group]["pid"]
     assert isinstance(pid, int)
     return pid
-
-
-def joins(fleet: Daemon, bot: str, start: int = 0) -> int:
-    return fleet.count(f"[{bot}] pepa.actors.perception: in the world at", start=start)
-
-
-def pepa(fleet: Daemon, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
-    where = ["--state-dir", str(fleet.state), "--port", str(fleet.port), "--host", "127.0.0.1"]
-    return subprocess.run(
-        [sys.executable, "-m", "pepa", *args, *where],
-        cwd=fleet.root, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
 
 
 def actor_restarts(c: IpcClient) -> dict[str, int]:

@@ -31,6 +31,7 @@ from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.world.embedded import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
+from tests.fleet_helpers import JOINED, joins, pepa, roster, server_root
 from tests.waiting import eventually
 
 ray_cluster_utils = pytest.importorskip(
@@ -42,7 +43,6 @@ pytestmark = [
 ]  # fmt: skip
 
 BOTS = ["pepa_bot_1", "pepa_bot_2", "pepa_bot_3", "pepa_bot_4"]
-JOINED = "pepa.actors.perception: in the world at"
 
 
 @pytest.fixture(scope="module")
@@ -82,25 +82,6 @@ def colony(cluster: Any) -> Iterator[tuple[EmbeddedWorld, Daemon]]:
 @pytest.fixture
 def fleet(colony: tuple[EmbeddedWorld, Daemon]) -> Daemon:
     return colony[1]
-
-
-def server_root(fleet: Daemon) -> Path:
-    return fleet.state / f"127.0.0.1_{fleet.port}"
-
-
-def roster(fleet: Daemon) -> dict[str, Any]:
-    data = orjson.loads((server_root(fleet) / "fleet.json").read_bytes())
-    assert isinstance(data, dict)
-    return data
-
-
-def pepa(fleet: Daemon, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
-    where = ["--state-dir", str(fleet.state), "--port", str(fleet.port), "--host", "127.0.0.1"]
-    return subprocess.run(
-        [sys.executable, "-m", "pepa", *args, *where],
-        cwd=fleet.root, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
 
 
 def status(fleet: Daemon) -> dict[str, dict[str, Any]]:
@@ -170,8 +151,8 @@ def test_a_lost_group_comes_back_and_the_other_group_never_notices(fleet: Daemon
         assert roster(fleet)["groups"][0]["restarts"] == 1, said
         # group 1 never noticed: the same process, no new join, its socket still answers
         assert roster(fleet)["groups"][1]["pid"] == other
-        assert fleet.count(f"[pepa_bot_3] {JOINED}", start=mark) == 0
-        assert fleet.count(f"[pepa_bot_4] {JOINED}", start=mark) == 0
+        assert joins(fleet, "pepa_bot_3", mark) == 0
+        assert joins(fleet, "pepa_bot_4", mark) == 0
         bystander.send(protocol.Snapshot())
         assert bystander.wait_for("status", timeout=15)["connected"] is True
     eventually(lambda: all(connected(b) for b in status(fleet).values()), 60, "all four bots back")
@@ -196,7 +177,7 @@ def test_a_group_whose_node_is_gone_moves_to_a_node_alive(
     # the group on the node that stayed never noticed
     assert roster(fleet)["groups"][stays["group"]]["pid"] == stays["pid"]
     for bot in stays["bots"]:
-        assert fleet.count(f"[{bot}] {JOINED}", start=mark) == 0
+        assert joins(fleet, bot, mark) == 0
     eventually(lambda: all(connected(b) for b in status(fleet).values()), 60, "all four bots back")
 
 

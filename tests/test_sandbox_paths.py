@@ -300,10 +300,16 @@ def test_a_spider_in_daylight_does_not_start_a_fight(world: EmbeddedWorld, playe
         zombie = world.op("spawn_mob", player=NAME, name="zombie", dx=-4)["ids"][0]
         # the zombie beside it, which has no such rule, sees the player and hits
         eventually(lambda: world.op("life_mob", mob=zombie)["target"] == NAME, 10, "the zombie")
-        try:
-            hurt(player, mark, 60)
-        except AssertionError as exc:  # once in CI: say where the zombie was and what it did
-            raise AssertionError(f"{exc}; zombie: {world.op('life_mob', mob=zombie)}") from None
-        assert world.op("life_mob", mob=spider)["target"] is None
+        # its hit, or its death in the sun first (seen twice in CI, on a loaded machine, where
+        # it had not reached the player before burning): the spider had as long to start one
+        eventually(
+            lambda: (
+                any(e["type"] == "health" and e["health"] < 20 for e in player.events[mark:])
+                or not world.op("life_mob", mob=zombie)["alive"]
+            ),
+            60,
+            "the zombie's hit (or its death in the sun)",
+        )
+        assert world.op("life_mob", mob=spider).get("target") is None
     finally:
         world.op("set_time", time=18000, cycle=False)
