@@ -49,7 +49,7 @@ from pepa.fleet.status import BotLine, fleet_lines
 from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group
 from pepa.fleet.worker import FleetWorker
 from pepa.planbook import PlanBook
-from pepa.statedir import StateDirError
+from pepa.statedir import StateDirError, secure_state
 
 __all__ = ["GroupHost", "RayFleetSupervisor"]
 
@@ -80,6 +80,8 @@ class GroupHost:
         goals = data.get("goals") or {}
         for config in configs:  # the goals the fleet file names, on this node too
             goal = goals.get(config.username)
+            if goal:  # the bot's folder first: on a node new to it, it is not there yet
+                secure_state(config.state_dir, config.server_dir)
             if goal and PlanBook(config.server_dir).goal() != goal:
                 PlanBook(config.server_dir).write_goal(goal)
         self.worker = FleetWorker(configs, group=self.group, console=data.get("console", "warning"))
