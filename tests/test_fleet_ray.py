@@ -47,16 +47,28 @@ BOTS = ["pepa_bot_1", "pepa_bot_2", "pepa_bot_3", "pepa_bot_4"]
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
-    """Two Ray nodes on this machine, one CPU each, no dashboard."""
+    """Two Ray nodes on this machine, one CPU each, no dashboard.
+
+    Ray's node objects put SIGTERM and SIGINT handlers of their own into this process (the
+    test process): they are taken out again, or the signal tests that run later in this
+    worker find them."""
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
     c = ray_cluster_utils.Cluster(
         initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
     )
     try:
         c.add_node(num_cpus=1)
         c.wait_for_nodes()
+        _restore(saved)
         yield c
     finally:
         c.shutdown()
+        _restore(saved)
+
+
+def _restore(handlers: dict[int, Any]) -> None:
+    for signum, handler in handlers.items():
+        signal.signal(signum, handler)
 
 
 @pytest.fixture(scope="module")
