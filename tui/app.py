@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from blessed import Terminal
 from blessed.keyboard import Keystroke
@@ -41,9 +41,11 @@ from tui.reducer import reduce
 from tui.render import render
 from tui.state import CommandFailed, Input, Key, LogLine, State
 
-__all__ = ["TICK", "DashboardError", "Screen", "key_of", "run"]
+__all__ = ["TICK", "DashboardError", "Screen", "drained", "key_of", "run"]
 
 logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 TICK = 0.1
 """Seconds ``inkey`` waits: how late at most an event from the daemon is shown."""
@@ -96,11 +98,7 @@ def _loop(
             return  # SIGINT or SIGTERM: unwind the terminal modes in order
         key = term.inkey(timeout=tick)
         changed = False
-        while True:
-            try:
-                item = inbox.get_nowait()
-            except queue.Empty:
-                break
+        for item in drained(inbox):
             state, _ = reduce(state, item)
             changed = True
         if key:
@@ -118,6 +116,15 @@ def _loop(
         full = resized.consume() or size != screen.size
         if changed or full:
             screen.paint(render(state, size[0], size[1], term), size, full=full)
+
+
+def drained(inbox: queue.SimpleQueue[_T]) -> Iterator[_T]:
+    """What the inbox holds now, without waiting."""
+    while True:
+        try:
+            yield inbox.get_nowait()
+        except queue.Empty:
+            return
 
 
 def key_of(keystroke: Keystroke) -> Key:

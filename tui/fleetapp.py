@@ -38,6 +38,7 @@ from tui.app import (
     _log_to_panel,
     _ResizeFlag,
     _stop_signals,
+    drained,
     key_of,
 )
 from tui.connection import Connection
@@ -115,11 +116,7 @@ def _loop(
             return  # SIGINT or SIGTERM: unwind the terminal modes in order
         key = term.inkey(timeout=tick)
         changed = False
-        while True:
-            try:
-                item = inbox.get_nowait()
-            except queue.Empty:
-                break
+        for item in drained(inbox):
             state, commands = reduce_fleet(state, item)
             state = _carry_out(state, commands, poller, link)
             changed = True

@@ -46,9 +46,8 @@ from pepa.config import config_from_json
 from pepa.errors import ConfigError
 from pepa.fleet.fleetsock import FLEET_SOCKET, FleetSocket
 from pepa.fleet.status import BotLine, fleet_lines
-from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group
+from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group, set_goal
 from pepa.fleet.worker import FleetWorker
-from pepa.planbook import PlanBook
 from pepa.statedir import StateDirError, secure_state
 
 __all__ = ["GroupHost", "RayFleetSupervisor"]
@@ -82,8 +81,7 @@ class GroupHost:
             goal = goals.get(config.username)
             if goal:  # the bot's folder first: on a node new to it, it is not there yet
                 secure_state(config.state_dir, config.server_dir)
-            if goal and PlanBook(config.server_dir).goal() != goal:
-                PlanBook(config.server_dir).write_goal(goal)
+                set_goal(config, goal)
         self.worker = FleetWorker(configs, group=self.group, console=data.get("console", "warning"))
         self._thread = threading.Thread(
             target=self._run, name=f"fleet-group-{self.group}", daemon=True

@@ -215,8 +215,7 @@ class FleetSupervisor:
         for group in self.groups:
             for config in group.configs:
                 goal = goals.get(config.username)
-                if goal and PlanBook(config.server_dir).goal() != goal:
-                    PlanBook(config.server_dir).write_goal(goal)
+                if goal and set_goal(config, goal):
                     self.say(f"{config.username}: goal set to {goal!r} (from the fleet file)")
 
     # -- the loop ----------------------------------------------------------------
@@ -347,6 +346,15 @@ class FleetSupervisor:
                 reasons.append(str(said["reason"]))
         reason = reasons[0] if reasons else ""
         return f"exit code {code}" + (f": {reason}" if reason else "")
+
+
+def set_goal(config: Config, goal: str) -> bool:
+    """The bot's ``goal.md`` made ``goal``; whether it changed."""
+    book = PlanBook(config.server_dir)
+    if book.goal() == goal:
+        return False
+    book.write_goal(goal)
+    return True
 
 
 def processes(n: int) -> str:
