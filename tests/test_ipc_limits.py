@@ -311,6 +311,52 @@ def test_a_command_flood_is_slowed_and_bounded_while_another_client_is_served(
     assert chats == [f"flood {seq}" for seq in range(0, total, 2)]  # nothing lost, in order
 
 
+def test_a_client_that_reads_its_answers_late_is_slowed_not_dropped(
+    make_consumer: Callable[..., Consumer],
+) -> None:
+    """Answers past the buffer limit, unread for a while: the client waits, and loses none."""
+    limit, total = 256 * 1024, 60_000  # ~3 MiB of answers, twelve times the limit
+    consumer = make_consumer(ack_commands=True, max_client_buffer=limit)
+    flood = raw_connect(consumer.server.path)
+    flood_id = consumer.connected.get(timeout=DEADLINE)
+    errors: list[BaseException] = []
+    sent = threading.Event()
+
+    def write() -> None:
+        try:
+            flood.sendall(SNAPSHOT_LINE * total)
+            sent.set()
+        except BaseException as exc:
+            errors.append(exc)
+
+    def behind() -> bool:
+        """The server stopped reading this client's commands, or dropped it."""
+        stats = consumer.server.stats()
+        return stats.writes_full >= 1 or stats.clients_dropped >= 1
+
+    writer = threading.Thread(target=write, name="test-late-reader-writer")
+    writer.start()
+    try:
+        eventually(behind, DEADLINE * 3, "the server to stop reading the client")
+        with consumer.lock:
+            taken = consumer.taken.get(flood_id, 0)
+        assert taken < total, "every command was taken while its answers went unread"
+        answers = 0
+        tail = b""
+        flood.settimeout(DEADLINE * 3)
+        while answers < total + 1:  # the hello, then one status per snapshot
+            chunk = flood.recv(1 << 16)
+            assert chunk, f"closed by the server after {answers} answers"
+            *lines, tail = (tail + chunk).split(b"\n")
+            answers += len(lines)
+        writer.join(DEADLINE)
+        assert sent.is_set() and not errors
+    finally:
+        flood.close()
+        writer.join(DEADLINE)
+    assert consumer.server.stats().clients_dropped == 0
+
+
 def test_commands_never_acknowledged_count_as_lost_after_the_ack_timeout(
     short_tmp: Path,
 ) -> None:
@@ -557,7 +603,8 @@ def test_a_real_daemon_under_a_command_flood_keeps_serving_and_its_warnings_stay
                     assert other.wait_for("status", 15)["actors"]
                 # a slow machine may take minutes; only a stall of the answers fails
                 while_answered(progress, statuses, lambda: sent.is_set() or bool(errors))
-                assert sent.is_set() and not errors
+                said = [line for line in daemon.lines if "IPC client" in line]
+                assert sent.is_set() and not errors, (errors, said[-5:])
                 # every snapshot of the flood was answered
                 while_answered(progress, statuses, lambda: statuses[0] >= total // 2)
                 other.send(Snapshot())

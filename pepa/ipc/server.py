@@ -3,8 +3,11 @@
 :class:`IpcServer` runs an asyncio loop in its own daemon thread (``pepa-ipc``).
 Other threads call ``send`` and ``broadcast``, which only append to a queue; the
 server thread drains it once per loop iteration and writes everything pending
-for a client in one ``transport.write``. A client that stops reading is dropped
-once its buffer passes a limit, so it never slows the bot or the other clients.
+for a client in one ``transport.write``. A client that reads slowly is slowed:
+once its unread answers pass an eighth of ``max_client_buffer`` its commands
+are not read until it has read most of them, so a flood never outruns its own
+reader. A client that stops reading is dropped once its buffer passes
+``max_client_buffer``, so it never slows the bot or the other clients.
 
 **Hello gating.** A new client gets no broadcasts until the first ``send`` to it
 has been queued: the daemon answers ``on_connect`` with ``send(id, hello(...))``
@@ -84,6 +87,8 @@ class IpcStats:
     """Connections closed because a line did not end within ``line_timeout``."""
     reads_paused: int = 0
     """Times a client's socket stopped being read because of its commands in flight."""
+    writes_full: int = 0
+    """Times a client's socket stopped being read because it had not read its answers."""
     peak_in_flight: int = 0
     """The most commands one client ever had in flight (never above ``max_in_flight``)."""
     peak_held: int = 0
@@ -155,7 +160,7 @@ class IpcServer:
         self._counts = dict.fromkeys(
             (
                 "events_broadcast", "events_sent", "clients_dropped", "clients_refused",
-                "clients_timed_out", "reads_paused", "peak_in_flight", "peak_held",
+                "clients_timed_out", "reads_paused", "writes_full", "peak_in_flight", "peak_held",
             ),
             0,
         )  # fmt: skip
@@ -387,7 +392,7 @@ class IpcServer:
     def _dispatch(self, conn: _Connection) -> None:
         """Hand held lines on while the client has room in flight; pause its reads if not."""
         held = conn.held
-        while held and not conn.closing:
+        while held and not conn.closing and not conn.write_full:
             if self.ack_commands and conn.in_flight >= self.max_in_flight:
                 break
             line = held.popleft()
@@ -424,15 +429,33 @@ class IpcServer:
         if conn.stall_timer is not None:
             conn.stall_timer.cancel()
             conn.stall_timer = None
-        if not conn.eof:
-            conn.transport.resume_reading()
-            self._watch_line(conn, ended=False)
+        self._read_again(conn)
+
+    def _read_again(self, conn: _Connection) -> None:
+        """Read the client again, unless another reason to wait still holds."""
+        if conn.eof or conn.closing or conn.paused or conn.write_full:
+            return
+        conn.transport.resume_reading()
+        self._watch_line(conn, ended=False)
+
+    def _write_full(self, conn: _Connection, full: bool) -> None:
+        """The client's unread answers passed the high mark (or fell below the low one)."""
+        conn.write_full = full
+        if not full:
+            if conn.held:
+                self._dispatch(conn)
+            self._read_again(conn)
+            return
+        self._count("writes_full")
+        conn.cancel_line_timer()  # not the client's fault while we do not read
+        if not conn.eof and not conn.closing:
+            conn.transport.pause_reading()
 
     def _stalled(self, conn: _Connection, acks_seen: int) -> None:
         """A paused client's timer: without any ack since, its commands count as lost."""
         conn.stall_timer = None
-        if conn.closing or not conn.paused:
-            return
+        if conn.closing or not conn.paused or conn.write_full:
+            return  # a full write buffer is the client's wait, not lost commands
         loop = asyncio.get_running_loop()
         if conn.acks_seen != acks_seen:  # slow, not stuck: wait another period
             conn.stall_timer = loop.call_later(
@@ -450,14 +473,15 @@ class IpcServer:
         """(Re)arm the unfinished-line timer: it runs from a line's first byte to its end."""
         if ended:
             conn.cancel_line_timer()
-        if conn.splitter.pending and conn.line_timer is None and not conn.paused:
+        waiting = conn.paused or conn.write_full
+        if conn.splitter.pending and conn.line_timer is None and not waiting:
             conn.line_timer = asyncio.get_running_loop().call_later(
                 self.line_timeout, self._line_timed_out, conn
             )
 
     def _line_timed_out(self, conn: _Connection) -> None:
         conn.line_timer = None
-        if conn.closing or conn.paused or not conn.splitter.pending:
+        if conn.closing or conn.paused or conn.write_full or not conn.splitter.pending:
             return
         logger.info(
             "IPC client %d left a line unfinished for %g s; closing it",
@@ -573,6 +597,7 @@ class _Connection(asyncio.Protocol):
         self.in_flight = 0  # handed to on_command, not yet command_done
         self.acks_seen = 0
         self.paused = False  # its socket is not read while lines are held
+        self.write_full = False  # nor while its unread answers pass the high mark
         self.eof = False
         self.line_timer: asyncio.TimerHandle | None = None
         self.stall_timer: asyncio.TimerHandle | None = None
@@ -590,6 +615,8 @@ class _Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
+        high = max(self.server.max_client_buffer // 8, 64 * 1024)
+        self.transport.set_write_buffer_limits(high=high, low=high // 4)
         self.server._open.add(self)
         self.server._attach(self)
 
@@ -599,6 +626,12 @@ class _Connection(asyncio.Protocol):
         self.held.clear()
         self.server._open.discard(self)
         self.server._detach(self)
+
+    def pause_writing(self) -> None:
+        self.server._write_full(self, True)
+
+    def resume_writing(self) -> None:
+        self.server._write_full(self, False)
 
     def data_received(self, data: bytes) -> None:
         self.server._received(self, data)
