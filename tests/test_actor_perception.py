@@ -157,6 +157,19 @@ def test_an_entities_event_spots_the_hostile_before_the_snapshot() -> None:
     assert len(h.events(HostileSpotted)) == 1  # still the same zombie
 
 
+def test_a_failed_snapshot_while_connected_keeps_the_last_view() -> None:
+    link = FakeLink(world=raw_snapshot(entities=[entity(4, "zombie", 3.0)]))
+    h = perception(link)
+    link.world = None  # the bridge stalls: the call times out, the connection stays
+    h.advance(OBSERVE_INTERVAL)
+    assert [t.name for t in h.last(WorldObserved).view.threats] == ["zombie"]
+    h.send(WorldEvent({"type": "death", "position": {"x": 1, "y": 64, "z": 2}}))
+    assert h.last(Died).reason == "killed near zombie"
+    link.connected = False  # gone for real: the view is forgotten
+    h.advance(OBSERVE_INTERVAL)
+    assert h.last(WorldObserved).view.connected is False
+
+
 def test_a_far_or_peaceful_entity_is_no_threat() -> None:
     h = perception()
     h.send(WorldEvent({"type": "entities", "spawned": [

@@ -154,7 +154,9 @@ class Perception(SupervisedActor):
         if self.link is not None:
             raw = self.link.snapshot()
             if raw is None:
-                if self.model.has_seen:
+                # a call that failed while connected (a stalled bridge) keeps the last view:
+                # forgetting it would leave a death with nothing near it to learn from
+                if self.model.has_seen and not self.link.connected:
                     self.model.disconnected()
             else:
                 for event in self.model.apply(raw):
