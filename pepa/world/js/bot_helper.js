@@ -31,6 +31,8 @@ const { createMelee } = require('./melee')
 const { createDeathWatch } = require('./death_cause')
 const breath = require('./breath')
 const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
+const { memoizeMinecraftData, restingPhysics } = require('./rest')
+memoizeMinecraftData(require.resolve('minecraft-data', { paths: [path.join(NM, 'prismarine-physics')] }))
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const WORN_SLOTS = [5, 6, 7, 8, 45] // player window: head, torso, legs, feet, off-hand
@@ -173,6 +175,7 @@ function createBot (opts, onEvent) {
   // ended the Node process with every bot of its group: no world yet, no block
   const blockAt = bot.blockAt
   bot.blockAt = (point, extraInfos) => bot.world ? blockAt(point, extraInfos) : null
+  bot.on('login', () => restingPhysics(bot)) // once its physics plugin is in (rest.js)
   bot.loadPlugin(pathfinder)
   live.add(bot)
   shareSlices()
