@@ -19,7 +19,8 @@ The arms differ only in the hosting: the same world, the same knowledge base
   the processes that share them) of every process of the arm (supervisors,
   workers, Node bridges; not the world, not PostgreSQL), total and per bot;
 - CPU: the processes' user+system time over ``--window`` seconds, as % of
-  one core, total and per bot;
+  one core, total and per bot; and the world's (flying-squid's) own, which
+  shares the machine;
 - reaction: for each of ``--trials`` rounds, a zombie spawned 2 blocks from
   each bot in turn; the server's time from the spawn to the bot's first
   attack packet (the same measure as reaction_latency.py), p50 and p99 over
@@ -250,17 +251,19 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
             arm.names = [name for name in arm.names if name not in missing]
         time.sleep(args.settle)
         pids = arm.pids()
-        before = cpu_seconds(pids)
+        server = [world.proc.pid] if world.proc is not None else []
+        before, world_before = cpu_seconds(pids), cpu_seconds(server)
         time.sleep(args.window)
         pids = arm.pids()
         cpu = (cpu_seconds(pids) - before) / args.window * 100
+        world_cpu = (cpu_seconds(server) - world_before) / args.window * 100
         memory = pss_mib(pids)
         samples, misses = reactions(world, arm.names, args.trials)
         spread = lesson_spread(world, arm)
         return {
             "arm": kind, "n": n, "joined": n - len(missing), "processes": len(pids),
             "join_s": joined,
-            "pss_mib": memory, "cpu_pct": cpu,
+            "pss_mib": memory, "cpu_pct": cpu, "world_cpu_pct": world_cpu,
             "react_p50": pct(samples, 0.5), "react_p99": pct(samples, 0.99),
             "react_n": len(samples), "misses": misses, "spread": spread,
         }  # fmt: skip
@@ -317,7 +320,8 @@ def render(row: dict[str, object]) -> str:
         f"{row['arm']:8s} N={n:3d}  procs {row['processes']:3d}  "
         f"joined {row['joined']}/{n} in {row['join_s']:5.1f}s  "
         f"PSS {row['pss_mib']:7.0f} MiB ({float(row['pss_mib']) / n:5.0f}/bot)  "  # type: ignore[arg-type]
-        f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot)  "  # type: ignore[arg-type]
+        f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot, "  # type: ignore[arg-type]
+        f"world {row['world_cpu_pct']:4.1f}%)  "
         f"react p50 {row['react_p50']:.1f} p99 {row['react_p99']:.1f} ms "
         f"(n={row['react_n']}, {row['misses']} missed)  {said}"
     )

@@ -210,12 +210,16 @@ class MinecraftLink:
 
     def start(self) -> None:
         """Load the bridge and start connecting in the background."""
-        js = _bridge()
-        self._helper = js.require(str(JS_DIR / "bot_helper.js"))
+        self._helper = self._load_helper()
         self._thread = threading.Thread(
             target=self._run, name=thread_name("pepa-world-link", self.label), daemon=True
         )
         self._thread.start()
+
+    @staticmethod
+    def _load_helper() -> Any:
+        """bot_helper.js in the bridge (loaded once per process; a probe may wrap it)."""
+        return _bridge().require(str(JS_DIR / "bot_helper.js"))
 
     def close(self, timeout: float = 5.0) -> None:
         """Leave the server and stop reconnecting."""
@@ -500,8 +504,13 @@ class MinecraftLink:
             raise RuntimeError("the JS bridge is not running")
         options = bot_options(self.settings)
         self._drain_stale()
-        api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
-        self._fns = {name: getattr(api, name) for name in METHODS}
+        try:
+            api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
+            self._fns = {name: getattr(api, name) for name in METHODS}
+        except Exception as exc:  # a busy bridge is not a dead one: try again, backing off
+            if not _bridge_alive():
+                raise RuntimeError(f"the JS bridge process exited: {exc}") from exc
+            raise ConnectFailed(f"the JS bridge did not answer in time ({exc})") from exc
         self._api = api
         deadline = time.monotonic() + SPAWN_TIMEOUT
         while True:

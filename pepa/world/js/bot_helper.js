@@ -135,13 +135,22 @@ Splitter._transform = function (chunk, enc, cb) {
   return cb()
 }
 
+// One bot per account in a bridge. A createBot whose call timed out on the Python side (a
+// saturated machine) still makes its bot here, and the link's next attempt makes another: the
+// newer one replaces the older, which quits in silence (its events would read as the new one's).
+const byName = new Map()
+
 function createBot (opts, onEvent) {
   const o = Object.assign({ host: '127.0.0.1', port: 25565, username: 'pepa_bot', respawn: true, entityRadius: 32 }, opts || {})
+  let replaced = false
+  const before = byName.get(o.username)
+  if (before) before.replace()
 
   // Call Python. The call is async on the JS side (it returns a Promise that
   // settles when the Python callback returns); never await it here. A callback
   // that fails must not become an unhandled rejection (Node would exit on it).
   function emit (ev) {
+    if (replaced) return
     ev.ts = Date.now()
     ev.hr = performance.timeOrigin + performance.now()
     let p
@@ -180,6 +189,12 @@ function createBot (opts, onEvent) {
   live.add(bot)
   shareSlices()
   bot.once('end', () => { live.delete(bot); shareSlices() })
+  const leave = () => { try { bot.quit('replaced by a new connection') } catch (e) {} }
+  // quit at once, and again at its login if it had not connected yet (a quit before the
+  // socket is open leaves the login to go on)
+  const entry = { replace () { replaced = true; leave(); bot.once('login', leave) } }
+  byName.set(o.username, entry)
+  bot.once('end', () => { if (byName.get(o.username) === entry) byName.delete(o.username) })
   // armour picked up is put on when better (mineflayer-armor-manager). Not
   // loaded: mineflayer-pvp (its attack replaces the pathfinder's movements, so
   // the danger areas, and its stop may wait 5 s: no instant pre-emption) and

@@ -1,0 +1,81 @@
+"""Probe, in its own process (one JS bridge per process): a createBot call that times out on
+a busy machine is retried, not taken for a dead bridge, and the bot it made anyway is replaced.
+
+The first createBot really runs in the bridge (its bot starts joining) and then fails here as
+JSPyBridge's timeout does. Prints one JSON line: {"joined": bool, "dead": [...], "connects": int,
+"players": int, "still": bool}.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
+
+NAME = "busy_bot"
+
+
+class SlowOnce:
+    """bot_helper.js, whose first createBot answers too late."""
+
+    def __init__(self, helper: Any) -> None:
+        self.helper = helper
+        self.calls = 0
+
+    def createBot(self, *args: Any, **kwargs: Any) -> Any:  # the JS name
+        self.calls += 1
+        api = self.helper.createBot(*args, **kwargs)
+        if self.calls == 1:
+            raise Exception("Execution timed out")  # what JSPyBridge raises
+        return api
+
+
+class BusyLink(MinecraftLink):
+    @staticmethod
+    def _load_helper() -> Any:
+        return SlowOnce(MinecraftLink._load_helper())
+
+
+def main() -> int:
+    root = Path(tempfile.mkdtemp(prefix="pepa-probe-"))
+    world = EmbeddedWorld(root / "world", port=free_port(), control=True).start()
+    dead: list[str] = []
+    ended = threading.Event()
+
+    def on_event(event: dict[str, Any]) -> None:
+        if event.get("type") in ("end", "kicked"):
+            ended.set()
+
+    link = BusyLink(
+        LinkSettings(host="127.0.0.1", port=world.port, username=NAME, server_dir=root),
+        on_event=on_event,
+        on_bridge_dead=dead.append,
+        max_backoff=1.0,
+    )
+    try:
+        link.start()
+        joined = link.wait_connected(60)
+        # the replaced bot's own end (or a duplicate login's kick) must not reach this link
+        quiet = not ended.wait(5.0)
+        players = [p for p in world.op("players") if p["username"] == NAME]
+        outcome = {
+            "joined": joined, "dead": dead, "connects": link.connects,
+            "players": len(players), "still": link.connected and quiet,
+        }  # fmt: skip
+        sys.stdout.write(orjson.dumps(outcome).decode() + "\n")
+    finally:
+        link.close()
+        shutdown_bridge()
+        world.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
