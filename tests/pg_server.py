@@ -43,7 +43,10 @@ class PostgresServer:
         if self.as_root:
             shutil.chown(self.root, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-U", "pepa", "--auth=trust", "-E", "UTF8")
-        options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+            " -c max_connections=300"  # as the fleet's own: two a bot, a fleet of 64 and more
+        )
         self._run(
             "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.root / "log"), "-w",
             "-t", "60", "start",

@@ -30,6 +30,7 @@ import tenacity
 
 from pepa.threads import thread_name
 from pepa.world.authme import AuthMe, server_line
+from pepa.world.jspy import harden
 from pepa.world.node import JS_DIR, node_binary, node_modules
 
 __all__ = ["LinkSettings", "MinecraftLink", "shutdown_bridge"]
@@ -61,6 +62,13 @@ _REFUSED = (
 "authentication servers are down" (Spigot's word for an outage of Mojang's, which passes)."""
 STABLE_CONNECTION = 30.0
 """A connection that lasted this long resets the reconnect backoff."""
+JOINS_AT_ONCE = 1
+"""Bots of one process (one bridge) joining at a time, from creating the bot to its spawn. A
+join floods the bridge with chunks to decode, and the bridge's one event loop answers the
+keepalives of all its bots: with 64 bots on 2 cores, eight joining at once held keepalives past
+the server's 30 s, and the kicked bots' own rejoins kept it so."""
+
+_joining = threading.BoundedSemaphore(JOINS_AT_ONCE)
 
 _javascript: Any = None
 _bridge_lock = threading.Lock()
@@ -75,6 +83,7 @@ def _bridge() -> Any:
             os.environ.setdefault("PEPA_NODE_MODULES", str(node_modules()))
             import javascript
 
+            harden(javascript)  # thread-safe calls; a late answer no longer wedges it
             _javascript = javascript
         return _javascript
 
@@ -498,6 +507,16 @@ class MinecraftLink:
         )  # fmt: skip
 
     def _connect_once(self) -> None:
+        """One join, when no other bot of this process is joining (:data:`JOINS_AT_ONCE`)."""
+        while not _joining.acquire(timeout=1.0):
+            if self._closing.is_set():
+                raise ConnectFailed("closing")
+        try:
+            self._join()
+        finally:
+            _joining.release()
+
+    def _join(self) -> None:
         if self._closing.is_set():
             raise ConnectFailed("closing")
         if not _bridge_alive():

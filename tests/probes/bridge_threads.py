@@ -1,0 +1,71 @@
+"""Probe, in its own process (one JS bridge per process): JSPyBridge, hardened by pepa, under
+many threads and with calls that time out.
+
+Prints one JSON line: {"late_timed_out": bool, "wrong": int, "failed": [...], "calls": int,
+"callback": bool}: whether the slow call timed out, how many echoes came back with another
+thread's value, the errors of the calls that should all have been answered.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from pepa.world.link import _bridge, shutdown_bridge
+
+THREADS, CALLS = 8, 150
+JS = Path(__file__).resolve().parents[1] / "js" / "bridge_stress.js"
+
+
+def main() -> int:
+    js = _bridge()
+    module = js.require(str(JS))
+    echo, later = module.echo, module.later
+    outcome: dict[str, Any] = {"wrong": 0, "failed": [], "calls": 0}
+    try:
+        try:
+            later(800, "late", timeout=0.2)  # its answer comes after its caller gave up
+            outcome["late_timed_out"] = False
+        except Exception:  # JSPyBridge's timeout is a bare Exception
+            outcome["late_timed_out"] = True
+        lock = threading.Lock()
+
+        def caller(n: int) -> None:
+            for i in range(CALLS):
+                value = f"{n}-{i}"
+                try:
+                    got = echo(value, timeout=5)
+                    if i % 50 == 0:  # slow ones among them, timing out now and then
+                        try:
+                            later(300, value, timeout=0.1)
+                        except Exception:  # expected: it timed out
+                            pass
+                except Exception as exc:  # reported
+                    with lock:
+                        outcome["failed"].append(repr(exc)[:200])
+                    continue
+                with lock:
+                    outcome["calls"] += 1
+                    outcome["wrong"] += got != value
+
+        threads = [threading.Thread(target=caller, args=(n,)) for n in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        try:  # a Python function passed to JS: the call that waits for its reference first
+            outcome["callback"] = bool(module.withCallback(lambda: None, timeout=5))
+        except Exception as exc:  # reported
+            outcome["callback"] = repr(exc)[:200]
+        sys.stdout.write(orjson.dumps(outcome).decode() + "\n")
+    finally:
+        shutdown_bridge()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
