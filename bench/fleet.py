@@ -70,6 +70,7 @@ class Arm:
         env.update(PEPA_DB_URL=db, PEPA_CURRICULUM="1" if curriculum else "0")
         where = ["--host", "127.0.0.1", "--port", str(world.port)]
         root.mkdir(parents=True, exist_ok=True)
+        self.root = root
         self.procs: list[subprocess.Popen[str]] = []
         self.states: list[Path] = []
         """Each daemon's state folder (separate daemons)."""
@@ -97,9 +98,12 @@ class Arm:
 
     def _read(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            with self._lock:
-                self.lines.append(line.rstrip("\n"))
+        # kept beside the state too (a bridge's last words are only in its terminal)
+        with (self.root / f"terminal-{proc.pid}.log").open("a") as kept:
+            for line in proc.stdout:
+                kept.write(line)
+                with self._lock:
+                    self.lines.append(line.rstrip("\n"))
 
     def bot_lines(self, name: str, text: str) -> list[str]:
         """Lines of bot ``name`` containing ``text``: a fleet's terminal tags them; a daemon's

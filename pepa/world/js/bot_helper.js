@@ -182,8 +182,17 @@ function createBot (opts, onEvent) {
   // players' dig animations to a player still logging in) reached
   // bot.world.getBlock before mineflayer had made bot.world, and the TypeError
   // ended the Node process with every bot of its group: no world yet, no block
-  const blockAt = bot.blockAt
-  bot.blockAt = (point, extraInfos) => bot.world ? blockAt(point, extraInfos) : null
+  // The blocks plugin assigns bot.blockAt when it is injected, after createBot has returned,
+  // so a plain wrapper was replaced (and a fleet of 32 lost every bridge to this TypeError): the
+  // property keeps the guard and takes whatever is assigned as the function it guards.
+  let blockAt = bot.blockAt
+  const guarded = (point, extraInfos) => bot.world && blockAt ? blockAt(point, extraInfos) : null
+  Object.defineProperty(bot, 'blockAt', {
+    configurable: true,
+    enumerable: true,
+    get: () => guarded,
+    set: (fn) => { blockAt = fn }
+  })
   bot.on('login', () => restingPhysics(bot)) // once its physics plugin is in (rest.js)
   bot.loadPlugin(pathfinder)
   live.add(bot)
