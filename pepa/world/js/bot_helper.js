@@ -182,6 +182,20 @@ function createBot (opts, onEvent) {
   // players' dig animations to a player still logging in) reached
   // bot.world.getBlock before mineflayer had made bot.world, and the TypeError
   // ended the Node process with every bot of its group: no world yet, no block
+  // flying-squid sends world packets (dig animations, entity statuses) to a player still logging
+  // in, and mineflayer's handlers read bot.world or bot.entity, which the login packet makes: a
+  // TypeError there ends the Node process with every bot of its group. In the protocol the login
+  // packet is the first of the play state, so whatever comes before it is dropped.
+  const client = bot._client
+  const emitPacket = client.emit
+  let joined = false
+  client.emit = function (name, data, meta, ...rest) {
+    if (!joined && meta && meta.state === 'play' && typeof meta.name === 'string') {
+      if (meta.name !== 'login') return false
+      joined = true
+    }
+    return emitPacket.call(this, name, data, meta, ...rest)
+  }
   // The blocks plugin assigns bot.blockAt when it is injected, after createBot has returned,
   // so a plain wrapper was replaced (and a fleet of 32 lost every bridge to this TypeError): the
   // property keeps the guard and takes whatever is assigned as the function it guards.
