@@ -62,6 +62,8 @@ _REFUSED = (
 "authentication servers are down" (Spigot's word for an outage of Mojang's, which passes)."""
 STABLE_CONNECTION = 30.0
 """A connection that lasted this long resets the reconnect backoff."""
+STRAY_WAIT = 5.0
+"""Seconds a link waits after a ``createBot`` call that timed out, before it tries again."""
 JOINS_AT_ONCE = 1
 """Bots of one process (one bridge) joining at a time, from creating the bot to its spawn. A
 join floods the bridge with chunks to decode, and the bridge's one event loop answers the
@@ -529,6 +531,9 @@ class MinecraftLink:
         except Exception as exc:  # a busy bridge is not a dead one: try again, backing off
             if not _bridge_alive():
                 raise RuntimeError(f"the JS bridge process exited: {exc}") from exc
+            # the bot that call made anyway may be logging in: give it time to be in and quit
+            # (bot_helper.js replaces it), or the server refuses the next one as a duplicate
+            self._pause(STRAY_WAIT)
             raise ConnectFailed(f"the JS bridge did not answer in time ({exc})") from exc
         self._api = api
         deadline = time.monotonic() + SPAWN_TIMEOUT

@@ -185,14 +185,15 @@ function createBot (opts, onEvent) {
   // flying-squid sends world packets (dig animations, entity statuses) to a player still logging
   // in, and mineflayer's handlers read bot.world or bot.entity, which the login packet makes: a
   // TypeError there ends the Node process with every bot of its group. In the protocol the login
-  // packet is the first of the play state, so whatever comes before it is dropped.
+  // packet is the first of the play state, so whatever comes before it is dropped (but a kick,
+  // which flying-squid sends there for a name already connected, and keepalives).
   const client = bot._client
   const emitPacket = client.emit
   let joined = false
   client.emit = function (name, data, meta, ...rest) {
     if (!joined && meta && meta.state === 'play' && typeof meta.name === 'string') {
-      if (meta.name !== 'login') return false
-      joined = true
+      if (meta.name === 'login') joined = true
+      else if (meta.name !== 'kick_disconnect' && meta.name !== 'keep_alive') return false
     }
     return emitPacket.call(this, name, data, meta, ...rest)
   }
