@@ -178,10 +178,6 @@ function createBot (opts, onEvent) {
     checkTimeoutInterval: o.checkTimeoutInterval || 30000,
     logErrors: false
   })
-  // A world packet that comes before the login packet (flying-squid sends other
-  // players' dig animations to a player still logging in) reached
-  // bot.world.getBlock before mineflayer had made bot.world, and the TypeError
-  // ended the Node process with every bot of its group: no world yet, no block
   // flying-squid sends world packets (dig animations, entity statuses) to a player still logging
   // in, and mineflayer's handlers read bot.world or bot.entity, which the login packet makes: a
   // TypeError there ends the Node process with every bot of its group. In the protocol the login
@@ -197,8 +193,8 @@ function createBot (opts, onEvent) {
     }
     return emitPacket.call(this, name, data, meta, ...rest)
   }
-  // The blocks plugin assigns bot.blockAt when it is injected, after createBot has returned,
-  // so a plain wrapper was replaced (and a fleet of 32 lost every bridge to this TypeError): the
+  // bot.blockAt before the login (our own calls too) finds no world: null, not a TypeError. The
+  // blocks plugin assigns bot.blockAt when it is injected, after createBot has returned, so the
   // property keeps the guard and takes whatever is assigned as the function it guards.
   let blockAt = bot.blockAt
   const guarded = (point, extraInfos) => bot.world && blockAt ? blockAt(point, extraInfos) : null
