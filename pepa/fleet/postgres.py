@@ -13,7 +13,9 @@ from the server binaries of Debian's ``postgresql`` package (docs/fleet.md):
   (the state folder is root's, 0700), every server command run through
   ``runuser``; the password stays in the state folder.
 
-A server a killed fleet left running is stopped before the new start.
+A server a killed fleet left running is stopped before the new start. As root, a
+cluster whose state folder was removed (its password gone with it) is an orphan no
+password opens: it is made anew, with a warning, as the folder's removal asked.
 """
 
 from __future__ import annotations
@@ -113,15 +115,22 @@ class LocalPostgres:
 
     def start(self) -> str:
         """Create the cluster once, start it on a free loopback port; the database's URL."""
+        orphan = self.as_root and not (self.folder / "password").exists()
         password = self._password()
         self.home.mkdir(mode=0o700, parents=True, exist_ok=True)
         if self.as_root:
             shutil.chown(self.home, "postgres", "postgres")
-        if not (self.data / "PG_VERSION").exists():
-            self._initdb(password)
         if self._run("pg_ctl", "-D", str(self.data), "status").returncode == 0:
             logger.warning("a PostgreSQL left running by an earlier fleet is stopped first")
             self._must("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+        if orphan and (self.data / "PG_VERSION").exists():
+            logger.warning(
+                "the PostgreSQL cluster in %s belonged to a state folder since removed (no "
+                "password opens it): it is made anew", self.home,
+            )  # fmt: skip
+            shutil.rmtree(self.data)
+        if not (self.data / "PG_VERSION").exists():
+            self._initdb(password)
         self.port = free_port()
         options = (
             f"-p {self.port} -k {shlex.quote(str(self.home))} "
