@@ -32,6 +32,7 @@ const { createDeathWatch } = require('./death_cause')
 const breath = require('./breath')
 const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
 const { memoizeMinecraftData, restingPhysics } = require('./rest')
+const { cachedBlocks } = require('./pathcache')
 memoizeMinecraftData(require.resolve('minecraft-data', { paths: [path.join(NM, 'prismarine-physics')] }))
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
@@ -87,6 +88,9 @@ function shareSlices () {
   for (const b of live) if (b.pathfinder) b.pathfinder.thinkTimeout = think
 }
 const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
+// a search's block reads, remembered per Movements while each cell's block stays the same: the
+// same paths, searched about three times as fast (pathcache.js, tests/test_pathcache.py)
+cachedBlocks(Movements)
 const computeSlice = AStar.prototype.compute
 AStar.prototype.compute = function () {
   if (live.size <= 1) return computeSlice.call(this) // alone: the pathfinder's own slices

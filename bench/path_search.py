@@ -1,0 +1,48 @@
+"""Path searches with and without pathcache.js (mineflayer-pathfinder's block reads remembered).
+
+Run: ``.venv/bin/python bench/path_search.py [--seeds 4] [--searches 10] [--rounds 3]``.
+Runs ``tests/js/path_search.js``: on the survival sandbox's terrain (8 x 8 chunks per seed),
+each search once with the plain reads and once with the cached ones, in turn, for ``--rounds``
+rounds with blocks changed between them; the test of the same name checks that both find the
+same paths. Prints each side's median and p90 per search, the total, and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.test_pathcache import run_searches
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=4)
+    parser.add_argument("--searches", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    report = run_searches(args.seeds, args.searches, args.rounds)
+    plain = [p for p, _ in report["pairs"]]
+    cached = [c for _, c in report["pairs"]]
+    ratios = [p / c for p, c in report["pairs"] if c > 0]
+
+    def line(name: str, values: list[float]) -> str:
+        p90 = statistics.quantiles(values, n=10)[-1]
+        return (f"{name:7} median {statistics.median(values):8.2f} ms  p90 {p90:8.2f} ms  "
+                f"total {sum(values) / 1000:7.2f} s")  # fmt: skip
+
+    print(f"{report['searches']} searches ({report['statuses']}), "
+          f"{len(report['mismatches'])} with another result when cached")  # fmt: skip
+    print(line("plain", plain))
+    print(line("cached", cached))
+    print(f"ratio   median per search {statistics.median(ratios):.2f}x, "
+          f"total {sum(plain) / sum(cached):.2f}x; reads answered from the cache "
+          f"{report['hits'] / (report['hits'] + report['misses']):.1%}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
