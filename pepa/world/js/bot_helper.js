@@ -33,6 +33,7 @@ const breath = require('./breath')
 const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
 const { memoizeMinecraftData, restingPhysics } = require('./rest')
 const { cachedBlocks } = require('./pathcache')
+const { withGoto } = require('./goto')
 memoizeMinecraftData(require.resolve('minecraft-data', { paths: [path.join(NM, 'prismarine-physics')] }))
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
@@ -209,7 +210,7 @@ function createBot (opts, onEvent) {
     set: (fn) => { blockAt = fn }
   })
   bot.on('login', () => restingPhysics(bot)) // once its physics plugin is in (rest.js)
-  bot.loadPlugin(pathfinder)
+  bot.loadPlugin(withGoto(pathfinder)) // a goto that waits for a search to end (goto.js)
   live.add(bot)
   shareSlices()
   bot.once('end', () => { live.delete(bot); shareSlices() })
