@@ -145,6 +145,9 @@ class Config:
     """One bot of a fleet (``pepa fleet``): its memory is ``<host>_<port>/<username>/``."""
     fellows: tuple[str, ...] = ()
     """The other bots of its fleet (its persona does not greet them)."""
+    path_budget_ms: float = 0.0
+    """Milliseconds of path search per 50 ms tick for all the bots of its process together
+    (bot_helper.js); 0: the bridge's own (20). ``pepa fleet`` sets it (pepa.fleet.supervisor)."""
 
     @property
     def embedded(self) -> bool:

@@ -13,9 +13,10 @@ from pepa.config import Config
 from pepa.errors import ConfigError
 from pepa.events import PlayerSpotted
 from pepa.fleet.spec import BotSpec, FleetSpec, fleet_of_count, read_fleet_file
-from pepa.fleet.supervisor import bot_configs
+from pepa.fleet.supervisor import FleetSupervisor, bot_configs, path_budget
 from pepa.threads import bot_of, thread_name
 from pepa.voice import moment_of
+from pepa.world.link import LinkSettings, bot_options
 
 FILE = """
 group = 2
@@ -113,6 +114,25 @@ def test_each_bot_gets_its_own_folder_name_and_every_operator(tmp_path: Path) ->
     assert miner.server_root == base.server_dir  # the world and the roster stay the server's
     assert miner.operators == ("carol", "alice", "bob")
     assert wood1.operators == ("carol", "alice")
+
+
+def test_the_groups_on_one_machine_share_its_path_search() -> None:
+    # 40 % of each core for path search, among the groups; never more than a bridge's own
+    # 20 ms per tick, never under 2
+    assert [path_budget(n, cores=2) for n in (1, 2, 4, 8, 64)] == [20.0, 20.0, 10.0, 5.0, 2.0]
+    assert path_budget(4, cores=8) == 20.0
+
+
+def test_each_bot_of_a_fleet_carries_its_groups_path_budget_to_create_bot(tmp_path: Path) -> None:
+    base = Config(state_dir=tmp_path / "state", port=25570)
+    fleet = FleetSupervisor(base, fleet_of_count(8, "bot", group=2), worker_argv=["true"])
+    budget = path_budget(4)
+    assert {c.path_budget_ms for g in fleet.groups for c in g.configs} == {budget}
+    config = fleet.groups[0].configs[0]
+    where = {"host": "127.0.0.1", "port": 25570, "server_dir": config.server_dir}
+    options = bot_options(LinkSettings(username="bot1", path_budget_ms=budget, **where))
+    assert options["pathBudgetMs"] == budget
+    assert "pathBudgetMs" not in bot_options(LinkSettings(username="bot1", **where))  # pepa start
 
 
 def test_a_fleet_spec_refuses_a_bad_group_from_the_command_line() -> None:

@@ -112,6 +112,7 @@ class BotHost:
                 server_dir=config.server_dir,
                 chat_pattern=config.chat_pattern,
                 auth=config.auth,
+                path_budget_ms=config.path_budget_ms,
             ),
             on_event=lambda raw: perception.tell(WorldEvent(raw)),
             on_bridge_dead=lambda reason: self.exit(EXIT_BRIDGE, reason),

@@ -77,6 +77,22 @@ def bot_configs(base: Config, spec: FleetSpec) -> list[list[Config]]:
     ]
 
 
+PATH_SHARE_MS = 20.0
+"""Milliseconds of path search per 50 ms tick that the fleet's groups on this machine get
+together, per core (40 % of each core). A worker's bridge gives each group's bots 20 ms
+(bot_helper.js), and every group on the machine searching at once is what saturated it: at
+32 working bots in 4 groups on 2 cores, the searches alone could take 160 % of 200 %, and the
+reactions waited seconds for the CPU (docs/fleet.md)."""
+PATH_FLOOR_MS = 2.0
+
+
+def path_budget(groups: int, cores: int | None = None) -> float:
+    """Each group's path search per tick: the machine's share divided among the groups, at most
+    the bridge's own 20 ms, at least :data:`PATH_FLOOR_MS`."""
+    share = PATH_SHARE_MS * (cores or len(os.sched_getaffinity(0)))
+    return max(PATH_FLOOR_MS, min(20.0, share / max(1, groups)))
+
+
 @dataclass(slots=True)
 class _Group:
     """One worker process and its restart budget."""
@@ -137,6 +153,9 @@ class FleetSupervisor:
             )
             for n, configs in enumerate(bot_configs(base, spec))
         ]
+        budget = path_budget(len(self.groups))
+        for group in self.groups:
+            group.configs = [replace(c, path_budget_ms=budget) for c in group.configs]
 
     @property
     def roster_path(self) -> Path:

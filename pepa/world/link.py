@@ -117,8 +117,11 @@ class LinkSettings:
         server_dir: Path,
         chat_pattern: str = "",
         auth: str = "offline",
+        path_budget_ms: float = 0.0,
     ) -> None:
         self.host = host
+        self.path_budget_ms = path_budget_ms
+        """Path search per tick for the bots of this process together; 0: the bridge's own."""
         self.auth = auth
         """``offline`` or ``microsoft`` (pepa.config.AUTH_CHOICES)."""
         self.chat_pattern = chat_pattern
@@ -163,6 +166,8 @@ def bot_options(s: LinkSettings) -> dict[str, Any]:
         options["version"] = s.version
     if s.chat_pattern:
         options["chatPattern"] = s.chat_pattern
+    if s.path_budget_ms > 0:
+        options["pathBudgetMs"] = s.path_budget_ms
     if s.auth == "microsoft":
         folder = auth_dir(s.server_dir)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)

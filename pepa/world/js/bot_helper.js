@@ -83,7 +83,10 @@ const THINK_MS = 5000
 const live = new Set()
 let tickStart = 0
 let spent = 0
-const budget = () => live.size > 1 ? PATH_BUDGET_MS : SLICE_MS
+// a fleet on one machine divides its path search among its processes (createBot's pathBudgetMs,
+// pepa.fleet.supervisor.path_budget): with 4 processes on 2 cores, 10 ms each
+let pathBudget = PATH_BUDGET_MS
+const budget = () => live.size > 1 ? pathBudget : SLICE_MS
 function shareSlices () {
   const think = Math.min(30000, Math.round(THINK_MS * Math.max(1, live.size * SLICE_MS / budget())))
   for (const b of live) if (b.pathfinder) b.pathfinder.thinkTimeout = think
@@ -147,6 +150,7 @@ const byName = new Map()
 
 function createBot (opts, onEvent) {
   const o = Object.assign({ host: '127.0.0.1', port: 25565, username: 'pepa_bot', respawn: true, entityRadius: 32 }, opts || {})
+  if (Number(o.pathBudgetMs) > 0) pathBudget = Math.min(SLICE_MS, Number(o.pathBudgetMs)) // the process's
   let replaced = false
   const before = byName.get(o.username)
   if (before) before.replace()
