@@ -273,6 +273,7 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
             "join_s": joined,
             "pss_mib": memory, "cpu_pct": cpu, "world_cpu_pct": world_cpu,
             "react_p50": pct(samples, 0.5), "react_p99": pct(samples, 0.99),
+            "react_p90": pct(samples, 0.9), "react_slow": sorted(s for s in samples if s > 50),
             "react_n": len(samples), "misses": misses, "spread": spread,
         }  # fmt: skip
     finally:
@@ -330,9 +331,15 @@ def render(row: dict[str, object]) -> str:
         f"PSS {row['pss_mib']:7.0f} MiB ({float(row['pss_mib']) / n:5.0f}/bot)  "  # type: ignore[arg-type]
         f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot, "  # type: ignore[arg-type]
         f"world {row['world_cpu_pct']:4.1f}%)  "
-        f"react p50 {row['react_p50']:.1f} p99 {row['react_p99']:.1f} ms "
-        f"(n={row['react_n']}, {row['misses']} missed)  {said}"
+        f"react p50 {row['react_p50']:.1f} p90 {row['react_p90']:.1f} p99 {row['react_p99']:.1f} "
+        f"ms (n={row['react_n']}, {row['misses']} missed; over 50 ms: {slow(row)})  {said}"
     )
+
+
+def slow(row: dict[str, object]) -> str:
+    """The reactions over 50 ms, each: the tail that p99 alone hides."""
+    values = row.get("react_slow")
+    return " ".join(f"{v:.0f}" for v in values) if isinstance(values, list) and values else "none"
 
 
 def table(rows: list[dict[str, object]]) -> str:

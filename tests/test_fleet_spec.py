@@ -12,6 +12,7 @@ from pepa import logs
 from pepa.config import Config
 from pepa.errors import ConfigError
 from pepa.events import PlayerSpotted
+from pepa.fleet.onray import RayFleetSupervisor
 from pepa.fleet.spec import BotSpec, FleetSpec, fleet_of_count, read_fleet_file
 from pepa.fleet.supervisor import FleetSupervisor, bot_configs, path_budget
 from pepa.threads import bot_of, thread_name
@@ -133,6 +134,9 @@ def test_each_bot_of_a_fleet_carries_its_groups_path_budget_to_create_bot(tmp_pa
     options = bot_options(LinkSettings(username="bot1", path_budget_ms=budget, **where))
     assert options["pathBudgetMs"] == budget
     assert "pathBudgetMs" not in bot_options(LinkSettings(username="bot1", **where))  # pepa start
+    # on Ray the groups are spread over machines: each bridge keeps its own
+    spread = RayFleetSupervisor(base, fleet_of_count(8, "bot", group=2), address="127.0.0.1:1")
+    assert {c.path_budget_ms for g in spread.groups for c in g.configs} == {0.0}
 
 
 def test_a_fleet_spec_refuses_a_bad_group_from_the_command_line() -> None:
