@@ -21,22 +21,12 @@ const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 const Move = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'move'))
 const generator = require(path.join(JS, 'sandbox', 'generator.js'))
 const { cachedBlocks } = require(path.join(JS, 'pathcache.js'))
+const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js')) // mulberry32: the same changes every run
 
 const [seeds, searches, rounds] = process.argv.slice(2).map(Number)
 const plainRead = Movements.prototype.getBlock
 const stats = cachedBlocks(Movements)
 const R = 4
-
-function rng (seed) { // mulberry32: the same changes on every run
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // what mineflayer's bot gives Movements: its registry, world and blockAt, and a bot with
 // nothing in hand (bestHarvestTool as mineflayer-pathfinder's own, over an empty inventory)
@@ -88,7 +78,7 @@ for (let seed = 1; seed <= seeds; seed++) {
   const world = new World().sync
   const g = generator({ seed, registry })
   for (let x = -R; x < R; x++) for (let z = -R; z < R; z++) world.setColumn(x, z, g(x, z))
-  const random = rng(seed)
+  const random = seeded(seed)
   const plain = new Movements(fakeBot(world))
   plain.getBlock = plainRead
   const cached = new Movements(fakeBot(world))
