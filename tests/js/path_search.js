@@ -25,7 +25,7 @@ const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js')) // mulb
 
 const [seeds, searches, rounds] = process.argv.slice(2).map(Number)
 const plainRead = Movements.prototype.getBlock
-const stats = cachedBlocks(Movements)
+const stats = cachedBlocks(Movements, Vec3)
 const R = 4
 
 // what mineflayer's bot gives Movements: its registry, world and blockAt, and a bot with

@@ -94,7 +94,7 @@ function shareSlices () {
 const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 // a search's block reads, remembered per Movements while each cell's block stays the same: the
 // same paths, searched about three times as fast (pathcache.js, tests/test_pathcache.py)
-cachedBlocks(Movements)
+cachedBlocks(Movements, Vec3)
 const computeSlice = AStar.prototype.compute
 AStar.prototype.compute = function () {
   if (live.size <= 1) return computeSlice.call(this) // alone: the pathfinder's own slices

@@ -6,7 +6,7 @@
 // same cells over and over (each node's moves read the cells around it, and neighbouring nodes
 // share most of them; each re-planning reads them all again).
 //
-// cachedBlocks(Movements) makes each Movements instance remember the Block it built for a cell
+// cachedBlocks(Movements, Vec3) makes each Movements instance remember the Block it built for a cell
 // with the block state it was built from. A read finds the cell's state id first (a palette
 // read, no Block) and returns the remembered Block while the state is the same; a changed
 // state (a block dug, placed, flowing, grown) builds it anew, so the answer is always the one
@@ -21,8 +21,6 @@
 // - the instance's block sets (blocksToAvoid, liquids, ...) are set up in its constructor and
 //   not changed afterwards: a change to them after the first read would not reach the
 //   remembered cells (make a new Movements instead, as bot_helper.js does).
-
-const { Vec3 } = require('vec3')
 
 const LIMIT = 50000
 const stats = { hits: 0, misses: 0, cleared: 0 }
@@ -43,7 +41,8 @@ function generationOf (world) {
   return counter
 }
 
-function cachedBlocks (Movements) {
+// Vec3: the caller's (bot_helper.js loads it from the node_modules it was given)
+function cachedBlocks (Movements, Vec3) {
   const read = Movements.prototype.getBlock
   if (read.pepaCached) return stats
   const at = new Vec3(0, 0, 0)
