@@ -195,6 +195,19 @@ def test_death_names_the_nearest_threat_and_is_counted_in_the_next_view() -> Non
     assert h.last(WorldObserved).view.deaths == 1  # still counted after the respawn
 
 
+def test_the_view_handed_on_before_a_death_is_the_deaths_not_a_later_life() -> None:
+    # the snapshot taken on the death may already show the next life (JS respawns as soon as
+    # the death event is out; a busy machine answers late): the death's bundle must not end
+    # with full health at the spawn point
+    link = FakeLink(world=raw_snapshot(hp=20))
+    h = perception(link)
+    h.send(WorldEvent({"type": "death", "position": {"x": 1, "y": 64, "z": 2}}))
+    died = h.last(Died)
+    before = [e for e in h.published[: h.published.index(died)] if isinstance(e, WorldObserved)]
+    assert before[-1].view.hp == 0 and before[-1].view.alive is False
+    assert before[-1].view.deaths == 1
+
+
 def test_a_death_with_no_threat_and_no_position() -> None:
     h = perception()
     h.send(WorldEvent({"type": "death", "position": "somewhere"}))

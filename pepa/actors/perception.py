@@ -195,6 +195,12 @@ class Perception(SupervisedActor):
                 threats = self.model.view.threats
                 reason = f"killed near {threats[0].name}" if threats else "died"
             self.model.died(raw.get("position"))
+            # the view the death is remembered with is the death's (hp 0): the last snapshot may
+            # show the fall still under way or, on a busy machine, already the next life (JS
+            # respawns as soon as the death event is out)
+            self.last_view = self.model.view
+            self.published_at = self.now()
+            self.publish(WorldObserved(view=self.model.view))
             where = self.model.last_death
             logger.warning("died at %s: %s", where, cause.text or reason)
             self.publish(

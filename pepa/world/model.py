@@ -105,7 +105,7 @@ class WorldModel:
         self.deaths += 1
         self.last_death = Vec3.parse(position)
         self._hostiles_seen.clear()
-        self.view = replace(self.view, deaths=self.deaths)
+        self.view = replace(self.view, deaths=self.deaths, hp=0.0, alive=False)
 
     def disconnected(self) -> None:
         """Forget what was seen; the next connection starts fresh."""
