@@ -36,7 +36,7 @@ import os
 import socket
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -150,13 +150,14 @@ class RayFleetSupervisor(FleetSupervisor):
 
     def __init__(self, *args: Any, address: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        # the groups are spread over the cluster's machines: each bridge keeps its own budget
-        # (this machine's cores divided among every group would starve them)
-        for group in self.groups:
-            group.configs = [replace(c, path_budget_ms=0.0) for c in group.configs]
         self.address = address
         self._actors: dict[int, _RayGroup] = {}
         self._remote: Any = None
+
+    def _path_budget(self) -> float:
+        """0, each bridge's own: the groups are spread over the cluster's machines (this
+        machine's cores divided among every group would starve them)."""
+        return 0.0
 
     def run(self) -> int:
         try:

@@ -153,9 +153,13 @@ class FleetSupervisor:
             )
             for n, configs in enumerate(bot_configs(base, spec))
         ]
-        budget = path_budget(len(self.groups))
+        budget = self._path_budget()
         for group in self.groups:
             group.configs = [replace(c, path_budget_ms=budget) for c in group.configs]
+
+    def _path_budget(self) -> float:
+        """Each group's path search per tick: the groups all run on this machine."""
+        return path_budget(len(self.groups))
 
     @property
     def roster_path(self) -> Path:

@@ -93,4 +93,4 @@ function cachedBlocks (Movements, Vec3) {
   return stats
 }
 
-module.exports = { cachedBlocks, LIMIT }
+module.exports = { cachedBlocks }
