@@ -34,6 +34,9 @@ const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
 const { memoizeMinecraftData, restingPhysics } = require('./rest')
 const { cachedBlocks } = require('./pathcache')
 const { withGoto } = require('./goto')
+const { createFinder } = require('./find')
+const prismarineBlock = require(path.join(NM, 'prismarine-block'))
+const { OctahedronIterator } = require(path.join(NM, 'prismarine-world')).iterators
 memoizeMinecraftData(require.resolve('minecraft-data', { paths: [path.join(NM, 'prismarine-physics')] }))
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
@@ -230,6 +233,7 @@ function createBot (opts, onEvent) {
   // mineflayer-tool (it chooses tools for blocks only; bestTool/bestWeapon here)
   bot.loadPlugin(armorManager)
   const cover = coverModule(bot, Vec3)
+  const finder = createFinder(bot, { prismarineBlock, OctahedronIterator }) // findBlocks without a Block per cell (find.js)
   // swings (a crit jump after the first) and the off-hand shield (melee.js)
   const melee = createMelee(bot, { hostile: (e) => e.type === 'hostile' || e.kind === 'Hostile mobs', sees: (e) => cover.seesBot(e), bestWeapon })
 
@@ -422,7 +426,7 @@ function createBot (opts, onEvent) {
 
   function nearbyBeds (pos, radius) {
     const ids = bot.registry.blocksArray.filter(b => b.name.endsWith('_bed')).map(b => b.id)
-    return bot.findBlocks({ matching: ids, maxDistance: radius, count: 8 })
+    return finder.findBlocks({ matching: ids, maxDistance: radius, count: 8 })
       .map(p => ({ x: p.x, y: p.y, z: p.z, distance: r1(pos.distanceTo(p)) }))
   }
 
@@ -584,7 +588,7 @@ function createBot (opts, onEvent) {
     return false
   }
   // the carried table and furnace (workshop.js): placed where the bot stands, dug back after
-  const workshop = createWorkshop(bot, { Vec3, goals, bestTool, waitFor, countOf, solid, liquid, gotoGently, groundSpot, placeNear, placeOverhead, fill })
+  const workshop = createWorkshop(bot, { Vec3, goals, findBlock: finder.findBlock, bestTool, waitFor, countOf, solid, liquid, gotoGently, groundSpot, placeNear, placeOverhead, fill })
   const climb = createClimb(bot, { Vec3, bestTool, waitFor, liquid, blocks: SHELTER_BLOCKS, centre, sealedCell: workshop.sealedCell })
   // Mining under cover (a gather by night from a shelter): the dug space stays a
   // sealed pocket under the shelter's roof. A cell is dug only when each of its
@@ -632,13 +636,10 @@ function createBot (opts, onEvent) {
         await waitFor(() => held() > had, 1000)
         continue
       }
-      const ore = bot.findBlock({
+      const ore = finder.findBlock({
         matching: (b) => b && wanted.has(b.name),
         maxDistance: COVER_REACH + 2,
-        useExtraInfo: (b) => {
-          const q = b.position
-          return !skipped.has(q.toString()) && q.y <= feet.y + 1 && Math.max(Math.abs(q.x - start.x), Math.abs(q.z - start.z)) <= COVER_REACH
-        }
+        where: (q) => !skipped.has(q.toString()) && q.y <= feet.y + 1 && Math.max(Math.abs(q.x - start.x), Math.abs(q.z - start.z)) <= COVER_REACH
       })
       const dx = ore ? Math.sign(ore.position.x - feet.x) : 0
       const dz = ore ? Math.sign(ore.position.z - feet.z) : 0
@@ -872,10 +873,10 @@ function createBot (opts, onEvent) {
         while (held() < count) {
           if (epoch !== cancelEpoch) return 'stopped'
 
-          const block = bot.findBlock({
+          const block = finder.findBlock({
             matching: (b) => b && wanted.has(b.name),
             maxDistance: radius || 48,
-            useExtraInfo: (b) => !skipped.has(key(b.position))
+            where: (p) => !skipped.has(key(p))
           })
           if (!block) return `no ${[...wanted].join('/')} within ${radius || 48} blocks (have ${held()}/${count})`
           const tool = bestTool(block)
@@ -1106,7 +1107,7 @@ function createBot (opts, onEvent) {
       // a furnace near by this bot may use, open; null when none (at most 3 looked into)
       const openUsable = async () => {
         const mine = (p) => loadedFurnaces.has(p.toString())
-        const spots = bot.findBlocks({ matching: bot.registry.blocksByName.furnace.id, maxDistance: 32, count: 8 })
+        const spots = finder.findBlocks({ matching: bot.registry.blocksByName.furnace.id, maxDistance: 32, count: 8 })
           .sort((a, b) => mine(b) - mine(a))
         for (const at of spots.slice(0, 3)) {
           stopped()

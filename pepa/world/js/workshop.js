@@ -19,7 +19,7 @@ const FURNITURE = /bedrock|table|furnace|chest|_bed$/
 const GRAVITY = /^(sand|red_sand|gravel|\w+_concrete_powder)$/
 const TAKE_MS = 3000 // a dug table's or furnace's drop reaching the bag
 
-// h: { Vec3, goals, bestTool, waitFor, countOf, solid, liquid, gotoGently, groundSpot, placeNear, placeOverhead, fill }
+// h: { Vec3, goals, findBlock (find.js), bestTool, waitFor, countOf, solid, liquid, gotoGently, groundSpot, placeNear, placeOverhead, fill }
 function createWorkshop (bot, h) {
   const placed = new Map() // tables and furnaces this bot placed and has not taken back: key → position
   const covered = new Set() // those of them placed under cover: their drops are waited for, never walked to
@@ -155,11 +155,11 @@ function createWorkshop (bot, h) {
   // than walking to a far one: placing and digging it back takes a few seconds.
   async function reachTable (underCover) {
     const id = bot.registry.blocksByName.crafting_table.id
-    const near = bot.findBlock({ matching: id, maxDistance: REACH })
+    const near = h.findBlock({ matching: id, maxDistance: REACH })
     if (near) return near
     if (h.countOf('crafting_table') > 0) return bot.blockAt(await place('crafting_table', underCover))
     if (underCover) throw new Error('no crafting table held or in reach under cover')
-    const far = bot.findBlock({ matching: id, maxDistance: 32 })
+    const far = h.findBlock({ matching: id, maxDistance: 32 })
     if (!far) throw new Error('no crafting table held or within 32 blocks')
     await bot.pathfinder.goto(new h.goals.GoalNear(far.position.x, far.position.y, far.position.z, 2))
     return bot.blockAt(far.position)

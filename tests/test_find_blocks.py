@@ -1,0 +1,46 @@
+"""find.js: mineflayer's bot.findBlocks without a Block per cell, with the same blocks found.
+
+The searches bot_helper.js makes (a gather's nearest log with the cells it skipped, ore below the
+feet in a box, block ids), each made by mineflayer's own findBlocks and by find.js on the
+survival sandbox's terrain, compared position by position and in order; then blocks change near
+every point (logs in the air, ore in the stone, the nearest logs taken away) and find.js must
+give what mineflayer gives when it reads every cell. Tried: a find.js that kept each section's
+palette from its first read fails the second half. The speed is in ``bench/find_blocks.py``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from pepa.world.node import node_binary, node_modules
+
+pytestmark = pytest.mark.timeout(120)
+
+SCRIPT = Path(__file__).resolve().parent / "js" / "find_blocks.js"
+
+
+def run_searches(version: str, seeds: int, queries: int) -> dict[str, Any]:
+    """Run tests/js/find_blocks.js; its JSON report."""
+    result = subprocess.run(
+        [str(node_binary()), str(SCRIPT), version, str(seeds), str(queries)],
+        capture_output=True, text=True, timeout=110, check=False,
+        env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report: dict[str, Any] = orjson.loads(result.stdout)
+    return report
+
+
+@pytest.mark.parametrize("version", ["1.16.5", "1.21.4"])  # sections before and after 1.18
+def test_find_js_finds_what_mineflayer_finds_before_and_after_blocks_change(version: str) -> None:
+    report = run_searches(version, seeds=2, queries=6)
+    assert report["searches"] == 2 * 6 * 3 * 3
+    assert report["mismatches"] == []
+    assert report["found"] > report["searches"] // 2  # the searches found blocks to compare
+    assert report["after"] == 2 * 6 * 3
+    assert report["wrong"] == []
