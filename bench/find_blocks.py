@@ -39,8 +39,10 @@ def main() -> None:
           f"{len(report['mismatches'])} with another result by find.js")  # fmt: skip
     print(line("mineflayer", theirs))
     print(line("find.js", ours))
-    print(f"ratio: {sum(theirs) / max(sum(ours), 1e-9):.1f}x in total, "
-          f"{statistics.median(theirs) / max(statistics.median(ours), 1e-9):.1f}x at the median")
+    print(
+        f"ratio: {sum(theirs) / max(sum(ours), 1e-9):.1f}x in total, "
+        f"{statistics.median(theirs) / max(statistics.median(ours), 1e-9):.1f}x at the median"
+    )
 
 
 if __name__ == "__main__":
