@@ -4,7 +4,9 @@ Run: ``.venv/bin/python bench/path_search.py [--seeds 4] [--searches 10] [--roun
 Runs ``tests/js/path_search.js``: on the survival sandbox's terrain (8 x 8 chunks per seed),
 each search once with the plain reads and once with the cached ones, in turn, for ``--rounds``
 rounds with blocks changed between them; the test of the same name checks that both find the
-same paths. Prints each side's median and p90 per search, the total, and the ratio.
+same paths. Prints each side's median and p90 per search, the total, and the ratio; then the
+same for the pathfinder's movement checks (``tests/js/physics_reads.js``: simulated runs of 120
+ticks with the plain and the remembered reads, in total).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.test_pathcache import run_searches
+from tests.test_pathcache import run_physics, run_searches
 
 
 def main() -> None:
@@ -42,6 +44,11 @@ def main() -> None:
     print(f"ratio   median per search {statistics.median(ratios):.2f}x, "
           f"total {sum(plain) / sum(cached):.2f}x; reads answered from the cache "
           f"{report['hits'] / (report['hits'] + report['misses']):.1%}")  # fmt: skip
+    physics = run_physics(args.seeds, 40, args.rounds)
+    print(f"movement checks (lib/physics.js, {physics['runs']} runs of 120 ticks, "
+          f"{len(physics['mismatches'])} with another track when cached): plain "
+          f"{physics['plain_ms']} ms, cached {physics['cached_ms']} ms, "
+          f"{physics['plain_ms'] / max(physics['cached_ms'], 1):.2f}x")  # fmt: skip
 
 
 if __name__ == "__main__":

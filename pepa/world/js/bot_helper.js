@@ -32,7 +32,7 @@ const { createDeathWatch } = require('./death_cause')
 const breath = require('./breath')
 const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
 const { memoizeMinecraftData, restingPhysics } = require('./rest')
-const { cachedBlocks } = require('./pathcache')
+const { cachedBlocks, cachedPhysicsReads } = require('./pathcache')
 const { withGoto } = require('./goto')
 const { createFinder } = require('./find')
 const prismarineBlock = require(path.join(NM, 'prismarine-block'))
@@ -98,6 +98,7 @@ const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 // a search's block reads, remembered per Movements while each cell's block stays the same: the
 // same paths, searched about three times as fast (pathcache.js, tests/test_pathcache.py)
 cachedBlocks(Movements, Vec3)
+cachedPhysicsReads(require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'physics')), Vec3) // its movement checks' reads
 const computeSlice = AStar.prototype.compute
 AStar.prototype.compute = function () {
   if (live.size <= 1) return computeSlice.call(this) // alone: the pathfinder's own slices
