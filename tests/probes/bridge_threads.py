@@ -2,14 +2,16 @@
 many threads and with calls that time out.
 
 Prints one JSON line: {"late_timed_out": bool, "wrong": int, "failed": [...], "calls": int,
-"callback": bool}: whether the slow call timed out, how many echoes came back with another
-thread's value, the errors of the calls that should all have been answered.
+"callback": bool, "after_unclaimed_ms": float}: whether the slow call timed out, how many
+echoes came back with another thread's value, the errors of the calls that should all have been
+answered, and how long a call took after an answer nobody took.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +63,26 @@ def main() -> int:
             outcome["callback"] = bool(module.withCallback(lambda: None, timeout=5))
         except Exception as exc:  # reported
             outcome["callback"] = repr(exc)[:200]
+        outcome["after_unclaimed_ms"] = after_unclaimed(js, module, echo)
         sys.stdout.write(orjson.dumps(outcome).decode() + "\n")
     finally:
         shutdown_bridge()
     return 0
+
+
+def after_unclaimed(js: Any, module: Any, echo: Any) -> float:
+    """ms of a call made after a request whose answer its caller never takes (a thread that
+    is slow to wake): JSPyBridge's loop waited up to 5 s for each caller to take its answer,
+    holding every answer behind it."""
+    executor = js.config.executor
+    with executor.pepa_ids:
+        executor.i += 1
+        request = executor.i
+    payload = {"r": request, "action": "get", "ffid": module.ffid, "key": "echo"}
+    executor.loop.queue_request(request, payload)  # its event is never waited on
+    start = time.perf_counter()
+    echo("after", timeout=8)
+    return (time.perf_counter() - start) * 1000
 
 
 if __name__ == "__main__":
