@@ -181,3 +181,30 @@ def test_bots_that_start_together_open_a_new_shared_base_without_a_fault(url: st
     for thread in threads:
         thread.join(30)
     assert outcomes == ["ok"] * 6
+
+
+def test_bots_that_finish_the_same_skill_at_once_lose_no_count(url: str) -> None:
+    """Tried: the read-then-write it replaced lost runs here ("duplicate key", "updated outside
+    of current transaction"), as it did in a fleet of 32."""
+    import threading
+
+    stores = [KnowledgeStore(url=url, bot=f"bot{i}").open() for i in range(6)]
+    runs = 25
+    try:
+
+        def finish(store: KnowledgeStore, i: int) -> None:
+            for n in range(runs):
+                store.record_skill("combat.attack-nearest", (n + i) % 3 != 0, 0.5)
+
+        threads = [threading.Thread(target=finish, args=(s, i)) for i, s in enumerate(stores)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(40)
+        metric = stores[0].skill_metrics()["combat.attack-nearest"]
+        assert metric["ok"] + metric["failed"] == 6 * runs
+        assert metric["failed"] == sum(1 for i in range(6) for n in range(runs) if (n + i) % 3 == 0)
+        assert metric["mean_seconds"] == 0.5
+    finally:
+        for s in stores:
+            s.close()

@@ -543,13 +543,21 @@ class KnowledgeStore:
 
     @orm.db_session
     def record_skill(self, skill: str, ok: bool, seconds: float) -> None:
-        """One finished skill run."""
-        row = self.e["SkillMetric"].get(skill=skill) or self.e["SkillMetric"](skill=skill)
-        if ok:
-            row.ok += 1
-        else:
-            row.failed += 1
-        row.total_seconds += max(0.0, seconds)
+        """One finished skill run, counted in one statement: bots sharing a base count the same
+        skill's row, and a read-then-write lost their counts to each other (seen in a fleet of
+        32: "duplicate key" and "updated outside of current transaction", the run not counted).
+        """
+        counts = {"skill": skill, "done": int(ok), "failed": int(not ok),
+                  "spent": max(0.0, seconds)}  # fmt: skip
+        self.db.execute(
+            'INSERT INTO "skill_metrics" ("skill", "ok", "failed", "total_seconds") '
+            "VALUES ($skill, $done, $failed, $spent) "
+            'ON CONFLICT ("skill") DO UPDATE SET "ok" = "skill_metrics"."ok" + excluded."ok", '
+            '"failed" = "skill_metrics"."failed" + excluded."failed", '
+            '"total_seconds" = "skill_metrics"."total_seconds" + excluded."total_seconds"',
+            {},
+            counts,
+        )
 
     @orm.db_session
     def skill_metrics(self) -> dict[str, dict[str, float]]:
