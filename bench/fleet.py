@@ -1,7 +1,7 @@
 """A fleet on one machine: per-bot memory and CPU, reaction, lesson spread; fleet vs daemons.
 
 Run: ``.venv/bin/python bench/fleet.py [--sizes 1,8,16,32,64] [--separate 1,8,16]
-[--group 8] [--trials 3] [--settle 30] [--window 30] [--idle]``.
+[--group 8] [--trials 3] [--settle 30] [--window 30] [--idle] [--keep]``.
 
 For each N, in one survival sandbox (seeded, with the test plugin) and one
 loopback PostgreSQL shared by every bot of both arms:
@@ -38,6 +38,7 @@ import argparse
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -289,6 +290,7 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=30.0)
     parser.add_argument("--window", type=float, default=30.0)
     parser.add_argument("--idle", action="store_true", help="curriculum off: idle bots")
+    parser.add_argument("--keep", action="store_true", help="keep the worlds, state and logs")
     args = parser.parse_args()
     bin_dir = find_bin_dir()
     if bin_dir is None:
@@ -311,6 +313,10 @@ def main() -> None:
             print(render(row), flush=True)
     finally:
         pg.stop()
+        if args.keep:
+            print(f"worlds, state folders and logs kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
     print()
     print(table(rows))
 
