@@ -106,3 +106,11 @@ def describe(samples_ms: list[float]) -> str:
         f"median {statistics.median(ordered):7.3f} ms  p99 {p99:7.3f} ms  "
         f"max {ordered[-1]:7.3f} ms  (n={len(ordered)})"
     )
+
+
+def spread_line(name: str, values: list[float], width: int, *, peak: bool = False) -> str:
+    """``name  median .. ms  p90 .. ms  [max .. ms]  total .. s`` of per-item times in ms."""
+    p90 = statistics.quantiles(values, n=10)[-1]
+    most = f"max {max(values):8.2f} ms  " if peak else ""
+    return (f"{name:{width}} median {statistics.median(values):8.2f} ms  p90 {p90:8.2f} ms  "
+            f"{most}total {sum(values) / 1000:7.2f} s")  # fmt: skip

@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._common import spread_line
 from tests.test_find_blocks import run_searches
 
 
@@ -30,15 +31,10 @@ def main() -> None:
     theirs = [t for t, _ in report["pairs"]]
     ours = [o for _, o in report["pairs"]]
 
-    def line(name: str, values: list[float]) -> str:
-        p90 = statistics.quantiles(values, n=10)[-1]
-        return (f"{name:10} median {statistics.median(values):8.2f} ms  p90 {p90:8.2f} ms  "
-                f"max {max(values):8.2f} ms  total {sum(values) / 1000:6.2f} s")  # fmt: skip
-
     print(f"{args.version}: {report['searches']} searches, {report['found']} found something, "
           f"{len(report['mismatches'])} with another result by find.js")  # fmt: skip
-    print(line("mineflayer", theirs))
-    print(line("find.js", ours))
+    print(spread_line("mineflayer", theirs, 10, peak=True))
+    print(spread_line("find.js", ours, 10, peak=True))
     print(
         f"ratio: {sum(theirs) / max(sum(ours), 1e-9):.1f}x in total, "
         f"{statistics.median(theirs) / max(statistics.median(ours), 1e-9):.1f}x at the median"

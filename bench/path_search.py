@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._common import spread_line
 from tests.test_pathcache import run_physics, run_searches
 
 
@@ -32,15 +33,10 @@ def main() -> None:
     cached = [c for _, c in report["pairs"]]
     ratios = [p / c for p, c in report["pairs"] if c > 0]
 
-    def line(name: str, values: list[float]) -> str:
-        p90 = statistics.quantiles(values, n=10)[-1]
-        return (f"{name:7} median {statistics.median(values):8.2f} ms  p90 {p90:8.2f} ms  "
-                f"total {sum(values) / 1000:7.2f} s")  # fmt: skip
-
     print(f"{report['searches']} searches ({report['statuses']}), "
           f"{len(report['mismatches'])} with another result when cached")  # fmt: skip
-    print(line("plain", plain))
-    print(line("cached", cached))
+    print(spread_line("plain", plain, 7))
+    print(spread_line("cached", cached, 7))
     print(f"ratio   median per search {statistics.median(ratios):.2f}x, "
           f"total {sum(plain) / sum(cached):.2f}x; reads answered from the cache "
           f"{report['hits'] / (report['hits'] + report['misses']):.1%}")  # fmt: skip

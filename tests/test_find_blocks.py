@@ -10,30 +10,18 @@ palette from its first read fails the second half. The speed is in ``bench/find_
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
-from pepa.world.node import node_binary, node_modules
+from tests.js import run_script
 
 pytestmark = pytest.mark.timeout(120)
-
-SCRIPT = Path(__file__).resolve().parent / "js" / "find_blocks.js"
 
 
 def run_searches(version: str, seeds: int, queries: int) -> dict[str, Any]:
     """Run tests/js/find_blocks.js; its JSON report."""
-    result = subprocess.run(
-        [str(node_binary()), str(SCRIPT), version, str(seeds), str(queries)],
-        capture_output=True, text=True, timeout=110, check=False,
-        env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    report: dict[str, Any] = orjson.loads(result.stdout)
-    return report
+    return run_script("find_blocks.js", version, seeds, queries, timeout=110)
 
 
 @pytest.mark.parametrize("version", ["1.16.5", "1.21.4"])  # sections before and after 1.18

@@ -9,26 +9,15 @@ grew without end and the server kicked bots whose keepalive answers waited in th
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
-import orjson
 import pytest
 
-from pepa.world.node import node_binary
+from tests.js import run_script
 
 pytestmark = pytest.mark.timeout(60)
 
-SCRIPT = Path(__file__).resolve().parent / "js" / "packet_order.js"
-
 
 def test_packets_are_handled_one_at_a_time_in_order_and_a_burst_within_its_turn() -> None:
-    result = subprocess.run(
-        [str(node_binary()), str(SCRIPT)],
-        capture_output=True, text=True, timeout=50, check=False, env={"PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    out = orjson.loads(result.stdout)
+    out = run_script("packet_order.js", timeout=50)
     assert out["overlaps"] == [] and out["order"] == 0
     assert out["inTurn"] == 60  # the whole first burst, by the end of its turn
     assert out["handled"] == 60 + 1 + 25 + 1  # the last burst's first, then the player left

@@ -9,30 +9,18 @@ round after a change). The speed is measured in ``bench/path_search.py``, not he
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
-from pepa.world.node import node_binary, node_modules
+from tests.js import run_script
 
 pytestmark = pytest.mark.timeout(180)
-
-SCRIPT = Path(__file__).resolve().parent / "js" / "path_search.js"
 
 
 def run_searches(seeds: int, searches: int, rounds: int) -> dict[str, Any]:
     """Run tests/js/path_search.js; its JSON report."""
-    result = subprocess.run(
-        [str(node_binary()), str(SCRIPT), str(seeds), str(searches), str(rounds)],
-        capture_output=True, text=True, timeout=170, check=False,
-        env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    report: dict[str, Any] = orjson.loads(result.stdout)
-    return report
+    return run_script("path_search.js", seeds, searches, rounds, timeout=170)
 
 
 def test_cached_block_reads_find_the_same_paths_before_and_after_blocks_change() -> None:
@@ -46,19 +34,9 @@ def test_cached_block_reads_find_the_same_paths_before_and_after_blocks_change()
     assert report["hits"] > report["misses"] > 0
 
 
-PHYSICS = Path(__file__).resolve().parent / "js" / "physics_reads.js"
-
-
 def run_physics(seeds: int, runs: int, rounds: int) -> dict[str, Any]:
     """Run tests/js/physics_reads.js; its JSON report."""
-    result = subprocess.run(
-        [str(node_binary()), str(PHYSICS), str(seeds), str(runs), str(rounds)],
-        capture_output=True, text=True, timeout=170, check=False,
-        env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    report: dict[str, Any] = orjson.loads(result.stdout)
-    return report
+    return run_script("physics_reads.js", seeds, runs, rounds, timeout=170)
 
 
 def test_the_pathfinders_movement_checks_see_the_same_world_with_remembered_reads() -> None:
