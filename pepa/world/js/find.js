@@ -35,8 +35,7 @@ function createFinder (bot, { prismarineBlock, OctahedronIterator }) {
     const data = section.data
     if (data && Array.isArray(data.palette)) return data.palette // 1.18+: the container's own
     if (data && 'value' in data) return [data.value] // 1.18+: a section of one state
-    if (data && data.data) return null // 1.18+: direct
-    return Array.isArray(section.palette) ? section.palette : null // 1.9-1.17
+    return Array.isArray(section.palette) ? section.palette : null // 1.9-1.17 (null: global)
   }
 
   function findBlocks (options) {
