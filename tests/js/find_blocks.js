@@ -19,16 +19,14 @@ const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 
 const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
 const [version, seeds, queries] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])]
 const registry = require(path.join(NM, 'prismarine-registry'))(version)
-const World = require(path.join(NM, 'prismarine-world'))(registry)
 const prismarineBlock = require(path.join(NM, 'prismarine-block'))
 const Block = prismarineBlock(registry)
 const { OctahedronIterator } = require(path.join(NM, 'prismarine-world')).iterators
 const { Vec3 } = require(path.join(NM, 'vec3'))
-const generator = require(path.join(JS, 'sandbox', 'generator.js'))
+const { sandboxWorld, surface } = require('./terrain')
 const { createFinder } = require(path.join(JS, 'find.js'))
 const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js'))
 
-const R = 4
 const tall = registry.version['>=']('1.18')
 const game = tall ? { minY: -64, height: 384 } : { minY: 0, height: 256 }
 
@@ -43,14 +41,6 @@ function botOver (world) {
   bot.game = game
   bot.entity = { position: new Vec3(0, 80, 0) }
   return bot
-}
-
-function surface (world, x, z) {
-  for (let y = 120; y > 1; y--) {
-    const b = world.getBlock(new Vec3(x, y, z))
-    if (b && b.boundingBox === 'block') return y + 1
-  }
-  return 64
 }
 
 const names = (suffix) => registry.blocksArray.filter(b => b.name.endsWith(suffix)).map(b => b.name)
@@ -83,9 +73,7 @@ function searches (point, skipped) {
 const out = { searches: 0, found: 0, mismatches: [], after: 0, wrong: [], mineflayer_ms: 0, find_ms: 0, pairs: [] }
 const show = (ps) => ps.map(key).join(' ')
 for (let seed = 1; seed <= seeds; seed++) {
-  const world = new World().sync
-  const g = generator({ seed, registry })
-  for (let x = -R; x < R; x++) for (let z = -R; z < R; z++) world.setColumn(x, z, g(x, z))
+  const world = sandboxWorld(registry, seed)
   const bot = botOver(world)
   const finder = createFinder(bot, { prismarineBlock, OctahedronIterator })
   const random = seeded(seed)

@@ -15,18 +15,16 @@ const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 
 const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const registry = require(path.join(NM, 'prismarine-registry'))('1.16.5')
-const World = require(path.join(NM, 'prismarine-world'))(registry)
 const { Movements, goals } = require(path.join(NM, 'mineflayer-pathfinder'))
 const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 const Move = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'move'))
-const generator = require(path.join(JS, 'sandbox', 'generator.js'))
+const { sandboxWorld, surface } = require('./terrain')
 const { cachedBlocks } = require(path.join(JS, 'pathcache.js'))
 const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js')) // mulberry32: the same changes every run
 
 const [seeds, searches, rounds] = process.argv.slice(2).map(Number)
 const plainRead = Movements.prototype.getBlock
 const stats = cachedBlocks(Movements, Vec3)
-const R = 4
 
 // what mineflayer's bot gives Movements: its registry, world and blockAt, and a bot with
 // nothing in hand (bestHarvestTool as mineflayer-pathfinder's own, over an empty inventory)
@@ -41,14 +39,6 @@ function fakeBot (world) {
     blockAt: (p) => world.getBlock(p),
     pathfinder: { bestHarvestTool: () => null }
   }
-}
-
-function surface (world, x, z) {
-  for (let y = 120; y > 1; y--) {
-    const b = world.getBlock(new Vec3(x, y, z))
-    if (b && b.boundingBox === 'block') return y + 1
-  }
-  return 64
 }
 
 function search (movements, start, goal) {
@@ -75,9 +65,7 @@ const water = registry.blocksByName.water.defaultState
 const gravel = registry.blocksByName.gravel.defaultState
 const changes = [stone, air, water, gravel]
 for (let seed = 1; seed <= seeds; seed++) {
-  const world = new World().sync
-  const g = generator({ seed, registry })
-  for (let x = -R; x < R; x++) for (let z = -R; z < R; z++) world.setColumn(x, z, g(x, z))
+  const world = sandboxWorld(registry, seed)
   const random = seeded(seed)
   const plain = new Movements(fakeBot(world))
   plain.getBlock = plainRead

@@ -15,17 +15,15 @@ const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const version = '1.16.5'
 const registry = require(path.join(NM, 'prismarine-registry'))(version)
-const World = require(path.join(NM, 'prismarine-world'))(registry)
 const { Physics: Engine } = require(path.join(NM, 'prismarine-physics'))
 const Physics = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'physics'))
-const generator = require(path.join(JS, 'sandbox', 'generator.js'))
+const { sandboxWorld, surface } = require('./terrain')
 const { cachedPhysicsReads } = require(path.join(JS, 'pathcache.js'))
 const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js'))
 
 const [seeds, runs, rounds] = process.argv.slice(2).map(Number)
 const plainSimulate = Physics.prototype.simulateUntil
 const stats = cachedPhysicsReads(Physics, Vec3)
-const R = 4
 const FIELDS = ['onGround', 'isInWater', 'isInLava', 'isInWeb', 'isCollidedHorizontally', 'isCollidedVertically', 'jumpTicks']
 
 // what the pathfinder's Physics reads of a bot: its registry's physics, world, blockAt, the
@@ -60,14 +58,6 @@ function fakeBot (world, at) {
   }
 }
 
-function surface (world, x, z) {
-  for (let y = 120; y > 1; y--) {
-    const b = world.getBlock(new Vec3(x, y, z))
-    if (b && b.boundingBox === 'block') return y + 1
-  }
-  return 64
-}
-
 // a run's track: every tick's state, rounded (the same arithmetic gives the same doubles)
 function track (physics, run) {
   const ticks = []
@@ -86,9 +76,7 @@ const air = registry.blocksByName.air.defaultState
 const water = registry.blocksByName.water.defaultState
 const changes = [stone, air, water]
 for (let seed = 1; seed <= seeds; seed++) {
-  const world = new World().sync
-  const g = generator({ seed, registry })
-  for (let x = -R; x < R; x++) for (let z = -R; z < R; z++) world.setColumn(x, z, g(x, z))
+  const world = sandboxWorld(registry, seed)
   const random = seeded(seed)
   const list = []
   for (let i = 0; i < runs; i++) {

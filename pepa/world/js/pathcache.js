@@ -128,10 +128,11 @@ function cachedPhysicsReads (Physics, Vec3) {
   const simulate = Physics.prototype.simulateUntil
   if (simulate.pepaCached) return stats
   function simulateUntil (...args) {
-    if (this.pepaWorld === undefined) {
+    if (!this.world.pepaCached) {
       const plain = this.world
       const owner = this
-      this.pepaWorld = this.world = {
+      this.world = {
+        pepaCached: true,
         getBlock (pos) {
           const world = owner.bot.world
           if (!world) return plain.getBlock(pos)

@@ -1,0 +1,29 @@
+'use strict'
+// The survival sandbox's terrain for the node-script tests: a world of 8 x 8 chunks of its
+// generator around the origin (those beyond are not loaded), and the surface of a column.
+const path = require('path')
+const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
+const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
+const { Vec3 } = require(path.join(NM, 'vec3'))
+const generator = require(path.join(JS, 'sandbox', 'generator.js'))
+
+const R = 4 // chunks each way from the origin
+
+function sandboxWorld (registry, seed) {
+  const World = require(path.join(NM, 'prismarine-world'))(registry)
+  const world = new World().sync
+  const g = generator({ seed, registry })
+  for (let x = -R; x < R; x++) for (let z = -R; z < R; z++) world.setColumn(x, z, g(x, z))
+  return world
+}
+
+// the y a player stands at on column x, z (64 when nothing solid is found)
+function surface (world, x, z) {
+  for (let y = 120; y > 1; y--) {
+    const b = world.getBlock(new Vec3(x, y, z))
+    if (b && b.boundingBox === 'block') return y + 1
+  }
+  return 64
+}
+
+module.exports = { sandboxWorld, surface }
