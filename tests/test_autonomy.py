@@ -62,6 +62,14 @@ def test_an_operators_goal_becomes_a_plan_whose_milestones_tick_into_the_diary(
             lambda: "- [x] 1 oak_log (gather.wood)" in (state / "plan.md").read_text(),
             what="the oak_log milestone ticked",
         )
+        # the diary line is written just after the plan (a busy machine: not yet read here)
+        eventually(
+            lambda: (
+                "done: 1 oak_log (gather.wood)" in next((state / "diary").iterdir()).read_text()
+            ),
+            timeout=10,
+            what="the diary's line for the oak_log",
+        )
         diary = next((state / "diary").iterdir()).read_text()
         assert "new goal from alice: make a crafting table" in diary
         assert "done: 1 oak_log (gather.wood)" in diary
