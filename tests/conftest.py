@@ -8,7 +8,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,35 @@ def groups_kept(request: pytest.FixtureRequest) -> None:
     lost = request.node.stash.get(_GROUPS_LOST, None)
     if lost is not None:
         pytest.fail(lost, pytrace=False)
+
+
+_DAEMON_MARKS = pytest.StashKey[dict[int, int]]()
+DAEMON_LINES_SHOWN = 400
+"""A failed test's report shows at most this many of each daemon's last lines."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Where each running daemon's output stood as the test began (see below)."""
+    item.stash[_DAEMON_MARKS] = {id(daemon): len(daemon.lines) for daemon in Daemon.live}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test's report holds what every daemon said during it (a module's shared
+    daemon from the test's start, one of the test's own from its first line) and its bot's
+    view at the end: a flake in CI then says what the bot was doing, not only what the test
+    waited for."""
+    report = yield
+    if report.failed and call.when in ("setup", "call"):
+        marks = item.stash.get(_DAEMON_MARKS, {})
+        for daemon in list(Daemon.live):
+            lines = daemon.lines[marks.get(id(daemon), 0) :]
+            text = "\n".join([*lines[-DAEMON_LINES_SHOWN:], f"its view now: {daemon.view()}"])
+            report.sections.append((f"daemon in {daemon.root}", text))
+    return report
 
 
 class Recorder:

@@ -9,14 +9,26 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 
-from pepa.ipc.client import IpcClient
+from pepa.ipc.client import IpcClient, IpcClientError
 from pepa.world.embedded import free_port
+
+
+VIEW_FIELDS = (
+    "connected", "position", "moving", "hp", "food", "timeOfDay", "enclosure", "threats",
+    "activeReflex", "currentSkill", "paused",
+)  # fmt: skip
+"""What :meth:`Daemon.view` shows of a snapshot."""
 
 
 class Daemon:
     """A ``pepa start`` process; tests wait on its output lines, never sleep."""
+
+    live: weakref.WeakSet[Daemon] = weakref.WeakSet()
+    """Every daemon started in this process and not yet garbage: a failed test's report shows
+    what each said meanwhile (``conftest.pytest_runtest_makereport``)."""
 
     def __init__(
         self,
@@ -59,6 +71,7 @@ class Daemon:
         self._cond = threading.Condition()
         self._reader = threading.Thread(target=self._read, name="daemon-reader", daemon=True)
         self._reader.start()
+        Daemon.live.add(self)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -96,6 +109,19 @@ class Daemon:
     def in_world(self, timeout: float = 60.0, *, start: int = 0) -> int:
         """Wait until the bot has spawned in the world; return that line's index."""
         return self.wait_line("in the world at", timeout, start=start)
+
+    def view(self) -> str:
+        """The bot's own view now (the main fields of its snapshot), or why there is none: for a
+        failed test's report."""
+        if self.proc.poll() is not None:
+            return f"none: the daemon has exited ({self.proc.returncode})"
+        try:
+            with IpcClient.connect(self.socket, timeout=5.0) as client:
+                hello = client.wait_for("hello", timeout=5.0)
+        except (IpcClientError, OSError) as exc:  # TimeoutError is an OSError
+            return f"none: {exc}"
+        snapshot = hello.get("snapshot") or {}
+        return repr({key: snapshot.get(key) for key in VIEW_FIELDS})
 
     def client(self) -> IpcClient:
         client = IpcClient.connect(self.socket, timeout=10.0)
