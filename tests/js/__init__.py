@@ -1,4 +1,4 @@
-"""Node scripts the tests run without a server; each prints one JSON object (its report)."""
+"""Node scripts the tests run; each prints one JSON object (its report)."""
 
 from __future__ import annotations
 

@@ -12,6 +12,11 @@ const net = require('net')
 const { performance } = require('perf_hooks')
 const { Vec3 } = require('vec3')
 
+const TELEPORT_SETTLE_MS = 500 // a teleport's chunks go out this long after it (see below)
+const CHUNK_BATCH_POLL_MS = 50
+const CONFIRM_WITHIN_MS = 10000 // a player's moves wait at most this long for its confirm
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
+
 module.exports.server = function (serv, settings) {
   const me = serv.plugins[__filename] || {}
   const controlPort = me.settings ? me.settings.controlPort : null
@@ -216,14 +221,7 @@ module.exports.server = function (serv, settings) {
     teleport: async (a) => {
       const p = player(a.player)
       await settled(p)
-      await p.teleport(vec(a))
-      // flying-squid sends chunks only when the player's own move packets take it 16
-      // blocks from where it last sent them, and skips that while a batch is still
-      // going out; a client far from its loaded chunks runs no physics and sends no
-      // moves, so a bot teleported far away could wait forever for the chunk under it.
-      // Half a second on (the client has taken the teleport; sending at once raced it),
-      // the chunks round the new position go out unless a batch is already going
-      setTimeout(() => { if (p.health > 0 && !p.sendingChunks) p.worldSendRestOfChunks().catch(() => {}) }, 500)
+      await p.teleport(vec(a)) // the chunks round the new place follow (module.exports.player)
       return { position: pos(p.position) }
     },
 
@@ -528,17 +526,79 @@ module.exports.player = function (player, serv) {
       return write.call(this, name, params)
     }
   }
+  // A move the client sent before it took the server's teleport is stale: vanilla ignores a
+  // client's moves from a teleport until the client confirms it (teleport_confirm, from 1.9).
+  // flying-squid takes them, asynchronously, after the teleport and its echo: the echo, equal
+  // to the position already set, is skipped, and the stale moves that follow put the player
+  // back where it was. Its client, with no chunk at the new place, then sent no move again:
+  // server and client kept two places (tests/js/teleport_chunks.js, the first round). So moves
+  // are cancelled while a teleport is unconfirmed (flying-squid writes every teleport with id 1:
+  // they are counted), for at most CONFIRM_WITHIN_MS after the last one (a client that never
+  // confirms is not frozen).
+  if (serv.registry.protocol.play.toServer.types.packet_teleport_confirm) {
+    let unconfirmed = 0
+    let teleportedAt = 0
+    const write = player._client.write
+    player._client.write = function (name, params) {
+      if (name === 'position') { unconfirmed++; teleportedAt = Date.now() }
+      return write.call(this, name, params)
+    }
+    player._client.on('teleport_confirm', () => { unconfirmed = Math.max(0, unconfirmed - 1) })
+    player.on('move_cancel', ({ teleport }, cancel) => {
+      if (teleport || unconfirmed === 0) return
+      if (Date.now() - teleportedAt > CONFIRM_WITHIN_MS) { unconfirmed = 0; return }
+      cancel(false) // dropped, no correction sent: the teleport itself is the correction
+    })
+  }
+  // flying-squid sends chunks only when the player's own move packets take it 16 blocks
+  // from where the last batch was sent, and not while a batch goes out. A client with no
+  // chunk under it runs no physics and sends no moves, so a player teleported far (by the
+  // control channel, /tp or a plugin) waited for ever for the chunks of its new place. The
+  // test world's walled-in bot did so when a batch for its last place (a walk, the last
+  // teleport) was still going out: it stood in air it could not see, its walls never came
+  // (tests/js/teleport_chunks.js). So half a second on (the client has taken the teleport;
+  // sending at once raced it) and once any batch going out has ended, the chunks round the
+  // new place go out (a batch skips those the client has).
+  // (wrapped on 'asap': flying-squid's updatePositions defines teleport after this runs)
+  let teleports = 0
+  let following = false
+  player.once('asap', () => {
+    const teleport = player.teleport
+    player.teleport = async (position) => {
+      await teleport(position)
+      teleports++
+      if (!following) {
+        following = true
+        chunksAfterTeleports().finally(() => { following = false })
+      }
+    }
+  })
+  async function chunksAfterTeleports () {
+    let served = 0
+    while (served < teleports) { // a teleport during a batch gets a batch of its own after it
+      served = teleports
+      await sleep(TELEPORT_SETTLE_MS)
+      while (player.sendingChunks && !player._client.ended) await sleep(CHUNK_BATCH_POLL_MS)
+      if (player._client.ended || !(player.health > 0)) return
+      await player.worldSendRestOfChunks().catch(() => {})
+    }
+  }
   // flying-squid finishes a login (the rest of the chunks, then the player put
   // back at its spawn) on the client's first `flying` or `look` packet; an idle
-  // mineflayer client may only send `position` packets, and its login then hangs
-  // for seconds with only the first chunks. Vanilla counts any movement packet.
-  const moved = () => {
-    player._client.removeListener('position', moved)
-    player._client.removeListener('position_look', moved)
-    player._client.emit('flying', { onGround: true })
-  }
-  player._client.on('position', moved)
-  player._client.on('position_look', moved)
+  // mineflayer client may only send `position` packets, and its login then hangs,
+  // with only the first chunks, and no chunks sent as it moves, until it looks round. Vanilla
+  // counts any movement packet. Counted from 'spawned', when flying-squid starts to wait: the
+  // client's answer to the login's position comes before it, and a `flying` made of that
+  // answer was heard by nobody (the login then waited for the bot's first look round).
+  player.once('spawned', () => {
+    const moved = () => {
+      player._client.removeListener('position', moved)
+      player._client.removeListener('position_look', moved)
+      player._client.emit('flying', { onGround: true })
+    }
+    player._client.on('position', moved)
+    player._client.on('position_look', moved)
+  })
   // flying-squid's login ends, after the remaining chunks are sent (which can
   // take a while), by putting the player back at its login position. A
   // teleport before that is silently undone; `teleport` waits for this.

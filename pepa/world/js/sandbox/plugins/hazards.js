@@ -252,7 +252,8 @@ module.exports.player = function (player, serv) {
     h.flags = flags
     life.showFlags(player, h)
   })
-  player.on('move', (move) => {
+  player.on('move', (move, cancelled) => {
+    if (cancelled) return // the player did not move (a stale move, the test plugin)
     try { life.fallMove(player, move) } catch (err) { serv.err && serv.err(`[life] fall ${player.username}: ${err && err.stack}`) }
   })
 }

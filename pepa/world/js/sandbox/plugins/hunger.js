@@ -134,8 +134,8 @@ module.exports.player = function (player, serv) {
   })
   // vanilla ServerGamePacketListenerImpl: a move that leaves the ground upwards is a jump;
   // sprinting costs by the horizontal distance (in whole centimetres)
-  player.on('move', ({ position, onGround, teleport }) => {
-    if (teleport || player.gameMode !== 0 || player.health <= 0) return
+  player.on('move', ({ position, onGround, teleport }, cancelled) => {
+    if (cancelled || teleport || player.gameMode !== 0 || player.health <= 0) return // (a stale move)
     const from = player.position
     const dx = position.x - from.x
     const dz = position.z - from.z
