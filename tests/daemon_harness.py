@@ -15,7 +15,6 @@ from pathlib import Path
 from pepa.ipc.client import IpcClient, IpcClientError
 from pepa.world.embedded import free_port
 
-
 VIEW_FIELDS = (
     "connected", "position", "moving", "hp", "food", "timeOfDay", "enclosure", "threats",
     "activeReflex", "currentSkill", "paused",
