@@ -7,8 +7,9 @@
 // Starts the embedded world (flat, no control channel) and one mineflayer client, holds the
 // player's batches (its sendChunk waits on a gate), and twice: teleports it far, waits for the
 // batch of that place to start (held), teleports it far again, marks the ground there, lets the
-// batches go and waits for the client to see the mark. The login first: flying-squid sends the
-// rest of a player's chunks, and any as it moves, only once it has ended.
+// batches go and waits for the client to see the mark. Then sets a block in the chunk a batch
+// holds, letting the chunk go as flying-squid changes the world. The login first: flying-squid
+// sends the rest of a player's chunks, and any as it moves, only once it has ended.
 // Prints JSON (alone: flying-squid's console is kept off stdout): loginSeconds (till the
 // login's end, null if it had not ended in LOGIN_WITHIN_MS), rounds, one per round: {landed (the
 // client saw the mark), seconds}.
@@ -54,15 +55,22 @@ async function main () {
     if (!login) return report
     const send = p.sendChunk
     let gate = null
-    p.sendChunk = async (...args) => { if (gate) await gate.promise; return send.apply(p, args) }
+    let held = null // the first chunk a gate held: [chunkX, chunkZ], and its send once let go
+    p.sendChunk = async (...args) => {
+      if (!gate) return send.apply(p, args)
+      const sent = gate.promise.then(() => send.apply(p, args))
+      if (!held) held = { chunk: args.slice(0, 2), sent }
+      return sent
+    }
     const gold = serv.registry.blocksByName.gold_block.defaultState
     const y = p.position.y
     for (const [a, b] of [[[300, 0], [600, 0]], [[600, 300], [300, 600]]]) {
       let release
       gate = { promise: new Promise(resolve => { release = resolve }) }
       await p.teleport(new Vec3(a[0] + 0.5, y, a[1] + 0.5))
-      const held = await until('a batch for the first place', () => p.sendingChunks, SEE_WITHIN_MS)
-      if (!held) throw new Error('no batch of chunks started after the first teleport')
+      if (!await until('a batch for the first place', () => p.sendingChunks, SEE_WITHIN_MS)) {
+        throw new Error('no batch of chunks started after the first teleport')
+      }
       const there = new Vec3(b[0] + 0.5, y, b[1] + 0.5)
       await p.teleport(there) // while the batch for the first place is held
       const mark = there.floored().offset(0, -1, 0)
@@ -74,6 +82,29 @@ async function main () {
       const landed = await until('the mark', () => bot.blockAt(mark)?.name === 'gold_block', SEE_WITHIN_MS)
       report.rounds.push({ landed, seconds: (Date.now() - marked) / 1000 })
     }
+    // the last round: a block set while the chunk that holds it goes out to a client that has
+    // not got it yet (the chunk is let go between flying-squid's block_change and its change
+    // of the world, where the old setBlock had them a turn of the event loop apart)
+    let release
+    gate = { promise: new Promise(resolve => { release = resolve }) }
+    held = null
+    await p.teleport(new Vec3(900.5, y, 900.5))
+    if (!await until('a chunk held', () => held !== null, SEE_WITHIN_MS)) throw new Error('no chunk sent after the teleport')
+    const [chunkX, chunkZ] = held.chunk
+    const mark = new Vec3(chunkX * 16 + 8, y - 1, chunkZ * 16 + 8)
+    const world = p.world
+    const change = world.setBlockStateId
+    world.setBlockStateId = async (...args) => {
+      world.setBlockStateId = change
+      gate = null
+      release()
+      await held.sent // dumped and written
+      return change.apply(world, args)
+    }
+    const marked = Date.now()
+    await serv.setBlock(world, mark, gold)
+    const landed = await until('the mark', () => bot.blockAt(mark)?.name === 'gold_block', SEE_WITHIN_MS)
+    report.rounds.push({ landed, seconds: (Date.now() - marked) / 1000 })
   } finally {
     bot.quit()
     await close()
