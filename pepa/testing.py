@@ -294,8 +294,8 @@ class FakeLink:
             "cover", [tuple(p) for p in sources], radius, [tuple(p) for p in avoid or []]
         )
 
-    def attack(self, entity_id: int) -> bool:
-        return self._instant("attack", entity_id)
+    def attack(self, entity_id: int, stop_first: bool = False) -> bool:
+        return self._instant("attack", entity_id, *((True,) if stop_first else ()))
 
     def look_around(self) -> bool:
         return self._instant("lookAround")

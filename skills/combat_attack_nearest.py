@@ -1,8 +1,10 @@
 """combat.attack-nearest: hit the closest hostile, then hold the best weapon for the next swing.
 
-One call per swing. The JS side (``pepa/world/js/melee.js``) swings the first at a
-target at once and may make a later one a critical hit (a jump, the swing on the way
-down); a shield in the off-hand is raised between swings there too.
+One call per swing, which first stops what ran when the swing pre-empts it
+(``stop_first``, set by the skill runner). The JS side (``pepa/world/js/melee.js``)
+swings the first at a target at once and may make a later one a critical hit (a
+jump, the swing on the way down); a shield in the off-hand is raised between swings
+there too.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    if link.attack(int(args["entity_id"])):
+    if link.attack(int(args["entity_id"]), stop_first=bool(args.get("stop_first"))):
         return Started(action_id=None)
     return Started(action_id=None, ok=False, detail="the target is gone")
 

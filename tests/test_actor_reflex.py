@@ -231,6 +231,35 @@ def test_an_operator_out_of_sight_is_waited_for(tmp_path: Path) -> None:
     assert link.last().method == "follow"
 
 
+def test_a_swing_that_pre_empts_a_task_stops_it_in_its_own_call(tmp_path: Path) -> None:
+    link = FakeLink()
+    h = harness(tmp_path, link)
+    h.send(WorldObserved(view=view(position=(0, 64, 0))), milestone())
+    assert link.last().method == "gather"
+    link.clear()
+    zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
+    h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[zombie])))
+    # one bridge round trip before the hit, not a stop and then a swing
+    assert [(a.method, a.args) for a in link.actions] == [("attack", (7, True))]
+    h.advance(1.0)  # the next swing: nothing runs to stop any more
+    assert link.last("attack").args == (7,) and link.calls("stop") == []
+
+
+def test_a_pre_empting_swing_inside_its_cooldown_still_stops_the_task(tmp_path: Path) -> None:
+    link = FakeLink()
+    h = harness(tmp_path, link)
+    zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
+    h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[zombie])), milestone())
+    assert link.last().method == "attack"
+    h.send(WorldObserved(view=view(position=(0, 64, 0))))  # out of sight: the task goes on
+    assert link.last().method == "gather"
+    link.clear()
+    h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[zombie])))  # back, 0 s on
+    assert [a.method for a in link.actions] == ["stop"]  # no swing yet, and no walking on
+    h.advance(1.0)
+    assert link.last("attack").args == (7,)
+
+
 def test_waiting_for_an_unseen_operator_never_stops_defend_or_eat(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)

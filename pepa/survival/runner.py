@@ -27,6 +27,9 @@ __all__ = ["SkillRunner", "Start"]
 
 logger = logging.getLogger("pepa.actors.reflex")
 
+SWING = "combat.attack-nearest"
+"""The instant skill that stops a pre-empted one in its own call (``stop_first``)."""
+
 Start = Literal["idle", "wait", "refused", "failed", "instant", "running"]
 """How a start went: nothing to run; not yet (a cooldown); the precondition said no;
 the link refused; an instant skill ran (a swing); an action runs until ``actionDone``."""
@@ -45,35 +48,52 @@ class SkillRunner:
         self.last_instant = ""
         self.refusal = ""
         """Why the last ``refused`` start could not run."""
+        self.stop_owed = False
+        """A pre-emption not carried out yet: :meth:`start` does it (see :meth:`preempt`)."""
 
     def stop(self) -> None:
         """Cancel the running action (the JS side stops walking and digging)."""
+        self.stop_owed = False
         if self.link is not None:
             self.link.stop()
         self.running = None
 
     def preempt(self, by: Decision) -> None:
-        """A higher decision replaces the running skill."""
+        """A higher decision replaces the running skill; the :meth:`start` that follows stops
+        it: a swing in its own call (one bridge round trip before the hit, not two), anything
+        else first, as a call of its own."""
         if self.running is not None:
             logger.info("%s pre-empts %s (%s)", by.reflex, self.running.label, by.reason)
-        self.stop()
+        self.running, self.stop_owed = None, True
 
     def start(self, decision: Decision, world: WorldView, now: float) -> Start:
         """Start ``decision``'s skill (its arguments completed from ``world``)."""
+        try:
+            return self._start(decision, world, now)
+        finally:
+            if self.stop_owed:  # a pre-empting swing that did not swing (a cooldown, no target)
+                self.stop()
+
+    def _start(self, decision: Decision, world: WorldView, now: float) -> Start:
+        swing = decision.skill == SWING
+        if self.stop_owed and not swing:
+            self.stop()
         if decision.skill is None or self.link is None:
             return "idle"
         skill_id, skill = decision.skill, skills.get(decision.skill)
         ready = prepare(decision, world, now, last_attack=self.last_attack, escape_mode=choose_mode)
         if ready.wait:
             return "wait"
-        if skill_id == "combat.attack-nearest":
+        if swing:
             self.last_attack = now
         why_not = skill.check(world, ready.args)
         if why_not is not None:
             logger.debug("%s cannot run: %s", ready.label, why_not)
             self.refusal = why_not
             return "refused"
-        started = skill.run(self.link, ready.args, world)
+        args = {**ready.args, "stop_first": True} if swing and self.stop_owed else ready.args
+        self.stop_owed = False  # the swing's own call stops what ran
+        started = skill.run(self.link, args, world)
         if not started.ok:
             self.outcome(ready.label, skill_id, False, started.detail, 0.0)
             return "failed"

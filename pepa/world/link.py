@@ -408,9 +408,9 @@ class MinecraftLink:
         """Say ``text`` (the caller rate-limits)."""
         return self._call("chat", text)
 
-    def attack(self, entity_id: int) -> bool:
-        """Swing once at an entity."""
-        return self._call("attack", entity_id)
+    def attack(self, entity_id: int, stop_first: bool = False) -> bool:
+        """Swing once at an entity (``stop_first``: :meth:`stop` first, in the same call)."""
+        return self._call("attack", entity_id, stop_first)
 
     def _call(self, method: str, *args: Any) -> bool:
         fn = self._fns.get(method)

@@ -785,11 +785,15 @@ function createBot (opts, onEvent) {
       return true
     },
     stop (id) { cancelEpoch++; melee.cancel(); bot.clearControlStates(); bot.pathfinder.stop(); bot.pathfinder.setGoal(null); endGentle(); if (bot.targetDigBlock) bot.stopDigging(); if (id != null) done(id, true, { action: 'stop' }); return true },
-    // attack(entityId): one swing; returns false if the entity is unknown. The first at a
-    // target is at once, a later one a crit jump when it can be (melee.js). The best weapon
-    // is equipped after the swing, for the next one: the first hit must not wait for an
-    // inventory round trip.
-    attack (entityId) { return melee.attack(entityId) },
+    // attack(entityId[, stopFirst]): one swing; returns false if the entity is unknown. The
+    // first at a target is at once, a later one a crit jump when it can be (melee.js). The
+    // best weapon is equipped after the swing, for the next one: the first hit must not wait
+    // for an inventory round trip. stopFirst: stop() first, in the same call (a swing that
+    // pre-empts a walk or a dig does not wait for a round trip of its own to stop it).
+    attack (entityId, stopFirst) {
+      if (stopFirst) api.stop()
+      return melee.attack(entityId)
+    },
     // eat(id, name): hold that food and eat it (the server ends eating with entity_status 9)
     eat (id, name) {
       const it = bot.inventory.items().find(i => i.name === name)
