@@ -97,12 +97,18 @@ def test_a_spotted_hostile_is_fought_before_any_snapshot_shows_it(tmp_path: Path
     assert link.last("attack").args == (9,)
 
 
-def test_low_health_pre_empts_a_running_task_and_flees_away(tmp_path: Path) -> None:
+def gathering(tmp_path: Path) -> tuple[ActorHarness[Reflex], FakeLink]:
+    """A reflex whose bot works its task (a gather) at 0 64 0; the link's record cleared."""
     link = FakeLink()
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view(position=(0, 64, 0))), milestone())
     assert link.last().method == "gather"
     link.clear()
+    return h, link
+
+
+def test_low_health_pre_empts_a_running_task_and_flees_away(tmp_path: Path) -> None:
+    h, link = gathering(tmp_path)
     zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
     h.send(WorldObserved(view=view(hp=6, position=(0, 64, 0), entities=[zombie])))
     assert [a.method for a in link.actions] == ["stop", "flee"]
@@ -232,11 +238,7 @@ def test_an_operator_out_of_sight_is_waited_for(tmp_path: Path) -> None:
 
 
 def test_a_swing_that_pre_empts_a_task_stops_it_in_its_own_call(tmp_path: Path) -> None:
-    link = FakeLink()
-    h = harness(tmp_path, link)
-    h.send(WorldObserved(view=view(position=(0, 64, 0))), milestone())
-    assert link.last().method == "gather"
-    link.clear()
+    h, link = gathering(tmp_path)
     zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[zombie])))
     # one bridge round trip before the hit, not a stop and then a swing
