@@ -100,7 +100,10 @@ DAEMON_LINES_SHOWN = 400
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Where each running daemon's output stood as the test began (see below)."""
-    item.stash[_DAEMON_MARKS] = {id(daemon): len(daemon.lines) for daemon in Daemon.live}
+    item.stash[_DAEMON_MARKS] = {
+        id(daemon): len(daemon.lines) if daemon.proc.poll() is None else -1
+        for daemon in Daemon.live
+    }  # -1: it had ended (an earlier module's, not yet garbage)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -115,7 +118,10 @@ def pytest_runtest_makereport(
     if report.failed and call.when in ("setup", "call"):
         marks = item.stash.get(_DAEMON_MARKS, {})
         for daemon in list(Daemon.live):
-            lines = daemon.lines[marks.get(id(daemon), 0) :]
+            mark = marks.get(id(daemon), 0)
+            if mark < 0:
+                continue
+            lines = daemon.lines[mark:]
             text = "\n".join([*lines[-DAEMON_LINES_SHOWN:], f"its view now: {daemon.view()}"])
             report.sections.append((f"daemon in {daemon.root}", text))
     return report
