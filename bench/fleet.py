@@ -185,7 +185,11 @@ def reactions(world: EmbeddedWorld, names: list[str], trials: int) -> tuple[list
     misses = 0
     for _ in range(trials):
         for name in names:
-            world.op("remove_mobs")
+            try:
+                world.op("remove_mobs")
+            except TimeoutError:  # 64 idle bots: the world server stalled past the op's timeout
+                print("  reactions cut short: the world server did not answer", flush=True)
+                return samples, misses + 1
             pause.wait(0.7)  # past the swing cooldown of the last round
             try:
                 ms = first_hit(world, name, 2)
@@ -267,6 +271,10 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
         cpu = (cpu_seconds(pids) - before) / args.window * 100
         world_cpu = (cpu_seconds(server) - world_before) / args.window * 100
         memory = pss_mib(pids)
+        print(  # before the reactions, which a stalled world server can cut short
+            f"  {kind} N={n}: joined {n - len(missing)} in {joined:.1f}s, PSS {memory:.0f} MiB, "
+            f"CPU {cpu:.1f}% (world {world_cpu:.1f}%)", flush=True,
+        )  # fmt: skip
         samples, misses = reactions(world, arm.names, args.trials)
         spread = lesson_spread(world, arm)
         return {
