@@ -1,6 +1,6 @@
 'use strict'
-// The test plugin's teleport (pepa_test_plugin.js, module.exports.player): a player teleported
-// while a batch of chunks goes out to it still gets the chunks of its new place. flying-squid
+// The test plugin's teleport and setBlock (pepa_test_plugin.js): a player teleported while a
+// batch of chunks goes out to it still gets the chunks of its new place. flying-squid
 // itself sends none after a teleport, and skips its own batches while one is going out; a client
 // with no chunk under it runs no physics and sends no moves, so it waited there for ever.
 //   node teleport_chunks.js
