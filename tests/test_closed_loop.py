@@ -285,6 +285,11 @@ def walk_past(
 ) -> list[dict[str, float]]:
     """The bot from the platform's west end to alice at its east end, on her ``come``; where
     the server saw it on the way."""
+    # no order left from an earlier scenario: a come the bot was still waiting to see alice for
+    # (it had died on the way) walked it off the pad as she came in sight (CI-like run s31c)
+    mark = alice.mark()
+    alice.say(f"{BOT} stay")
+    alice.reply_from(BOT, "Staying here", start=mark, timeout=30)
     start = {"x": x + 1.5, "y": SKY + 1.0, "z": z + 0.5}
     teleport(world, BOT, start["x"], start["y"], start["z"])
     teleport(world, alice, x + 22.5, SKY + 1, z + 0.5)
