@@ -30,7 +30,7 @@ const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 const print = process.stdout.write.bind(process.stdout)
 process.stdout.write = () => true // flying-squid's console prompt
 
-async function until (what, test, within) {
+async function until (test, within) {
   const deadline = Date.now() + within
   while (!test()) {
     if (Date.now() > deadline) return false
@@ -68,7 +68,7 @@ async function main () {
       let release
       gate = { promise: new Promise(resolve => { release = resolve }) }
       await p.teleport(new Vec3(a[0] + 0.5, y, a[1] + 0.5))
-      if (!await until('a batch for the first place', () => p.sendingChunks, SEE_WITHIN_MS)) {
+      if (!await until(() => p.sendingChunks, SEE_WITHIN_MS)) {
         throw new Error('no batch of chunks started after the first teleport')
       }
       const there = new Vec3(b[0] + 0.5, y, b[1] + 0.5)
@@ -79,7 +79,7 @@ async function main () {
       await sleep(HOLD_MS)
       gate = null
       release()
-      const landed = await until('the mark', () => bot.blockAt(mark)?.name === 'gold_block', SEE_WITHIN_MS)
+      const landed = await until(() => bot.blockAt(mark)?.name === 'gold_block', SEE_WITHIN_MS)
       report.rounds.push({ landed, seconds: (Date.now() - marked) / 1000 })
     }
     // the last round: a block set while the chunk that holds it goes out to a client that has
@@ -89,7 +89,7 @@ async function main () {
     gate = { promise: new Promise(resolve => { release = resolve }) }
     held = null
     await p.teleport(new Vec3(900.5, y, 900.5))
-    if (!await until('a chunk held', () => held !== null, SEE_WITHIN_MS)) throw new Error('no chunk sent after the teleport')
+    if (!await until(() => held !== null, SEE_WITHIN_MS)) throw new Error('no chunk sent after the teleport')
     const [chunkX, chunkZ] = held.chunk
     const mark = new Vec3(chunkX * 16 + 8, y - 1, chunkZ * 16 + 8)
     const world = p.world
@@ -103,7 +103,7 @@ async function main () {
     }
     const marked = Date.now()
     await serv.setBlock(world, mark, gold)
-    const landed = await until('the mark', () => bot.blockAt(mark)?.name === 'gold_block', SEE_WITHIN_MS)
+    const landed = await until(() => bot.blockAt(mark)?.name === 'gold_block', SEE_WITHIN_MS)
     report.rounds.push({ landed, seconds: (Date.now() - marked) / 1000 })
   } finally {
     bot.quit()
