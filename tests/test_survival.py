@@ -183,10 +183,14 @@ def test_three_identical_failures_write_one_proposal(world: EmbeddedWorld, bot: 
         )
         assert len(files) == 1
         assert "nav.goto alice" in files[0].read_text()
+        # the file is on disk before the knowledge actor tells the IPC actor: a status
+        # sent in between still has the old count, and a later one must have the new
+        expected = len(earlier) + 1
         with bot.client() as client:
             client.send({"type": "cmd:snapshot"})
-            status = client.wait_for("status", timeout=10)
-        assert status["pendingProposals"] == len(earlier) + 1
+            client.wait_for(
+                lambda ev: ev["type"] == "status" and ev["pendingProposals"] == expected, 10
+            )
     finally:
         alice.close()
 
