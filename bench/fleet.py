@@ -19,8 +19,8 @@ The arms differ only in the hosting: the same world, the same knowledge base
   the processes that share them) of every process of the arm (supervisors,
   workers, Node bridges; not the world, not PostgreSQL), total and per bot;
 - CPU: the processes' user+system time over ``--window`` seconds, as % of
-  one core, total and per bot; and the world's (flying-squid's) own, which
-  shares the machine;
+  one core, total and per bot (printed split into Node, the bridges, and
+  Python); and the world's (flying-squid's) own, which shares the machine;
 - reaction: for each of ``--trials`` rounds, a zombie spawned 2 blocks from
   each bot in turn; the server's time from the spawn to the bot's first
   attack packet (the same measure as reaction_latency.py), p50 and p99 over
@@ -170,13 +170,20 @@ def pss_mib(pids: list[int]) -> float:
 
 
 def cpu_seconds(pids: list[int]) -> float:
+    return sum(cpu_by_program(pids).values())
+
+
+def cpu_by_program(pids: list[int]) -> dict[str, float]:
+    """CPU seconds (user + system) of the processes, summed by program: ``node`` (the
+    bridges) and ``python`` (supervisors and workers)."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    total: dict[str, float] = {}
     for pid in pids:
         with contextlib.suppress(OSError, IndexError, ValueError):
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
+            program = "node" if "node" in os.readlink(f"/proc/{pid}/exe") else "python"
+            total[program] = total.get(program, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return total
 
 
 def reactions(world: EmbeddedWorld, names: list[str], trials: int) -> tuple[list[float], int]:
@@ -265,15 +272,18 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
         time.sleep(args.settle)
         pids = arm.pids()
         server = [world.proc.pid] if world.proc is not None else []
-        before, world_before = cpu_seconds(pids), cpu_seconds(server)
+        before, world_before = cpu_by_program(pids), cpu_seconds(server)
         time.sleep(args.window)
         pids = arm.pids()
-        cpu = (cpu_seconds(pids) - before) / args.window * 100
+        after = cpu_by_program(pids)
+        split = {k: (v - before.get(k, 0.0)) / args.window * 100 for k, v in after.items()}
+        cpu = sum(split.values())
         world_cpu = (cpu_seconds(server) - world_before) / args.window * 100
         memory = pss_mib(pids)
         print(  # before the reactions, which a stalled world server can cut short
             f"  {kind} N={n}: joined {n - len(missing)} in {joined:.1f}s, PSS {memory:.0f} MiB, "
-            f"CPU {cpu:.1f}% (world {world_cpu:.1f}%)", flush=True,
+            f"CPU {cpu:.1f}% (" + ", ".join(f"{k} {v:.1f}%" for k, v in sorted(split.items()))
+            + f"; world {world_cpu:.1f}%)", flush=True,
         )  # fmt: skip
         samples, misses = reactions(world, arm.names, args.trials)
         spread = lesson_spread(world, arm)

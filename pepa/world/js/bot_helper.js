@@ -1254,8 +1254,10 @@ function createBot (opts, onEvent) {
     chat (text) { bot.chat(String(text)); return true },
     // setDanger([[x, z, r], ...]): areas the pathfinder avoids from now on
     setDanger (areas) { danger = (areas || []).map(a => [Number(a[0]), Number(a[1]), Number(a[2])]); return danger.length },
-    // lookAround(): turn the head somewhere else (idle behaviour)
-    lookAround () { bot.look(Math.random() * Math.PI * 2 - Math.PI, (Math.random() - 0.5) * 0.6, false).catch(() => {}); return true },
+    // lookAround(): turn the head somewhere else (idle behaviour), at once: a turn at
+    // mineflayer's head speed is a look packet every tick for up to a second, each sent by the
+    // server to every player near (32 idle bots: 880 look packets a second to each bridge of 8)
+    lookAround () { bot.look(Math.random() * Math.PI * 2 - Math.PI, (Math.random() - 0.5) * 0.6, true).catch(() => {}); return true },
     quit (reason) { try { bot.quit(reason || 'bye') } catch (e) {} return true },
     end () { try { bot.end() } catch (e) {} return true }
   }
