@@ -346,6 +346,15 @@ class ManualScheduler(Scheduler):
         heapq.heappush(self._due, (handle.due, next(self._order), handle, tick))
         return handle
 
+    def pending(self) -> int:
+        """Timers still to fire (not cancelled), periodic ones included."""
+        return sum(not entry[2].cancelled for entry in self._due)
+
+    def next_in(self) -> float | None:
+        """Seconds from now to the next timer to fire; None when none is left."""
+        due = [entry[0] for entry in self._due if not entry[2].cancelled]
+        return min(due) - self.clock() if due else None
+
     def run_due(self) -> int:
         """Run every callback due by now; returns how many ran."""
         ran = 0

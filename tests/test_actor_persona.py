@@ -106,6 +106,18 @@ def test_lines_wait_while_the_link_is_down() -> None:
     assert said(h) == ["hello", "again"]
 
 
+def test_only_waiting_lines_keep_a_timer() -> None:
+    # an idle bot's persona wakes for nothing: no look at an empty outbox
+    h = persona()
+    assert h.scheduler.pending() == 0
+    h.send(*(SayInChat(text=f"line {i}") for i in range(5)))
+    assert h.scheduler.pending() == 1  # two lines paced
+    h.advance(10)
+    assert len(said(h)) == 5
+    assert h.scheduler.pending() == 0
+    assert len(h.actor._timers) <= 1  # the spent handles are let go of
+
+
 def test_a_line_the_link_refuses_is_not_reported_as_said() -> None:
     link = FakeLink(refuse={"chat"})
     h = persona(link)

@@ -67,7 +67,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 DRAIN_INTERVAL = 0.25
-"""Seconds between two looks at the outbox."""
+"""Seconds between two looks at the outbox while lines wait in it (none is taken when it is
+empty: a timer ticking four times a second for nothing was a fifth of an idle bot's Python
+thread wake-ups)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,6 +105,8 @@ class Persona(SupervisedActor):
         self.view = WorldView()
         self.activity: str | None = None
         self.paused = False
+        self.drain_due = False
+        """A look at the outbox is scheduled (lines wait in it)."""
         # the voice's cooldowns are wall-clock seconds (persona.json outlives the process):
         # the wall time at start plus the runtime clock's seconds since
         self._epoch = time.time() - self.now()
@@ -114,7 +118,6 @@ class Persona(SupervisedActor):
             Respawned, HostileSpotted, DuskFell, DawnBroke, PlayerSpotted, PlayersListed,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
-        self.every(DRAIN_INTERVAL, _Drain())
 
     def on_message(self, message: Any) -> Any:
         match message:
@@ -137,6 +140,7 @@ class Persona(SupervisedActor):
             case PlayerSpotted():
                 self._remark(message)
             case _Drain():
+                self.drain_due = False
                 self._flush()
             case _:
                 return super().on_message(message)
@@ -160,11 +164,14 @@ class Persona(SupervisedActor):
         while self.link is not None and self.link.connected:
             line = self.outbox.take(self.now())
             if line is None:
-                return
+                break
             if self.link.chat(line):
                 self.publish(ChatSent(text=line))
             else:
                 logger.warning("could not say: %s", line)
+        if len(self.outbox) and not self.drain_due:  # paced, or the link is down
+            self.drain_due = True
+            self.later(DRAIN_INTERVAL, _Drain())
 
     def remark(self, moment: str, detail: str = "") -> None:
         """Say the persona's line for a moment of the bot's life, if its cooldowns allow."""

@@ -168,11 +168,15 @@ class SupervisedActor(pykka.ThreadingActor):
         ref, direct = self.actor_ref, Direct(message)
 
         def fire() -> None:
+            timer.cancelled = True  # spent: the next later() lets go of it
             try:
                 ref.tell(direct)
             except pykka.ActorDeadError:
                 pass
 
+        # an actor that keeps asking for one more (the persona while lines wait) would keep
+        # every spent handle: only the live ones are kept
+        self._timers = [t for t in self._timers if not t.cancelled]
         timer = self.runtime.scheduler.call_later(delay, fire)
         self._timers.append(timer)
         return timer
