@@ -135,6 +135,23 @@ def test_an_idle_bot_is_polled_once_a_second_and_its_first_move_brings_five_back
     assert h.last(WorldObserved).view.hp == 15
 
 
+def test_a_quiet_bot_s_perception_wakes_once_a_second() -> None:
+    link = FakeLink(world=raw_snapshot(position=(0.5, 64, 0.5)))
+    h = perception(link)
+    assert h.scheduler.next_in() == pytest.approx(OBSERVE_INTERVAL)
+    h.advance(QUIET_AFTER + OBSERVE_INTERVAL)  # nothing changed: quiet
+    assert h.scheduler.pending() == 1
+    assert h.scheduler.next_in() > OBSERVE_INTERVAL
+    h.advance(QUIET_EVERY)
+    assert h.scheduler.pending() == 1
+    assert h.scheduler.next_in() > OBSERVE_INTERVAL
+    # a blow: its snapshot at once, and 5 a second from then on
+    link.world = raw_snapshot(position=(0.5, 64, 0.5), hp=15)
+    h.send(WorldEvent({"type": "health"}))
+    assert h.scheduler.pending() == 1
+    assert h.scheduler.next_in() == pytest.approx(OBSERVE_INTERVAL)
+
+
 def test_a_health_event_takes_a_snapshot_at_once() -> None:
     link = FakeLink()
     h = perception(link)

@@ -27,7 +27,7 @@ from pepa.events import (
     Respawned,
     WorldObserved,
 )
-from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.supervision import SupervisedActor, SupervisionContext, TimerHandle
 from pepa.world.death import death_cause
 from pepa.world.linkapi import Link
 from pepa.world.model import WorldModel
@@ -53,7 +53,8 @@ seconds (an idle bot), a snapshot every :data:`QUIET_EVERY` seconds instead of e
 :data:`OBSERVE_INTERVAL`. A snapshot is a bridge round trip, the largest part of an idle bot's
 CPU that is left. Reaction does not wait on it: health, hurt, entities and deaths take a
 snapshot at once, and the first change beyond the animals and the clock (the bot moving, its
-air, its inventory) brings the rate back to 5 per second."""
+air, its inventory) brings the rate back to 5 per second. The timer follows the rate: a quiet
+bot's perception wakes once a second, not five times to skip four."""
 _IMMEDIATE = frozenset({"health", "hurt", "entities", "entityDead", "spawn", "respawn"})
 
 
@@ -130,23 +131,33 @@ class Perception(SupervisedActor):
         self.observed_at = -math.inf
         self.changed_at = -math.inf
         """When a snapshot last showed more than animals walking and the clock going."""
+        self.next_observe: TimerHandle | None = None
+        self.next_quiet = False
+        """The next snapshot is :data:`QUIET_EVERY` away (the bot was quiet)."""
 
     def setup(self) -> None:
         self._observe(force=True)
-        self.every(OBSERVE_INTERVAL, _Observe())
+        self._schedule()
 
     def on_message(self, message: Any) -> Any:
         match message:
             case _Observe():
-                now = self.now()
-                quiet = now - self.changed_at >= QUIET_AFTER
-                if not quiet or now - self.observed_at >= QUIET_EVERY - OBSERVE_INTERVAL / 2:
-                    self._observe()
+                self._observe()
+                self._schedule()
             case WorldEvent(raw=raw):
                 self._world_event(raw)
             case _:
                 return super().on_message(message)
         return None
+
+    def _schedule(self) -> None:
+        """The next timed snapshot: 5 a second, or once a second while the bot is quiet."""
+        if self.next_observe is not None:
+            self.next_observe.cancel()
+        self.next_quiet = self.now() - self.changed_at >= QUIET_AFTER
+        self.next_observe = self.later(
+            QUIET_EVERY if self.next_quiet else OBSERVE_INTERVAL, _Observe()
+        )
 
     def _observe(self, *, force: bool = False) -> None:
         before = self.model.view
@@ -164,6 +175,8 @@ class Perception(SupervisedActor):
         view = self.model.view
         if force or not _calm(before, view):
             self.changed_at = self.observed_at
+            if self.next_quiet:  # awake again (an event's snapshot): 5 a second from now
+                self._schedule()
         if force or view != self.last_view:
             now = self.now()
             last = self.last_view
