@@ -125,6 +125,7 @@ def test_nothing_goes_out_while_disconnected_or_when_the_curriculum_is_off(
     h.advance(5)
     assert h.events(TaskSuggested) == []
     off = start(enabled=False)
+    assert off.scheduler.pending() == 0  # and no timer wakes it
     off.send(IN_WORLD)
     off.advance(5)
     for _ in range(LOST_AFTER_TICKS * 2):

@@ -149,7 +149,8 @@ class Curriculum(SupervisedActor):
                 out.skill, out.milestone,
             )  # fmt: skip
             self.policy.resume(out)
-        self.every(self.tick_every, _Assign())
+        if self.enabled:  # off, it never hands a task out: no timer to wake it for nothing
+            self.every(self.tick_every, _Assign())
 
     def on_message(self, message: Any) -> Any:
         match message:
