@@ -550,16 +550,26 @@ module.exports.player = function (player, serv) {
   // server and client kept two places (tests/js/teleport_chunks.js, the first round). So moves
   // are cancelled while a teleport is unconfirmed (flying-squid writes every teleport with id 1:
   // they are counted), for at most CONFIRM_WITHIN_MS after the last one (a client that never
-  // confirms is not frozen).
+  // confirms is not frozen). When the client has confirmed them all, the player emits
+  // 'pepa_teleports_confirmed' with the last position sent (the sandbox's fall damage measures
+  // the next moves from there).
   if (serv.registry.protocol.play.toServer.types.packet_teleport_confirm) {
     let unconfirmed = 0
     let teleportedAt = 0
+    let sent = null
     const write = player._client.write
     player._client.write = function (name, params) {
-      if (name === 'position') { unconfirmed++; teleportedAt = Date.now() }
+      if (name === 'position') {
+        unconfirmed++
+        teleportedAt = Date.now()
+        sent = new Vec3(params.x, params.y, params.z)
+      }
       return write.call(this, name, params)
     }
-    player._client.on('teleport_confirm', () => { unconfirmed = Math.max(0, unconfirmed - 1) })
+    player._client.on('teleport_confirm', () => {
+      if (unconfirmed === 0) return
+      if (--unconfirmed === 0) player.emit('pepa_teleports_confirmed', sent)
+    })
     player.on('move_cancel', ({ teleport }, cancel) => {
       if (teleport || unconfirmed === 0) return
       if (Date.now() - teleportedAt > CONFIRM_WITHIN_MS) { unconfirmed = 0; return }

@@ -9,7 +9,6 @@
 // Control ops: hazards {player, air?, fire?, invulnerable?} (read, or set the
 // air supply, fire ticks and spawn invulnerability ticks), explosions {breakBlocks}.
 const { lifeOf } = require('../life/state')
-const { Vec3 } = require('vec3')
 const { hurtPlayer, watchPlayer, armourOf, SPAWN_INVULNERABLE_TICKS } = require('../life/combat')
 
 const MAX_AIR = 300 // vanilla Entity.getMaxAirSupply
@@ -29,10 +28,10 @@ const ACTION_FLAGS = { start_sneaking: [CROUCHING, true], 0: [CROUCHING, true], 
 const NEAR_SENT = 1 // blocks: a move this close to the last position sent is the client's answer to it
 
 function hazardOf (p) {
-  // pending: position packets sent and not yet confirmed; sent: the last one's position;
-  // answering: the last one confirmed, no move near it seen yet; flags: the player's own
-  // shared flags (flying-squid keeps none), sentFlags: them with the fire bit, as last sent
-  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, pending: 0, sent: null, answering: false, last: null, flags: 0, sentFlags: 0 }
+  // answering: every position packet sent is confirmed, no move near the last one seen yet;
+  // flags: the player's own shared flags (flying-squid keeps none), sentFlags: them with the
+  // fire bit, as last sent
+  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, answering: false, last: null, flags: 0, sentFlags: 0 }
   return p._lifeHazard
 }
 
@@ -161,14 +160,14 @@ module.exports.server = function (serv) {
   // 9.67 for a drop of 10.5 blocks); landing hurts ceil(distance - 3); water and climbing
   // reset it. As vanilla (ServerGamePacketListenerImpl.awaitingPositionFromClient), moves
   // sent before the client confirmed every position packet sent to it (teleports, the
-  // respawn, the login's) are stale, and a jump of more than 10 blocks in one move is no
-  // move: neither counts. flying-squid handles a move asynchronously, so a stale one can
-  // come after the confirm: after it, moves are measured from the position sent and
-  // only once one near it came. The drop is from the last move seen here: p.position may
-  // lag behind.
+  // respawn, the login's) are stale (the test plugin cancels them: they never come here),
+  // and a jump of more than 10 blocks in one move is no move: neither counts. flying-squid
+  // handles a move asynchronously, so a stale one can come after the confirm: after it,
+  // moves are measured from the position sent and only once one near it came. The drop is
+  // from the last move seen here: p.position may lag behind.
   life.fallMove = (p, { position, onGround, teleport }) => {
     const h = hazardOf(p)
-    if (teleport || h.pending > 0) { h.fall = 0; return } // the server's own move, or a stale one
+    if (teleport) { h.fall = 0; return } // the server's own move
     if (h.answering) {
       if (position.distanceTo(h.last) > NEAR_SENT) { h.fall = 0; return }
       h.answering = false
@@ -233,17 +232,9 @@ module.exports.player = function (player, serv) {
   const h = hazardOf(player)
   // a respawn starts with full air, not burning, not falling (its position packet is counted below)
   player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0 }))
-  // every position packet to the client (teleports, respawn, login; flying-squid's are
-  // all absolute, flags 0) waits for its teleport_confirm
-  const write = player._client.write.bind(player._client)
-  player._client.write = (name, params) => {
-    if (name === 'position') { h.pending++; h.sent = new Vec3(params.x, params.y, params.z) }
-    return write(name, params)
-  }
-  player._client.on('teleport_confirm', () => {
-    if (h.pending === 0) return
-    if (--h.pending === 0) Object.assign(h, { last: h.sent, answering: true, fall: 0 })
-  })
+  // every position packet to the client (teleports, respawn, login) confirmed: the next
+  // moves are measured from the last one (the test plugin counts them)
+  player.on('pepa_teleports_confirmed', (sent) => Object.assign(h, { last: sent, answering: true, fall: 0 }))
   player._client.on('entity_action', ({ actionId }) => {
     const change = ACTION_FLAGS[actionId]
     if (!change) return
