@@ -144,7 +144,19 @@ def test_walled_in_bot_with_a_pickaxe_digs_out(world: EmbeddedWorld, bot: Daemon
     try:  # a generous bound: twice in CI it was not out after 40 s, with no word of why
         eventually(out, 90, "the bot to leave its stone cell")
     except AssertionError as exc:
-        raise AssertionError(f"{exc}; the daemon said:\n" + "\n".join(bot.lines[mark:])) from None
+        # twice since the chunk fixes the bot's view had 2 of its 4 walls and no roof (the
+        # same spot of the world both times): whether the server has them all
+        cell = [(dx, dy, dz) for dy in (0, 1) for dx in (-1, 0, 1) for dz in (-1, 0, 1)
+                if (dx, dz) != (0, 0)] + [(0, 2, 0)]  # fmt: skip
+        missing = [
+            (dx, dy, dz) for dx, dy, dz in cell
+            if world.op("block_at", player=BOT, x=feet["x"] + dx, y=feet["y"] + dy,
+                        z=feet["z"] + dz)["name"] != "stone"
+        ]  # fmt: skip
+        raise AssertionError(
+            f"{exc}; the server's cell at {feet} lacks {missing or 'nothing'} (dx, dy, dz); "
+            "the daemon said:\n" + "\n".join(bot.lines[mark:])
+        ) from None
 
 
 def test_come_walks_around_a_wall(world: EmbeddedWorld, bot: Daemon) -> None:
