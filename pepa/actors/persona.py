@@ -68,8 +68,8 @@ logger = logging.getLogger(__name__)
 
 DRAIN_INTERVAL = 0.25
 """Seconds between two looks at the outbox while lines wait in it (none is taken when it is
-empty: a timer ticking four times a second for nothing was a fifth of an idle bot's Python
-thread wake-ups)."""
+empty: a timer ticking four times a second for nothing woke an idle bot's threads eight times a
+second, the scheduler's and the persona's)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -230,7 +230,7 @@ module.exports.player = function (player, serv) {
   const life = lifeOf(serv)
   watchPlayer(player, life)
   const h = hazardOf(player)
-  // a respawn starts with full air, not burning, not falling (its position packet is counted below)
+  // a respawn starts with full air, not burning, not falling (its position packet is confirmed below)
   player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0 }))
   // every position packet to the client (teleports, respawn, login) confirmed: the next
   // moves are measured from the last one (the test plugin counts them)
