@@ -136,20 +136,22 @@ def test_walled_in_bot_with_a_pickaxe_digs_out(world: EmbeddedWorld, bot: Daemon
     # reached dusk by this test (the bot then stood in its cell, rightly)
     world.op("set_time", time=6000)
 
-    def at_rest() -> bool:
-        # the last test's climb may still be under way: walled in at the server's last place,
-        # a bot that walked on a block (CI-like runs s32b, s32c: its view at x - 1, the
-        # server's cell complete) stood in its west wall, 2 sides open and no roof above it
-        with bot.client() as client:
+    with bot.client() as client:
+
+        def at_rest() -> bool:
+            # the last test's climb may still be under way: walled in at the server's last
+            # place, a bot that walked on a block (CI-like runs s32b, s32c: its view at x - 1,
+            # the server's cell complete) stood in its west wall, 2 sides open and no roof
             client.send(protocol.Snapshot())
             status = client.wait_for("status", timeout=10)
-        here, seen = me(world)["position"], status.get("position")
-        return (
-            not status["moving"] and status["activeReflex"] is None
-            and status["currentSkill"] is None and seen is not None and distance(here, seen) < 0.3
-        )  # fmt: skip
+            here, seen = me(world)["position"], status.get("position")
+            return (
+                not status["moving"] and status["activeReflex"] is None
+                and status["currentSkill"] is None and seen is not None
+                and distance(here, seen) < 0.3
+            )  # fmt: skip
 
-    eventually(at_rest, 60, "the bot at rest where the server has it")
+        eventually(at_rest, 60, "the bot at rest where the server has it")
     mark = len(bot.lines)
     feet = world.op("wall_in", player=BOT, block="stone", height=2)["feet"]
 

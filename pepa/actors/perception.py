@@ -128,7 +128,6 @@ class Perception(SupervisedActor):
         self.model = WorldModel()
         self.last_view: WorldView | None = None
         self.published_at = -math.inf
-        self.observed_at = -math.inf
         self.changed_at = -math.inf
         """When a snapshot last showed more than animals walking and the clock going."""
         self.next_observe: TimerHandle | None = None
@@ -159,9 +158,11 @@ class Perception(SupervisedActor):
             QUIET_EVERY if self.next_quiet else OBSERVE_INTERVAL, _Observe()
         )
 
-    def _observe(self, *, force: bool = False) -> None:
+    def _observe(self, *, force: bool = False) -> bool:
+        """Take a snapshot and publish what changed; whether more than animals and the clock
+        changed (or ``force``)."""
         before = self.model.view
-        self.observed_at = self.now()
+        taken = self.now()
         if self.link is not None:
             raw = self.link.snapshot()
             if raw is None:
@@ -173,19 +174,19 @@ class Perception(SupervisedActor):
                 for event in self.model.apply(raw):
                     self.publish(event)
         view = self.model.view
-        if force or not _calm(before, view):
-            self.changed_at = self.observed_at
-            if self.next_quiet:  # awake again (an event's snapshot): 5 a second from now
-                self._schedule()
+        changed = force or not _calm(before, view)
+        if changed:
+            self.changed_at = taken
         if force or view != self.last_view:
             now = self.now()
             last = self.last_view
             recent = now - self.published_at < HERD_EVERY
             if not force and last is not None and recent and _herd_only(last, view):
-                return  # a later snapshot publishes it (compared with the last published)
+                return changed  # a later snapshot publishes it (compared with the last one)
             self.last_view = view
             self.published_at = now
             self.publish(WorldObserved(view=view))
+        return changed
 
     def _world_event(self, raw: dict[str, Any]) -> None:
         kind = raw.get("type")
@@ -247,4 +248,6 @@ class Perception(SupervisedActor):
                 )
             )
         if kind in _IMMEDIATE or kind in ("death", "end", "connected"):
-            self._observe(force=kind in ("death", "end", "connected"))
+            changed = self._observe(force=kind in ("death", "end", "connected"))
+            if changed and self.next_quiet:  # awake again: 5 snapshots a second from now
+                self._schedule()

@@ -7,11 +7,8 @@
 // prints JSON (alone: flying-squid's console is kept off stdout): glance {wanted (degrees),
 // reached (the server got a look there), steps (the looks it got on the way)}.
 const path = require('path')
-const { root, until: untilWithin, run } = require('./one_world')
+const { root, until, run } = require('./one_world')
 const { createBot } = require(path.join(root, 'pepa', 'world', 'js', 'bot_helper.js'))
-
-const WITHIN_MS = 20000
-const until = (test) => untilWithin(test, WITHIN_MS)
 
 const degrees = (yaw) => ((((180 - (yaw * 180) / Math.PI) % 360) + 360) % 360) // as mineflayer sends it
 

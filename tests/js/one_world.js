@@ -17,8 +17,10 @@ const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 const print = process.stdout.write.bind(process.stdout)
 process.stdout.write = () => true // flying-squid's console prompt
 
+const WITHIN_MS = 20000
+
 // Whether test() came true within `within` ms (looked at every 20 ms).
-async function until (test, within) {
+async function until (test, within = WITHIN_MS) {
   const deadline = Date.now() + within
   while (!test()) {
     if (Date.now() > deadline) return false
