@@ -35,6 +35,7 @@ const { memoizeMinecraftData, restingPhysics } = require('./rest')
 const { cachedBlocks, cachedPhysicsReads } = require('./pathcache')
 const { withGoto } = require('./goto')
 const { createFinder } = require('./find')
+const { peekingSplitter, readDirect, directConnect } = require('./frames')
 const prismarineBlock = require(path.join(NM, 'prismarine-block'))
 const { OctahedronIterator } = require(path.join(NM, 'prismarine-world')).iterators
 memoizeMinecraftData(require.resolve('minecraft-data', { paths: [path.join(NM, 'prismarine-physics')] }))
@@ -108,44 +109,9 @@ AStar.prototype.compute = function () {
   try { return computeSlice.call(this) } finally { spent += performance.now() - start }
 }
 
-// minecraft-protocol's frame splitter reads the next frame's length at the end of every TCP
-// chunk, and a length not in yet is a thrown PartialReadError with its stack trace captured
-// (twice): with 4 idle bots that was 13 % of this process's JS time, the biggest single item
-// of its packet reading (rel_entity_move and co., some 100 a second a bot). The same frames,
-// split the same way, with the length peeked instead: no exception when it is not there.
-// (mineflayer's own copy of minecraft-protocol, wherever npm put it)
-const framing = require(require.resolve('minecraft-protocol/src/transforms/framing', { paths: [path.join(NM, 'mineflayer')] }))
-const Splitter = Object.getPrototypeOf(framing.createSplitter())
-const splitThrowing = Splitter._transform
-// protodef's readVarInt, returning null where it throws a PartialReadError (both mean: wait);
-// a length over 64 bits is a broken stream, thrown as protodef does
-function peekVarInt (buffer, offset) {
-  let value = 0
-  let shift = 0
-  let cursor = offset
-  while (true) {
-    if (cursor >= buffer.length) return null
-    const byte = buffer[cursor]
-    value |= (byte & 0x7F) << shift
-    cursor++
-    if (!(byte & 0x80)) return { value, size: cursor - offset }
-    shift += 7
-    if (shift > 64) throw new Error(`varint is too big: ${shift}`)
-  }
-}
-Splitter._transform = function (chunk, enc, cb) {
-  if (this.recognizeLegacyPing) return splitThrowing.call(this, chunk, enc, cb) // a server's
-  this.buffer = Buffer.concat([this.buffer, chunk])
-  let offset = 0
-  let next = peekVarInt(this.buffer, offset)
-  while (next && this.buffer.length >= offset + next.size + next.value) {
-    this.push(this.buffer.slice(offset + next.size, offset + next.size + next.value))
-    offset += next.size + next.value
-    next = peekVarInt(this.buffer, offset)
-  }
-  this.buffer = this.buffer.slice(offset)
-  return cb()
-}
+// the frames of each connection split without a thrown exception for a partial length, and
+// read past the decompressor and deserializer streams (frames.js)
+peekingSplitter(require(require.resolve('minecraft-protocol/src/transforms/framing', { paths: [path.join(NM, 'mineflayer')] })))
 
 // One bot per account in a bridge. A createBot whose call timed out on the Python side (a
 // saturated machine) still makes its bot here, and the link's next attempt makes another: the
@@ -188,6 +154,7 @@ function createBot (opts, onEvent) {
     }),
     respawn: false, // death_cause.js respawns once the death event is out (o.respawn)
     hideErrors: true,
+    connect: directConnect(o.host, o.port), // its socket read without a stream (frames.js)
     checkTimeoutInterval: o.checkTimeoutInterval || 30000,
     logErrors: false
   })
@@ -197,6 +164,7 @@ function createBot (opts, onEvent) {
   // packet is the first of the play state, so whatever comes before it is dropped (but a kick,
   // which flying-squid sends there for a name already connected, and keepalives).
   const client = bot._client
+  readDirect(client)
   const emitPacket = client.emit
   let joined = false
   client.emit = function (name, data, meta, ...rest) {
