@@ -13,7 +13,6 @@
 // (searches after the changes), wrong (the first few of those that differ from the one reading
 // every cell), mineflayer_ms, find_ms (in all), pairs (each search's ms: mineflayer, find.js).
 const path = require('path')
-const EventEmitter = require('events')
 const { performance } = require('perf_hooks')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
 const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
@@ -23,25 +22,9 @@ const prismarineBlock = require(path.join(NM, 'prismarine-block'))
 const Block = prismarineBlock(registry)
 const { OctahedronIterator } = require(path.join(NM, 'prismarine-world')).iterators
 const { Vec3 } = require(path.join(NM, 'vec3'))
-const { sandboxWorld, surface } = require('./terrain')
+const { sandboxWorld, surface, botOver } = require('./terrain')
 const { createFinder } = require(path.join(JS, 'find.js'))
 const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js'))
-
-const tall = registry.version['>=']('1.18')
-const game = tall ? { minY: -64, height: 384 } : { minY: 0, height: 256 }
-
-// a bot with mineflayer's blocks plugin (its findBlocks, findBlock, blockAt) over a world
-function botOver (world) {
-  const bot = new EventEmitter()
-  bot._client = new EventEmitter()
-  bot.registry = registry
-  bot.version = version
-  require(path.join(NM, 'mineflayer', 'lib', 'plugins', 'blocks'))(bot, { version })
-  bot.world = world
-  bot.game = game
-  bot.entity = { position: new Vec3(0, 80, 0) }
-  return bot
-}
 
 const names = (suffix) => registry.blocksArray.filter(b => b.name.endsWith(suffix)).map(b => b.name)
 const logs = new Set(names('_log').filter(n => !n.startsWith('stripped_')))
@@ -74,7 +57,7 @@ const out = { searches: 0, found: 0, mismatches: [], after: 0, wrong: [], minefl
 const show = (ps) => ps.map(key).join(' ')
 for (let seed = 1; seed <= seeds; seed++) {
   const world = sandboxWorld(registry, seed)
-  const bot = botOver(world)
+  const bot = botOver(registry, world)
   const finder = createFinder(bot, { prismarineBlock, OctahedronIterator })
   const random = seeded(seed)
   const points = []

@@ -1,7 +1,9 @@
 'use strict'
 // The survival sandbox's terrain for the node-script tests: a world of 8 x 8 chunks of its
-// generator around the origin (those beyond are not loaded), and the surface of a column.
+// generator around the origin (those beyond are not loaded), the surface of a column, and a
+// bot over such a world.
 const path = require('path')
+const EventEmitter = require('events')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
 const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
 const { Vec3 } = require(path.join(NM, 'vec3'))
@@ -26,4 +28,18 @@ function surface (world, x, z) {
   return 64
 }
 
-module.exports = { sandboxWorld, surface }
+// a bot with mineflayer's blocks plugin (its findBlocks, findBlock, blockAt) over a world
+function botOver (registry, world) {
+  const version = registry.version.minecraftVersion
+  const bot = new EventEmitter()
+  bot._client = new EventEmitter()
+  bot.registry = registry
+  bot.version = version
+  require(path.join(NM, 'mineflayer', 'lib', 'plugins', 'blocks'))(bot, { version })
+  bot.world = world
+  bot.game = registry.version['>=']('1.18') ? { minY: -64, height: 384 } : { minY: 0, height: 256 }
+  bot.entity = { position: new Vec3(0, 80, 0) }
+  return bot
+}
+
+module.exports = { sandboxWorld, surface, botOver }

@@ -31,7 +31,7 @@ const { createMelee } = require('./melee')
 const { createDeathWatch } = require('./death_cause')
 const breath = require('./breath')
 const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
-const { memoizeMinecraftData, restingPhysics } = require('./rest')
+const { memoizeMinecraftData, memoizeRequires, restingPhysics } = require('./rest')
 const { cachedBlocks, cachedPhysicsReads } = require('./pathcache')
 const { withGoto } = require('./goto')
 const { createFinder } = require('./find')
@@ -39,6 +39,7 @@ const { peekingSplitter, readDirect, directConnect } = require('./frames')
 const prismarineBlock = require(path.join(NM, 'prismarine-block'))
 const { OctahedronIterator } = require(path.join(NM, 'prismarine-world')).iterators
 memoizeMinecraftData(require.resolve('minecraft-data', { paths: [path.join(NM, 'prismarine-physics')] }))
+memoizeRequires(require.resolve('prismarine-physics', { paths: [path.join(NM, 'mineflayer')] })) // after: it keeps what it got
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
 const WORN_SLOTS = [5, 6, 7, 8, 45] // player window: head, torso, legs, feet, off-hand
@@ -378,7 +379,7 @@ function createBot (opts, onEvent) {
   // whether the column above is open.
   function enclosure (pos) {
     const feet = pos.floored()
-    const free = (p) => { const b = bot.blockAt(p); return !b || b.boundingBox === 'empty' }
+    const free = (p) => cover.open(p.x, p.y, p.z) // no Block made for each of its 15 cells
     const canJump = free(feet.offset(0, 2, 0))
     let openSides = 0
     for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {

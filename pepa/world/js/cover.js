@@ -24,6 +24,18 @@ module.exports = function coverModule (bot, Vec3) {
   let cz = null
   let col = null
   const boxes = new Map() // stateId -> has a collision box
+  // whether the cell of column `column` at x, y, z has a collision box (read as its state id)
+  function boxed (column, x, y, z) {
+    local.x = x & 15; local.y = y; local.z = z & 15
+    const state = column.getBlockStateId(local)
+    let box = boxes.get(state)
+    if (box === undefined) {
+      const b = bot.registry.blocksByStateId[state]
+      box = !!b && b.boundingBox === 'block'
+      boxes.set(state, box)
+    }
+    return box
+  }
   function collidable (x, y, z) {
     const low = bot.game.minY ?? 0 // from 1.18 the world reaches from -64 to 319
     if (y < low) return true
@@ -32,15 +44,16 @@ module.exports = function coverModule (bot, Vec3) {
     const kz = z >> 4
     if (kx !== cx || kz !== cz) { cx = kx; cz = kz; col = bot.world.getColumn(kx, kz) }
     if (!col) return true // unloaded: a wall, as the server counts it
-    local.x = x & 15; local.y = y; local.z = z & 15
-    const state = col.getBlockStateId(local)
-    let box = boxes.get(state)
-    if (box === undefined) {
-      const b = bot.registry.blocksByStateId[state]
-      box = !!b && b.boundingBox === 'block'
-      boxes.set(state, box)
-    }
-    return box
+    return boxed(col, x, y, z)
+  }
+  // open(x, y, z): whether a body fits in the cell (no collision box), as `!bot.blockAt(p) ||
+  // bot.blockAt(p).boundingBox === 'empty'` answers it but without a Block made: a cell outside
+  // the world or of a column not loaded counts as open (blockAt gives null there)
+  function open (x, y, z) {
+    const low = bot.game.minY ?? 0
+    if (y < low || y >= low + (bot.game.height ?? 256)) return true
+    const column = bot.world.getColumn(x >> 4, z >> 4)
+    return !column || !boxed(column, x, y, z)
   }
   function sees (from, to) {
     cx = null // a block may have changed since the last call
@@ -115,5 +128,5 @@ module.exports = function coverModule (bot, Vec3) {
       (e.type === 'hostile' || e.kind === 'Hostile mobs') && e.position.distanceTo(me) <= radius && seesBot(e))
   }
 
-  return { sees, seesBot, seenBy, findCover, hiddenAt, liveHostiles, BOT_EYE, eyeHeight }
+  return { sees, seesBot, seenBy, findCover, hiddenAt, liveHostiles, open, BOT_EYE, eyeHeight }
 }

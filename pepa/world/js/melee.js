@@ -187,6 +187,8 @@ function createMelee (bot, { hostile, sees, bestWeapon }) {
   function guardTick () {
     if (suspended > 0) { drawing = false; lower(); return } // an action steers: never turn the bot
     const item = offHand()
+    // no shield, no guard (guardWanted's first test), and no need to look at every entity for it
+    if (!item || item.name !== 'shield') { drawing = false; lower(); return }
     const me = bot.entity.position
     let melee = null
     let archer = null
@@ -203,7 +205,7 @@ function createMelee (bot, { hostile, sees, bestWeapon }) {
     const sprinting = !!bot.getControlState('sprint')
     drawing = !!archer && drawsBow(archer.e)
     const want = guardWanted({
-      hasShield: !!item && item.name === 'shield',
+      hasShield: true,
       busy: !!bot.usingHeldItem && !raised, // an item in use (suspend() returned above)
       digging: !!bot.targetDigBlock,
       sprinting,
