@@ -12,6 +12,7 @@ import pytest
 from pepa.ipc import protocol
 from pepa.world.embedded import EmbeddedWorld
 from tests.daemon_harness import Daemon
+from tests.waiting import eventually
 from tests.world_harness import Player, distance, own_daemon, server_player, teleport
 
 pytestmark = [
@@ -88,6 +89,29 @@ def test_come_brings_the_bot_to_the_operator(world: EmbeddedWorld, alice: Player
     mark = alice.mark()
     alice.say(f"{BOT} come")
     alice.reply_from(BOT, "On my way", start=mark)
+    alice.reply_from(BOT, "Here I am", start=mark, timeout=60)
+    bot_now, alice_now = server_player(world, BOT), server_player(world, "alice")
+    assert bot_now is not None and alice_now is not None
+    assert distance(bot_now["position"], alice_now["position"]) <= 3.0
+
+
+def test_come_follows_an_operator_who_moves_on(world: EmbeddedWorld, alice: Player) -> None:
+    me = server_player(world, BOT)
+    assert me is not None
+    pos = me["position"]
+    teleport(world, alice, pos["x"] + 30, pos["y"], pos["z"])
+    mark = alice.mark()
+    alice.say(f"{BOT} come")
+    alice.reply_from(BOT, "On my way", start=mark)
+
+    def on_its_way() -> bool:
+        now = server_player(world, BOT)
+        return now is not None and now["position"]["x"] > pos["x"] + 5
+
+    eventually(on_its_way, 30, "the bot 5 blocks on its way east")
+    # while the bot walks the 30 blocks east, alice goes 39 blocks from there: the bot that
+    # walked to where she was when she called says "Here I am" there, 39 blocks from her
+    teleport(world, alice, pos["x"], pos["y"], pos["z"] + 25)
     alice.reply_from(BOT, "Here I am", start=mark, timeout=60)
     bot_now, alice_now = server_player(world, BOT), server_player(world, "alice")
     assert bot_now is not None and alice_now is not None

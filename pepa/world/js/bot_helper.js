@@ -114,6 +114,23 @@ AStar.prototype.compute = function () {
 // read past the decompressor and deserializer streams (frames.js)
 peekingSplitter(require(require.resolve('minecraft-protocol/src/transforms/framing', { paths: [path.join(NM, 'mineflayer')] })))
 
+// The pathfinder's GoalFollow, moved with its entity once it is a block away from the goal's
+// cell (GoalFollow waits until it is `range` away: a bot sent to a player who then stood still
+// within that range of the first cell could stop up to twice `range` from them)
+class GoalNearEntity extends goals.GoalFollow {
+  hasChanged () {
+    const p = this.entity.position.floored()
+    const dx = this.x - p.x
+    const dy = this.y - p.y
+    const dz = this.z - p.z
+    if (dx * dx + dy * dy + dz * dz <= 1) return false
+    this.x = p.x
+    this.y = p.y
+    this.z = p.z
+    return true
+  }
+}
+
 // One bot per account in a bridge. A createBot whose call timed out on the Python side (a
 // saturated machine) still makes its bot here, and the link's next attempt makes another: the
 // newer one replaces the older, which quits in silence (its events would read as the new one's).
@@ -740,11 +757,19 @@ function createBot (opts, onEvent) {
         (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
       return true
     },
-    // gotoPlayer(id,name[,range]): walk to where that player stands now
+    // gotoPlayer(id,name[,range]): walk to that player, wherever they are by then: the goal
+    // follows them while the bot walks (planned again once they are a block away from where it
+    // was planned to), and the walk ends within `range` of that cell
     gotoPlayer (id, name, range) {
       const p = bot.players[name] && bot.players[name].entity
       if (!p) { done(id, false, { action: 'goto', error: `cannot see ${name}` }); return false }
-      return api.goto(id, p.position.x, p.position.y, p.position.z, range == null ? 2 : range)
+      const goal = new GoalNearEntity(p, range == null ? 2 : Number(range))
+      // where the pathfinder stops for a goal (its own two cells): the walk is over there
+      const arrived = (at) => goal.isEnd(at.floored()) || goal.isEnd(at.floored().offset(0, 1, 0))
+      bot.pathfinder.goto(goal, arrived).then(
+        () => done(id, true, { action: 'goto', position: vxyz(bot.entity.position) }),
+        (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
+      return true
     },
     // follow(id,name[,range]): keep within range of that player until stop(); done only on failure
     follow (id, name, range) {

@@ -22,10 +22,20 @@ function error (name, message) {
   return err
 }
 
-function goto (bot, goal) {
+// goto(bot, goal[, arrived]): with `arrived`, a function of the bot's position, the goal is
+// dynamic (the pathfinder plans again when goal.hasChanged(): a GoalFollow's entity moved) and
+// the walk ends once arrived() says so, checked every physics tick (a dynamic goal is never
+// 'reached' for the pathfinder: it stands and waits for the goal to move)
+function goto (bot, goal, arrived) {
   return new Promise((resolve, reject) => {
     function goalReached () {
       cleanup()
+    }
+
+    function tick () {
+      if (!arrived(bot.entity.position)) return
+      cleanup()
+      bot.pathfinder.setGoal(null) // after cleanup: not a goal changed under the walk
     }
 
     function pathUpdated (results) {
@@ -49,6 +59,7 @@ function goto (bot, goal) {
     }
 
     function cleanup (err) {
+      if (arrived) bot.removeListener('physicsTick', tick)
       bot.removeListener('goal_reached', goalReached)
       bot.removeListener('path_update', pathUpdated)
       bot.removeListener('goal_updated', goalChanged)
@@ -61,7 +72,8 @@ function goto (bot, goal) {
     bot.on('goal_reached', goalReached)
     bot.on('path_update', pathUpdated)
     bot.on('goal_updated', goalChanged)
-    bot.pathfinder.setGoal(goal)
+    bot.pathfinder.setGoal(goal, !!arrived)
+    if (arrived) bot.on('physicsTick', tick)
   })
 }
 
@@ -69,7 +81,7 @@ function goto (bot, goal) {
 function withGoto (pathfinder) {
   return function pathfinderWithGoto (bot, options) {
     pathfinder(bot, options)
-    bot.pathfinder.goto = (goal) => goto(bot, goal)
+    bot.pathfinder.goto = (goal, arrived) => goto(bot, goal, arrived)
   }
 }
 
