@@ -187,11 +187,15 @@ function createBot (opts, onEvent) {
   let joined = false
   client.emit = function (name, data, meta, ...rest) {
     if (!joined && meta && meta.state === 'play' && typeof meta.name === 'string') {
-      if (meta.name === 'login') joined = true
-      else if (meta.name !== 'kick_disconnect' && meta.name !== 'keep_alive') return false
+      if (meta.name === 'login') {
+        joined = true
+        // from here on every event goes straight through (4 events a packet, 100 packets a second)
+        if (client.emit === guardedEmit) client.emit = emitPacket
+      } else if (meta.name !== 'kick_disconnect' && meta.name !== 'keep_alive') return false
     }
     return emitPacket.call(this, name, data, meta, ...rest)
   }
+  const guardedEmit = client.emit
   // bot.blockAt before the login (our own calls too) finds no world: null, not a TypeError. The
   // blocks plugin assigns bot.blockAt when it is injected, after createBot has returned, so the
   // property keeps the guard and takes whatever is assigned as the function it guards.
