@@ -6,6 +6,7 @@ crash what they run in start their own: ``test_world.py``."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -81,28 +82,32 @@ def test_operator_gets_a_status_reply(alice: Player) -> None:
     assert "food" in reply and "threats: none" in reply
 
 
-def test_come_brings_the_bot_to_the_operator(world: EmbeddedWorld, alice: Player) -> None:
+def call_from_the_east(world: EmbeddedWorld, alice: Player, blocks: float) -> tuple[Any, int]:
+    """alice, put ``blocks`` east of the bot, tells it to come: its position then, her mark."""
     me = server_player(world, BOT)
     assert me is not None
     pos = me["position"]
-    teleport(world, alice, pos["x"] + 20, pos["y"], pos["z"])
+    teleport(world, alice, pos["x"] + blocks, pos["y"], pos["z"])
     mark = alice.mark()
     alice.say(f"{BOT} come")
     alice.reply_from(BOT, "On my way", start=mark)
+    return pos, mark
+
+
+def arrives_beside(world: EmbeddedWorld, alice: Player, mark: int) -> None:
     alice.reply_from(BOT, "Here I am", start=mark, timeout=60)
     bot_now, alice_now = server_player(world, BOT), server_player(world, "alice")
     assert bot_now is not None and alice_now is not None
     assert distance(bot_now["position"], alice_now["position"]) <= 3.0
 
 
+def test_come_brings_the_bot_to_the_operator(world: EmbeddedWorld, alice: Player) -> None:
+    _, mark = call_from_the_east(world, alice, 20)
+    arrives_beside(world, alice, mark)
+
+
 def test_come_follows_an_operator_who_moves_on(world: EmbeddedWorld, alice: Player) -> None:
-    me = server_player(world, BOT)
-    assert me is not None
-    pos = me["position"]
-    teleport(world, alice, pos["x"] + 30, pos["y"], pos["z"])
-    mark = alice.mark()
-    alice.say(f"{BOT} come")
-    alice.reply_from(BOT, "On my way", start=mark)
+    pos, mark = call_from_the_east(world, alice, 30)
 
     def on_its_way() -> bool:
         now = server_player(world, BOT)
@@ -112,10 +117,7 @@ def test_come_follows_an_operator_who_moves_on(world: EmbeddedWorld, alice: Play
     # while the bot walks the 30 blocks east, alice goes 39 blocks from there: the bot that
     # walked to where she was when she called says "Here I am" there, 39 blocks from her
     teleport(world, alice, pos["x"], pos["y"], pos["z"] + 25)
-    alice.reply_from(BOT, "Here I am", start=mark, timeout=60)
-    bot_now, alice_now = server_player(world, BOT), server_player(world, "alice")
-    assert bot_now is not None and alice_now is not None
-    assert distance(bot_now["position"], alice_now["position"]) <= 3.0
+    arrives_beside(world, alice, mark)
 
 
 def test_a_strangers_stop_is_refused_and_ignored(world: EmbeddedWorld, bot: Daemon) -> None:
