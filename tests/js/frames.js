@@ -1,6 +1,6 @@
 'use strict'
 // A bot's packet reading (pepa/world/js/frames.js) against minecraft-protocol's own streams.
-//   node frames.js check|socket|encrypted VERSION SEED
+//   node frames.js check|socket|encrypted|all VERSION SEED   (all: the three, by name)
 //   node frames.js bench VERSION PACKETS ROUNDS
 // Two clients of mineflayer's minecraft-protocol get the same bytes, as a server sends them:
 // one reads through its streams (the stock reading, with frames.js's splitter, which only
@@ -247,6 +247,14 @@ async function serve () {
   await new Promise(() => {}) // until killed
 }
 
-;({ bench, serve, check, socket: () => checkSocket(false), encrypted: () => checkSocket(true) })[mode]().then(
+const checks = { check, socket: () => checkSocket(false), encrypted: () => checkSocket(true) }
+// all: the three checks in one process, their reports by name
+async function all () {
+  const out = {}
+  for (const [name, run] of Object.entries(checks)) out[name] = await run()
+  return out
+}
+
+;({ bench, serve, all, ...checks })[mode]().then(
   (report) => { process.stdout.write(JSON.stringify(report)); process.exit(0) },
   (e) => { process.stderr.write(String(e && e.stack)); process.exit(1) })
