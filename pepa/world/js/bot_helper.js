@@ -740,6 +740,8 @@ function createBot (opts, onEvent) {
   }
   bot.on('death', () => { for (const id of [...running.keys()]) settle(id) })
   function done (id, ok, extra) { settle(id); emit(Object.assign({ type: 'actionDone', id, ok }, extra || {})) }
+  // a goto's or gotoPlayer's walk that failed: why, and where the bot stands
+  const gotoFailed = (id) => (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) })
 
   const api = {
     bot, // raw access, only for the attribute-walk benchmark / debugging
@@ -758,7 +760,7 @@ function createBot (opts, onEvent) {
           if (off > reach + 1.5) done(id, false, { action: 'goto', error: `stopped ${r1(off)} blocks short`, position: vxyz(bot.entity.position) })
           else done(id, true, { action: 'goto', position: vxyz(bot.entity.position) })
         },
-        (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
+        gotoFailed(id))
       return true
     },
     // gotoPlayer(id,name[,range]): walk to that player, wherever they are by then: the goal
@@ -772,7 +774,7 @@ function createBot (opts, onEvent) {
       const arrived = (at) => goal.isEnd(at.floored()) || goal.isEnd(at.floored().offset(0, 1, 0))
       bot.pathfinder.goto(goal, arrived).then(
         () => done(id, true, { action: 'goto', position: vxyz(bot.entity.position) }),
-        (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) }))
+        gotoFailed(id))
       return true
     },
     // follow(id,name[,range]): keep within range of that player until stop(); done only on failure

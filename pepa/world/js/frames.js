@@ -138,4 +138,4 @@ function readFrame (client, frame) {
   deserializer.emit('data', packet)
 }
 
-module.exports = { peekingSplitter, readDirect, directConnect, peekVarInt }
+module.exports = { peekingSplitter, readDirect, directConnect }
