@@ -26,9 +26,11 @@ def run_searches(version: str, seeds: int, queries: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("version", ["1.16.5", "1.21.4"])  # sections before and after 1.18
 def test_find_js_finds_what_mineflayer_finds_before_and_after_blocks_change(version: str) -> None:
-    report = run_searches(version, seeds=2, queries=6)
-    assert report["searches"] == 2 * 6 * 3 * 3
+    # 3 points a seed (6 took twice as long; a find.js keeping each section's first palette
+    # still fails the second half on both versions)
+    report = run_searches(version, seeds=2, queries=3)
+    assert report["searches"] == 2 * 3 * 3 * 3
     assert report["mismatches"] == []
     assert report["found"] > report["searches"] // 2  # the searches found blocks to compare
-    assert report["after"] == 2 * 6 * 3
+    assert report["after"] == 2 * 3 * 3
     assert report["wrong"] == []

@@ -1,10 +1,11 @@
 'use strict'
 // Whole path searches of mineflayer-pathfinder, with and without pathcache.js, on the survival
 // sandbox's own terrain (its generator), then again after blocks change under them.
-//   node path_search.js SEEDS SEARCHES ROUNDS
+//   node path_search.js SEEDS SEARCHES ROUNDS [RADIUS]
 // For each seed: a world of 8 x 8 chunks (those beyond are not loaded); SEARCHES goals from
 // the surface near the origin; ROUNDS times: each search with the plain reads and with the
-// cached ones (one Movements each, kept across rounds: the cache outlives the changes), the
+// cached ones (one Movements each, kept across rounds: the cache outlives the changes; each
+// search bounded to RADIUS past its start's estimate, the pathfinder's searchRadius), the
 // results compared field by field, then some blocks changed (on the paths found, and at random).
 // Prints JSON: searches, mismatches (the first few), how many searches found another result
 // than the round before (the changes mattered), the time each side took (in all, and per search:
@@ -22,7 +23,7 @@ const { sandboxWorld, surface } = require('./terrain')
 const { cachedBlocks } = require(path.join(JS, 'pathcache.js'))
 const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js')) // mulberry32: the same changes every run
 
-const [seeds, searches, rounds] = process.argv.slice(2).map(Number)
+const [seeds, searches, rounds, radius = 24] = process.argv.slice(2).map(Number)
 const plainRead = Movements.prototype.getBlock
 const stats = cachedBlocks(Movements, Vec3)
 
@@ -42,7 +43,7 @@ function fakeBot (world) {
 }
 
 function search (movements, start, goal) {
-  const astar = new AStar(new Move(start.x, start.y, start.z, 0, 0), movements, goal, 1e9, 1e9, 24)
+  const astar = new AStar(new Move(start.x, start.y, start.z, 0, 0), movements, goal, 1e9, 1e9, radius)
   const t = performance.now()
   const r = astar.compute()
   return {
