@@ -4,7 +4,7 @@
 // kept off stdout, waits, and the end: the scenario's clean-up, the world closed and its
 // folder removed, then its report as one JSON line on stdout (exit 0), or the error on
 // stderr (exit 1).
-//   require('./one_world').run('pepa-name-', async ({ serv, port, atEnd }) => report)
+//   require('./one_world').run('pepa-name-', async ({ serv, port, atEnd }) => report[, { version }])
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
@@ -30,10 +30,10 @@ async function until (test, within = WITHIN_MS) {
 }
 
 // scenario({ serv, port, atEnd }): atEnd(fn) has fn run before the world closes (a bot's quit)
-function run (prefix, scenario) {
+function run (prefix, scenario, { version } = {}) {
   const main = async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
-    const { serv, port, close } = await startServer({ port: 0, worldDir: dir, controlPort: null, quiet: true })
+    const { serv, port, close } = await startServer({ port: 0, worldDir: dir, controlPort: null, quiet: true, version })
     const ends = []
     try {
       return await scenario({ serv, port, atEnd: (fn) => ends.push(fn) })
