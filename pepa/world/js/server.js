@@ -25,6 +25,8 @@ const fs = require('fs')
 const PLUGIN_PATH = path.join(__dirname, 'plugins', 'pepa_test_plugin.js')
 // a spawn's metadata sent to the player it is shown to, not to every player near (the file says why)
 const SPAWN_METADATA_PATH = path.join(__dirname, 'plugins', 'spawn_metadata.js')
+// mobs' moves sent every 3 ticks, as vanilla's entity tracker sends them (the file says why)
+const TRACKING_PATH = path.join(__dirname, 'plugins', 'tracking.js')
 // The survival sandbox: a seeded terrain generator and every plugin in sandbox/plugins/
 const SANDBOX_DIR = path.join(__dirname, 'sandbox')
 const SANDBOX_GENERATOR = path.join(SANDBOX_DIR, 'generator.js')
@@ -74,7 +76,7 @@ async function startServer ({
       ? { name: SANDBOX_GENERATOR, options: { seed, worldHeight: 256, hazards: made.hazards } }
       : { name: 'superflat', options: { seed, worldHeight: 80 } },
     kickTimeout: 10000,
-    plugins: { [PLUGIN_PATH]: { controlPort }, [SPAWN_METADATA_PATH]: {}, ...(sandbox ? sandboxPlugins(seed, profile) : {}) },
+    plugins: { [PLUGIN_PATH]: { controlPort }, [SPAWN_METADATA_PATH]: {}, [TRACKING_PATH]: {}, ...(sandbox ? sandboxPlugins(seed, profile) : {}) },
     modpe: false,
     'view-distance': 4,
     'player-list-text': { header: { text: 'pepa' }, footer: { text: 'test world' } },

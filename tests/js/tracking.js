@@ -1,0 +1,91 @@
+'use strict'
+// A mob's moves go out every 3 ticks and every player sees it where the server has it
+// (plugins/tracking.js).
+//   node tracking.js VERSION
+// Starts the embedded world (flat, no control channel) at VERSION and two plain minecraft-protocol
+// clients, a and b; b is taken 400 blocks away. A zombie spawned 3 blocks from a walks
+// server-side a tenth of a block a tick (sendPosition every tick, as the sandbox's mobs move),
+// once a step of 9 blocks (a teleport). On the way, just after a step not yet sent, b is brought
+// near it (the zombie shown to b mid-way); the walk goes on 20 ticks, then stops, and after 5
+// quiet ticks a marker packet goes to each client (TCP keeps the order: a client with its
+// marker has all the moves). Each client follows the zombie from its spawn packet, relative
+// moves and teleports. Prints JSON
+// (alone: flying-squid's console is kept off stdout): ticks (the walk's steps), and per client:
+// moves (packets that moved the zombie) and off (how far its zombie is from the server's, in
+// blocks).
+const path = require('path')
+const { modules, until, run } = require('./one_world')
+const mc = require(path.join(modules, 'minecraft-protocol'))
+
+const version = process.argv[2] || '1.16.5'
+const MARKER = 2147483000 // an entity id no entity has
+const SPAWNS = new Set(['spawn_entity', 'spawn_entity_living'])
+
+function join (port, username, atEnd) {
+  const client = mc.createClient({ host: '127.0.0.1', port, username, version })
+  atEnd(() => client.end())
+  client.markers = 0
+  client.track = (id) => { client.watched = id }
+  client.watched = null
+  client.zombie = null // [x, y, z] as this client has it
+  client.moves = 0
+  // flying-squid's login ends when the client sends a look after its health (mineflayer's spawn)
+  client.once('update_health', () => client.write('look', { yaw: 0, pitch: 0, onGround: true }))
+  client.on('packet', (data, meta) => {
+    if (meta.name === 'entity_status' && data.entityId === MARKER) { client.markers++; return }
+    if (data.entityId !== client.watched) return
+    if (SPAWNS.has(meta.name) || meta.name === 'entity_teleport') {
+      client.zombie = [data.x, data.y, data.z]
+      if (meta.name === 'entity_teleport') client.moves++
+    } else if ((meta.name === 'rel_entity_move' || meta.name === 'entity_move_look') && client.zombie) {
+      client.zombie = [client.zombie[0] + data.dX / 4096, client.zombie[1] + data.dY / 4096, client.zombie[2] + data.dZ / 4096]
+      client.moves++
+    }
+  })
+  return client
+}
+
+run('pepa-tracking-', async ({ serv, port, atEnd }) => {
+  const clients = [join(port, 'track_a', atEnd), join(port, 'track_b', atEnd)]
+  const players = () => ['track_a', 'track_b'].map((n) => serv.getPlayer(n))
+  if (!await until(() => players().every((p) => p && p._pepaReady))) throw new Error('the clients never joined')
+  await Promise.all(players().map((p) => p._pepaReady))
+  const [a, b] = players()
+  await b.teleport(b.position.offset(400, 0, 0)) // out of sight of what is spawned near a
+  const type = serv.registry.entitiesByName.zombie
+  if (!serv.registry.mobs[type.id]) serv.registry.mobs[type.id] = type // as spawn_mob does
+  const zombie = serv.spawnMob(type.id, a.world, a.position.offset(3, 0, 0), {})
+  zombie.size = null // moved by the walk alone (flying-squid's tick moves a mob with a size: gravity)
+  clients.forEach((c) => c.track(zombie.id))
+
+  // the walk: a step each tick; b brought near it just after a step not yet sent (a knownPosition
+  // behind the zombie's), then 20 more steps
+  let ticks = 0
+  let after = -1
+  let quiet = -1
+  await new Promise((resolve, reject) => {
+    const onTick = () => {
+      try {
+        if (quiet >= 0) {
+          if (++quiet >= 5) { serv.removeListener('tick', onTick); resolve() }
+          return
+        }
+        ticks++
+        const step = ticks === 5 ? 9 : 0.1 // once too far for a relative move
+        zombie.sendPosition(zombie.position.offset(step, 0, step / 2), true)
+        if (after < 0 && ticks >= 10 && zombie.knownPosition && !zombie.knownPosition.equals(zombie.position)) {
+          b.position = zombie.position.offset(-2, 0, 0)
+          b.updateAndSpawn() // shown to b now, as when a player walks up to it
+          after = 0
+        } else if (after >= 0 && ++after >= 20) quiet = 0
+        if (ticks > 200) throw new Error('the zombie was never shown to b between two sends')
+      } catch (err) { serv.removeListener('tick', onTick); reject(err) }
+    }
+    serv.on('tick', onTick)
+  })
+  for (const p of players()) p._client.write('entity_status', { entityId: MARKER, entityStatus: 0 })
+  if (!await until(() => clients.every((c) => c.markers === 1))) throw new Error('a marker never came')
+  const at = zombie.position
+  const off = (c) => c.zombie ? Math.hypot(c.zombie[0] - at.x, c.zombie[1] - at.y, c.zombie[2] - at.z) : null
+  return { version, ticks, clients: clients.map((c) => ({ moves: c.moves, off: off(c) })) }
+}, { version })

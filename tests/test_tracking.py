@@ -1,0 +1,30 @@
+"""A mob's moves go out every 3 ticks, as vanilla's entity tracker sends them, and every player
+sees it where the server has it (tests/js/tracking.js: the embedded world and two plain clients
+in one Node process; pepa/world/js/plugins/tracking.js).
+
+The zombie walks a tenth of a block every tick, once 9 blocks at once (a teleport); the second
+client is brought near it just after a step not yet sent. With the pacing off the first client
+got 30 move packets in 30 ticks, 11 with it on. Tried: a mob shown to a player between two
+sends at its server position instead of its known one left that player's zombie 0.22 blocks
+off.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.js import run_script
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
+
+
+@pytest.mark.parametrize("version", ["1.16.5", "1.12.2"])
+def test_a_mobs_moves_go_out_every_three_ticks_to_where_the_server_has_it(version: str) -> None:
+    out = run_script("tracking.js", version, timeout=110)
+    ticks = out["ticks"]
+    first, second = out["clients"]
+    assert ticks >= 30, out
+    assert 0 < first["moves"] <= ticks // 3 + 2, out  # not one a tick
+    assert 0 < second["moves"] < first["moves"], out  # it came near on the way
+    for client in out["clients"]:
+        assert client["off"] < 0.01, out  # fixed-point rounding only
