@@ -1,9 +1,9 @@
 'use strict'
 // What the scripts that start the embedded world in their own process share (glance.js,
-// teleport_chunks.js): the world (flat, no control channel) in a temporary folder, its console
-// kept off stdout, waits, and the end: the scenario's clean-up, the world closed and its
-// folder removed, then its report as one JSON line on stdout (exit 0), or the error on
-// stderr (exit 1).
+// teleport_chunks.js, spawn_metadata.js, tracking.js): the world (flat, no control channel, at
+// 1.16.5 or the version given) in a temporary folder, its console kept off stdout, waits, and
+// the end: the scenario's clean-up, the world closed and its folder removed, then its report as
+// one JSON line on stdout (exit 0), or the error on stderr (exit 1).
 //   require('./one_world').run('pepa-name-', async ({ serv, port, atEnd }) => report[, { version }])
 const fs = require('fs')
 const os = require('os')
