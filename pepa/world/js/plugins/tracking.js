@@ -2,10 +2,10 @@
 // A mob's moves are sent to the players near it every MOB_EVERY ticks, as vanilla's entity
 // tracker sends them (ServerEntity.sendChanges: a mob's EntityType updates every 3 ticks; the
 // client moves it smoothly in between). flying-squid 1.12 sends a packet for every tick a mob
-// moves, to every player near: the animals wandering around a group of bots were a third of all
-// the packets the sandbox wrote (32 idle bots standing together: 1,050 mob moves a second of
-// 3,090 packets), and each is a socket write on the server and a read, a parse and mineflayer's
-// handlers in every bot near.
+// moves, to every player near: mobs' moves were a third of all the packets the sandbox wrote
+// around a group of bots (32 idle bots standing together, a benchmark's zombies included: 1,050
+// mob moves a second of 3,090 packets), and each is a socket write on the server and a read, a
+// parse and mineflayer's handlers in every bot near.
 //
 // Between two sends the server moves the mob as before (its position, for the server's own
 // logic) but tells no one; the next send carries the whole way since the last (flying-squid's
