@@ -5,6 +5,9 @@
 // the end: the scenario's clean-up, the world closed and its folder removed, then its report as
 // one JSON line on stdout (exit 0), or the error on stderr (exit 1).
 //   require('./one_world').run('pepa-name-', async ({ serv, port, atEnd }) => report[, { version }])
+// and, for scripts that watch what the server sends: plain minecraft-protocol clients joined
+// (plainClients), a marker that tells each has everything sent before (everythingSent), a zombie
+// that spawns at any version (zombieType).
 const fs = require('fs')
 const os = require('os')
 const path = require('path')
@@ -29,6 +32,45 @@ async function until (test, within = WITHIN_MS) {
   return true
 }
 
+const MARKER = 2147483000 // an entity id no entity has
+const SPAWNS = new Set(['spawn_entity', 'spawn_entity_living']) // the packets that show an entity
+
+// Plain minecraft-protocol clients, one per name, once the server's login of each is done:
+// { clients, players } (each client counts the markers it got; players: theirs on the server)
+async function plainClients ({ serv, port, names, version, atEnd }) {
+  const mc = require(path.join(modules, 'minecraft-protocol'))
+  const clients = names.map((username) => {
+    const client = mc.createClient({ host: '127.0.0.1', port, username, version })
+    atEnd(() => client.end())
+    client.markers = 0
+    // flying-squid's login ends when the client sends a look after its health (mineflayer's spawn)
+    client.once('update_health', () => client.write('look', { yaw: 0, pitch: 0, onGround: true }))
+    client.on('packet', (data, meta) => {
+      if (meta.name === 'entity_status' && data.entityId === MARKER) client.markers++
+    })
+    return client
+  })
+  const players = () => names.map((n) => serv.getPlayer(n))
+  if (!await until(() => players().every((p) => p && p._pepaReady))) throw new Error('the clients never joined')
+  await Promise.all(players().map((p) => p._pepaReady))
+  return { clients, players: players() }
+}
+
+// A marker packet to each player, and back once every client has it: TCP keeps the order, so a
+// client then has everything the server wrote to it before
+async function everythingSent (clients, players) {
+  const want = clients.map((c) => c.markers + 1)
+  for (const p of players) p._client.write('entity_status', { entityId: MARKER, entityStatus: 0 })
+  if (!await until(() => clients.every((c, i) => c.markers >= want[i]))) throw new Error('a marker never came')
+}
+
+// the zombie's entity type, registered where flying-squid's spawnMob looks it up (as spawn_mob does)
+function zombieType (serv) {
+  const type = serv.registry.entitiesByName.zombie
+  if (!serv.registry.mobs[type.id]) serv.registry.mobs[type.id] = type
+  return type
+}
+
 // scenario({ serv, port, atEnd }): atEnd(fn) has fn run before the world closes (a bot's quit)
 function run (prefix, scenario, { version } = {}) {
   const main = async () => {
@@ -48,4 +90,4 @@ function run (prefix, scenario, { version } = {}) {
     (err) => { process.stderr.write(String(err && err.stack) + '\n'); process.exit(1) })
 }
 
-module.exports = { root, modules, sleep, until, run }
+module.exports = { root, modules, sleep, until, run, plainClients, everythingSent, zombieType, SPAWNS }

@@ -13,27 +13,16 @@
 // (alone: flying-squid's console is kept off stdout): ticks (the walk's steps), and per client:
 // moves (packets that moved the zombie) and off (how far its zombie is from the server's, in
 // blocks).
-const path = require('path')
-const { modules, until, run } = require('./one_world')
-const mc = require(path.join(modules, 'minecraft-protocol'))
+const { run, plainClients, everythingSent, zombieType, SPAWNS } = require('./one_world')
 
 const version = process.argv[2] || '1.16.5'
-const MARKER = 2147483000 // an entity id no entity has
-const SPAWNS = new Set(['spawn_entity', 'spawn_entity_living'])
 
-function join (port, username, atEnd) {
-  const client = mc.createClient({ host: '127.0.0.1', port, username, version })
-  atEnd(() => client.end())
-  client.markers = 0
-  client.track = (id) => { client.watched = id }
-  client.watched = null
+// each client follows the zombie from its spawn packet, relative moves and teleports
+function follow (client, id) {
   client.zombie = null // [x, y, z] as this client has it
   client.moves = 0
-  // flying-squid's login ends when the client sends a look after its health (mineflayer's spawn)
-  client.once('update_health', () => client.write('look', { yaw: 0, pitch: 0, onGround: true }))
   client.on('packet', (data, meta) => {
-    if (meta.name === 'entity_status' && data.entityId === MARKER) { client.markers++; return }
-    if (data.entityId !== client.watched) return
+    if (data.entityId !== id) return
     if (SPAWNS.has(meta.name) || meta.name === 'entity_teleport') {
       client.zombie = [data.x, data.y, data.z]
       if (meta.name === 'entity_teleport') client.moves++
@@ -42,21 +31,15 @@ function join (port, username, atEnd) {
       client.moves++
     }
   })
-  return client
 }
 
 run('pepa-tracking-', async ({ serv, port, atEnd }) => {
-  const clients = [join(port, 'track_a', atEnd), join(port, 'track_b', atEnd)]
-  const players = () => ['track_a', 'track_b'].map((n) => serv.getPlayer(n))
-  if (!await until(() => players().every((p) => p && p._pepaReady))) throw new Error('the clients never joined')
-  await Promise.all(players().map((p) => p._pepaReady))
-  const [a, b] = players()
+  const { clients, players } = await plainClients({ serv, port, names: ['track_a', 'track_b'], version, atEnd })
+  const [a, b] = players
   await b.teleport(b.position.offset(400, 0, 0)) // out of sight of what is spawned near a
-  const type = serv.registry.entitiesByName.zombie
-  if (!serv.registry.mobs[type.id]) serv.registry.mobs[type.id] = type // as spawn_mob does
-  const zombie = serv.spawnMob(type.id, a.world, a.position.offset(3, 0, 0), {})
+  const zombie = serv.spawnMob(zombieType(serv).id, a.world, a.position.offset(3, 0, 0), {})
   zombie.size = null // moved by the walk alone (flying-squid's tick moves a mob with a size: gravity)
-  clients.forEach((c) => c.track(zombie.id))
+  clients.forEach((c) => follow(c, zombie.id))
 
   // the walk: a step each tick; b brought near it just after a step not yet sent (a knownPosition
   // behind the zombie's), then 20 more steps
@@ -83,8 +66,7 @@ run('pepa-tracking-', async ({ serv, port, atEnd }) => {
     }
     serv.on('tick', onTick)
   })
-  for (const p of players()) p._client.write('entity_status', { entityId: MARKER, entityStatus: 0 })
-  if (!await until(() => clients.every((c) => c.markers === 1))) throw new Error('a marker never came')
+  await everythingSent(clients, players)
   const at = zombie.position
   const off = (c) => c.zombie ? Math.hypot(c.zombie[0] - at.x, c.zombie[1] - at.y, c.zombie[2] - at.z) : null
   return { version, ticks, clients: clients.map((c) => ({ moves: c.moves, off: off(c) })) }

@@ -11,6 +11,7 @@
 // every other call of entity.sendMetadata (a metadata change) still goes to all players near.
 
 module.exports.player = function (player, serv) {
+  const separately = !serv.registry.version['>=']('1.20.2') // as flying-squid's own (its todo)
   // external plugins are set up before flying-squid's spawn.js gives the player its spawnEntity:
   // the one it gives is wrapped as it is set
   let spawnEntity
@@ -26,8 +27,7 @@ module.exports.player = function (player, serv) {
       const toAll = entity.sendMetadata
       if (typeof toAll !== 'function') return original.call(this, entity)
       entity.sendMetadata = (data) => {
-        if (serv.registry.version['>=']('1.20.2')) return // as flying-squid's own (its todo)
-        player._client.write('entity_metadata', { entityId: entity.id, metadata: data })
+        if (separately) player._client.write('entity_metadata', { entityId: entity.id, metadata: data })
       }
       try {
         return original.call(this, entity)

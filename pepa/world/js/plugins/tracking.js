@@ -19,7 +19,7 @@
 const MOB_EVERY = 3 // ticks
 
 module.exports.server = function (serv) {
-  const unsent = new Set() // mobs moved since their last send
+  const unsent = new Map() // mob moved since its last send -> its flush
 
   serv.on('newEntity', (entity) => {
     if (entity.type === 'mob' && typeof entity.sendPosition === 'function') paced(entity)
@@ -39,21 +39,18 @@ module.exports.server = function (serv) {
       }
       entity.position = position // between sends: moved for the server, told at the next send
       entity.onGround = onGround
-      unsent.add(entity)
+      unsent.set(entity, flush)
       return Promise.resolve(true)
     }
 
     // flying-squid's send skips a position equal to entity.position: to send the way a mob
     // went before it stopped, the send starts from what the players were told (its
     // `position` is set back by the send itself, within this callback's microtasks)
-    entity.pepaFlush = () => {
+    function flush () {
+      if (serv.entities[entity.id] && serv.tickCount - sentTick < MOB_EVERY) return // not due yet
       unsent.delete(entity)
-      if (!serv.entities[entity.id] || serv.tickCount - sentTick < MOB_EVERY) {
-        if (serv.entities[entity.id]) unsent.add(entity)
-        return
-      }
       const at = entity.position
-      if (entity.knownPosition.equals(at)) return
+      if (!serv.entities[entity.id] || entity.knownPosition.equals(at)) return
       sentTick = serv.tickCount
       entity.position = entity.knownPosition
       send(at, entity.onGround)
@@ -76,7 +73,7 @@ module.exports.server = function (serv) {
     scheduled = true
     setImmediate(() => {
       scheduled = false
-      for (const entity of [...unsent]) entity.pepaFlush()
+      for (const flush of [...unsent.values()]) flush()
     })
   })
 }
