@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from pepa.actors.perception import (
-    HERD_EVERY,
+    CLOCK_SLACK,
+    DRIFT_EVERY,
     OBSERVE_INTERVAL,
     QUIET_AFTER,
     QUIET_EVERY,
@@ -76,7 +77,7 @@ def test_the_observe_timer_publishes_only_what_changed() -> None:
     assert len(h.events(WorldObserved)) == 3
 
 
-def test_animals_walking_about_are_published_once_a_second_anything_else_at_once() -> None:
+def test_animals_walking_about_are_published_every_few_seconds_anything_else_at_once() -> None:
     def world(cow: float, *, zombie: float | None = None, sheep: bool = False) -> dict[str, Any]:
         herd = [entity(2, "cow", cow, kind="animal", position=(cow, 64.0, 0.5))]
         herd += [entity(3, "sheep", 9.0, kind="animal")] if sheep else []
@@ -86,7 +87,7 @@ def test_animals_walking_about_are_published_once_a_second_anything_else_at_once
     h = perception(link)
     h.advance(OBSERVE_INTERVAL / 2)
     assert len(h.events(WorldObserved)) == 1
-    for step in range(1, 4):  # the cow wanders: not yet a second since the last view
+    for step in range(1, 4):  # the cow wanders: held back
         link.world = world(6.0 + step)
         h.advance(OBSERVE_INTERVAL)
     assert len(h.events(WorldObserved)) == 1
@@ -97,11 +98,64 @@ def test_animals_walking_about_are_published_once_a_second_anything_else_at_once
     h.advance(OBSERVE_INTERVAL)
     assert len(h.events(WorldObserved)) == 3
     link.world = world(7.0, zombie=12.0, sheep=True)
-    h.advance(OBSERVE_INTERVAL)
+    h.advance(DRIFT_EVERY - 2 * OBSERVE_INTERVAL)
     assert len(h.events(WorldObserved)) == 3
-    h.advance(HERD_EVERY)  # a second on, the cow's last place goes out
-    assert len(h.events(WorldObserved)) == 4
+    h.advance(QUIET_EVERY + 2 * OBSERVE_INTERVAL)  # DRIFT_EVERY on (at the next snapshot of a
+    assert len(h.events(WorldObserved)) == 4  # quiet bot), the cow's last place goes out
     assert h.last(WorldObserved).view.entities[0].distance == 7.0
+    link.world = world(7.0, zombie=12.0)  # an animal goes out of sight: at once
+    h.send(WorldEvent({"type": "entities", "spawned": [], "gone": [3]}))
+    assert len(h.events(WorldObserved)) == 5
+
+
+def test_the_clock_going_on_is_published_every_few_seconds_a_jump_or_dusk_at_once() -> None:
+    clock = [1000]
+    h = perception(link := FakeLink(world=raw_snapshot(time_of_day=1000)))
+
+    def tick(seconds: float, **world: Any) -> None:  # the clock goes on as it goes
+        clock[0] += round(20 * seconds)
+        link.world = raw_snapshot(time_of_day=clock[0], **world)
+        h.advance(seconds)
+
+    def published() -> list[int | None]:
+        return [view.time_of_day for view in views(h)]
+
+    for _ in range(round(DRIFT_EVERY) - 1):  # (quiet after QUIET_AFTER: a snapshot a second)
+        tick(1)
+    assert published() == [1000]  # nothing but the clock: held back
+    tick(2)  # DRIFT_EVERY on, at the next snapshot: the clock as it is now
+    assert published() == [1000, 1000 + round(20 * (DRIFT_EVERY + 1))]
+    clock[0] += 6000  # /time set: at the next snapshot
+    tick(1)
+    assert published()[-1] == clock[0]
+    clock[0] -= 2000  # turned back
+    tick(1)
+    assert published()[-1] == clock[0]
+    clock[0] += CLOCK_SLACK // 2  # a time packet early: still the clock going on
+    tick(1)
+    assert published()[-1] != clock[0]
+    clock[0] = 12990 - 20  # (a jump: published)
+    tick(1)
+    assert published()[-1] == 12990 and views(h)[-1].is_day is True
+    tick(1)  # 13010: day turns to night, at once
+    assert published()[-1] == 13010 and views(h)[-1].is_day is False
+    tick(1, hp=15)  # anything else at once, the clock with it
+    assert published()[-1] == clock[0] == 13030
+
+
+def test_an_animal_coming_into_sight_does_not_wake_a_quiet_bot() -> None:
+    cow = entity(2, "cow", 6.0, kind="animal")
+    link = FakeLink(world=raw_snapshot())
+    h = perception(link)
+    h.advance(QUIET_AFTER + OBSERVE_INTERVAL)  # nothing changed: quiet
+    assert h.scheduler.next_in() > OBSERVE_INTERVAL
+    link.world = raw_snapshot(entities=[cow])
+    h.send(WorldEvent({"type": "entities", "spawned": [cow]}))
+    assert [e.name for e in views(h)[-1].entities] == ["cow"]  # published at once
+    assert h.scheduler.next_in() > OBSERVE_INTERVAL  # and still once a second
+    link.world = raw_snapshot(entities=[entity(7, "zombie", 9.0)])
+    h.send(WorldEvent({"type": "entities", "spawned": [entity(7, "zombie", 9.0)]}))
+    assert h.scheduler.next_in() == pytest.approx(OBSERVE_INTERVAL)  # a hostile wakes it
 
 
 def test_an_idle_bot_is_polled_once_a_second_and_its_first_move_brings_five_back() -> None:

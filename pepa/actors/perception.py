@@ -5,7 +5,8 @@ link thread only enqueues). Perception turns them into typed events
 (``HostileSpotted``, ``HealthChanged``, ``Died``, ``ChatReceived`` …) and
 into :class:`WorldObserved` snapshots: at once on health, food, entity and
 chat changes, and every 0.2 s while anything changes — except a change that is
-only animals walking about, published at most once a second (:data:`HERD_EVERY`).
+only animals walking about and the clock going on, published at most every 5 seconds
+(:data:`DRIFT_EVERY`).
 """
 
 from __future__ import annotations
@@ -39,22 +40,32 @@ logger = logging.getLogger(__name__)
 
 OBSERVE_INTERVAL = 0.2
 """Seconds between snapshots while connected (5 per second)."""
-HERD_EVERY = 1.0
-"""Seconds between views published when all that changed is where animals stand. Passive mobs
-wander all the time: in the fleet benchmark's world 91 % of an idle bot's snapshots differed
-from the last in that alone, and each was a WorldObserved to seven actors (the largest part of
-an idle bot's Python time). Nothing reacts to an animal's step (hunting finds its prey in JS);
-an animal that comes or goes, and every other change (hostiles, players, the bot itself, time),
-is still published at once."""
+DRIFT_EVERY = 5.0
+"""Seconds between views published when all that changed is where animals stand and the clock
+going on as it goes: the drift of a world around a bot that does nothing. Passive mobs wander
+all the time and the server tells the time once a second, so an idle bot's view changed every
+snapshot in these alone, and each view was a WorldObserved to seven actors (the largest part
+of an idle bot's Python time). Nothing reacts to an animal's step (hunting finds its prey in
+JS); what reads the clock acts at dusk, at night and in the morning, thresholds thousands of
+ticks apart, and a view held back is at most 100 ticks behind. Only an idle bot's views are
+held: a bot at work changes its own view 5 times a second, clock and animals and all. An animal
+that comes or goes, day turning to night or back (``is_day``), a clock that jumps (an
+operator's ``/time set``: :data:`CLOCK_SLACK`) and every other change (hostiles, players, the
+bot itself) are published at once."""
+CLOCK_SLACK = 40
+"""Ticks the clock may run ahead of the time gone by (20 a second) and still go on as it goes:
+the server's time packets come once a second, so a view may see one a second early."""
 QUIET_AFTER = 2.0
 QUIET_EVERY = 1.0
-"""Once nothing but animals' places and the clock has changed for :data:`QUIET_AFTER`
-seconds (an idle bot), a snapshot every :data:`QUIET_EVERY` seconds instead of every
+"""Once nothing but the animals and the clock has changed for :data:`QUIET_AFTER` seconds (an
+idle bot), a snapshot every :data:`QUIET_EVERY` seconds instead of every
 :data:`OBSERVE_INTERVAL`. A snapshot is a bridge round trip, the largest part of an idle bot's
 CPU that is left. Reaction does not wait on it: health, hurt, entities and deaths take a
 snapshot at once, and the first change beyond the animals and the clock (the bot moving, its
-air, its inventory) brings the rate back to 5 per second. The timer follows the rate: a quiet
-bot's perception wakes once a second, not five times to skip four."""
+air, its inventory, a hostile or a player) brings the rate back to 5 per second; an animal that
+comes into sight or goes out of it does not (at the edge of sight of 32 bots standing together
+they did, 3 times a minute a bot, each waking 10 snapshots). The timer follows the rate: a
+quiet bot's perception wakes once a second, not five times to skip four."""
 _IMMEDIATE = frozenset({"health", "hurt", "entities", "entityDead", "spawn", "respawn"})
 
 
@@ -70,24 +81,37 @@ class _Observe:
     """Timer: take a snapshot."""
 
 
-def _herd_only(old: WorldView, new: WorldView) -> bool:
-    """Whether the two views differ in nothing but where the same animals stand."""
-    return _still(old) == _still(new)
+def _drift(old: WorldView, new: WorldView, elapsed: float) -> bool:
+    """Whether the two views, ``elapsed`` seconds apart, differ in nothing but where the same
+    animals stand and a clock that went on as it goes (:data:`DRIFT_EVERY`)."""
+    if old.time_of_day is None or new.time_of_day is None:
+        if old.time_of_day != new.time_of_day:
+            return False
+    elif (new.time_of_day - old.time_of_day) % 24000 > elapsed * 20 + CLOCK_SLACK:
+        return False  # set, or turned back
+    return _still(old) == _still(new)  # day turning to night is in is_day, which _still keeps
 
 
 def _calm(old: WorldView, new: WorldView) -> bool:
-    """Whether the two views differ in nothing but animals' places and the clock."""
-    return _herd_only(replace(old, time_of_day=None, is_day=None),
-                      replace(new, time_of_day=None, is_day=None))  # fmt: skip
+    """Whether the two views differ in nothing but animals (where they stand, which are in
+    sight) and the clock."""
+    return _tame(old) == _tame(new)
 
 
 def _still(view: WorldView) -> WorldView:
-    """The view with its animals' places left out (and so its entities in id order)."""
+    """The view with its animals' places and its clock left out (and so its entities in id
+    order)."""
     entities = sorted(
         (replace(e, distance=0.0, position=None) if e.animal else e for e in view.entities),
         key=lambda e: e.id,
     )
-    return replace(view, entities=tuple(entities))
+    return replace(view, entities=tuple(entities), time_of_day=None)
+
+
+def _tame(view: WorldView) -> WorldView:
+    """The view without its animals and its clock (:func:`_calm`)."""
+    others = sorted((e for e in view.entities if not e.animal), key=lambda e: e.id)
+    return replace(view, entities=tuple(others), time_of_day=None, is_day=None)
 
 
 def _text(value: Any) -> str | None:
@@ -179,9 +203,9 @@ class Perception(SupervisedActor):
             self.changed_at = taken
         if force or view != self.last_view:
             now = self.now()
-            last = self.last_view
-            recent = now - self.published_at < HERD_EVERY
-            if not force and last is not None and recent and _herd_only(last, view):
+            last, elapsed = self.last_view, now - self.published_at
+            drifted = last is not None and elapsed < DRIFT_EVERY and _drift(last, view, elapsed)
+            if drifted and not force:
                 return changed  # a later snapshot publishes it (compared with the last one)
             self.last_view = view
             self.published_at = now
