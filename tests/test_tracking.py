@@ -1,12 +1,15 @@
-"""A mob's moves go out every 3 ticks, as vanilla's entity tracker sends them, and every player
-sees it where the server has it (tests/js/tracking.js: the embedded world and two plain clients
-in one Node process; pepa/world/js/plugins/tracking.js).
+"""A mob's moves and turns go out every 3 ticks, its turns with its moves, as vanilla's entity
+tracker sends them, and every player sees it where and as the server has it
+(tests/js/tracking.js: the embedded world and two plain clients in one Node process;
+pepa/world/js/plugins/tracking.js).
 
-The zombie walks a tenth of a block every tick, once 9 blocks at once (a teleport); the second
-client is brought near it just after a step not yet sent. With the pacing off the first client
-got 30 move packets in 30 ticks, 11 with it on. Tried: a mob shown to a player between two
-sends at its server position instead of its known one left that player's zombie 0.22 blocks
-off.
+The zombie walks a tenth of a block every tick, once 9 blocks at once (a teleport), turning a
+little every tick; the second client is brought near it just after a step not yet sent; once
+it has stopped, it turns where it stands. With the pacing off the first client got 30 move
+packets in 30 ticks, 11 with it on. Tried: a mob shown to a player between two sends at its
+server position instead of its known one left that player's zombie 0.22 blocks off; turns told
+at once (as the sandbox's mobs told them before) were 31 looks and 31 head turns for the first
+client, none carried by a move.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 
 @pytest.mark.parametrize("version", ["1.16.5", "1.12.2"])
-def test_a_mobs_moves_go_out_every_three_ticks_to_where_the_server_has_it(version: str) -> None:
+def test_a_mobs_moves_and_turns_go_out_every_three_ticks_to_where_the_server_has_it(
+    version: str,
+) -> None:
     out = run_script("tracking.js", version, timeout=110)
     ticks = out["ticks"]
     first, second = out["clients"]
@@ -28,3 +33,8 @@ def test_a_mobs_moves_go_out_every_three_ticks_to_where_the_server_has_it(versio
     assert 0 < second["moves"] < first["moves"], out  # it came near on the way
     for client in out["clients"]:
         assert client["off"] < 0.01, out  # fixed-point rounding only
+        assert (client["yaw"], client["head"]) == (out["yaw"], out["head"]), out
+    # a turn rides on the move it came with; the one where it stood went out alone
+    assert first["moveLooks"] >= first["moves"] - 3, out
+    assert first["looks"] == 1, out
+    assert first["heads"] <= ticks // 3 + 3, out

@@ -145,11 +145,9 @@ module.exports.server = function (serv) {
       let b = Math.round((Math.atan2(-dx, dz) * 180 / Math.PI) * 256 / 360)
       b = ((b % 256) + 256) % 256
       if (b > 127) b -= 256
-      m.e.yaw = b
       if (m.yaw !== null && Math.abs(m.yaw - b) < 4) return
       m.yaw = b
-      serv._writeAll('entity_look', { entityId: m.e.id, yaw: b, pitch: 0, onGround: m.body.onGround })
-      serv._writeAll('entity_head_rotation', { entityId: m.e.id, headYaw: b })
+      m.e.turn(b, 0) // told with its next move, to the players near (plugins/tracking.js)
     },
     wantsJump: (m, dx, dz) => m.body.hitWall && m.body.onGround && canJumpAhead(view, m.e.world, m.e.position, m.body, dx, dz),
     swing: swingPacket,
