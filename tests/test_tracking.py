@@ -38,3 +38,26 @@ def test_a_mobs_moves_and_turns_go_out_every_three_ticks_to_where_the_server_has
     assert first["moveLooks"] >= first["moves"] - 3, out
     assert first["looks"] == 1, out
     assert first["heads"] <= ticks // 3 + 3, out
+
+
+@pytest.mark.parametrize("version", ["1.16.5", "1.12.2"])
+def test_a_players_moves_and_turns_go_to_the_others_every_two_ticks_in_one_packet(
+    version: str,
+) -> None:
+    """tests/js/tracking_players.js: a client walks a step and turns every tick (once 9 blocks,
+    twice 4.5 in a row); a watcher beside it and a latecomer brought near on the way follow it
+    from their packets. With the gathering off, the watcher got 25 moves, 30 looks and 30 head
+    turns for 30 steps; with it on, 13 moves that carry the turns (one packet every 2 ticks).
+    Tried: a send every tick gave 25; steps added up past a relative move's reach written as one
+    move could not be written (the marker never came); the latecomer shown the walker before the
+    others were told what was gathered was left a step (0.25 blocks) off."""
+    out = run_script("tracking_players.js", version, timeout=110)
+    steps = out["steps"]
+    watcher, late = out["watchers"]
+    assert steps == 30, out
+    assert 0 < watcher["moves"] <= steps // 2 + 3, out  # not one a step
+    assert watcher["moveLooks"] >= watcher["moves"] - 3 and watcher["looks"] == 0, out
+    assert 0 < late["moves"] < watcher["moves"], out  # it came near on the way
+    for seen in out["watchers"]:
+        assert seen["off"] < 0.01, out  # fixed-point rounding only
+        assert seen["yaw"] == out["yaw"], out

@@ -36,13 +36,16 @@ const MARKER = 2147483000 // an entity id no entity has
 const SPAWNS = new Set(['spawn_entity', 'spawn_entity_living']) // the packets that show an entity
 
 // Plain minecraft-protocol clients, one per name, once the server's login of each is done:
-// { clients, players } (each client counts the markers it got; players: theirs on the server)
-async function plainClients ({ serv, port, names, version, atEnd }) {
+// { clients, players } (each client counts the markers it got; players: theirs on the server).
+// confirming: the clients confirm the server's teleports, as a client that moves must (the test
+// plugin drops its moves until it has).
+async function plainClients ({ serv, port, names, version, atEnd, confirming = false }) {
   const mc = require(path.join(modules, 'minecraft-protocol'))
   const clients = names.map((username) => {
     const client = mc.createClient({ host: '127.0.0.1', port, username, version })
     atEnd(() => client.end())
     client.markers = 0
+    if (confirming) client.on('position', ({ teleportId }) => client.write('teleport_confirm', { teleportId }))
     // flying-squid's login ends when the client sends a look after its health (mineflayer's spawn)
     client.once('update_health', () => client.write('look', { yaw: 0, pitch: 0, onGround: true }))
     client.on('packet', (data, meta) => {

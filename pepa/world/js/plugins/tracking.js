@@ -13,16 +13,30 @@
 // relative move, or a teleport when it is too far for one). A mob that stops between two sends
 // is sent where it stopped at its next due tick. A mob shown to a player between two sends is
 // shown where the others see it (its knownPosition), so the next move brings every player to
-// the same place. Teleports go out at once. Players' own moves are not paced here.
+// the same place. Teleports go out at once.
 //
 // A mob's turns go out with its moves: entity.turn(yaw, pitch) (what the sandbox's mobs call,
 // sandbox/plugins/mobs.js) is told at the mob's next send, carried by its move (one
 // entity_move_look, vanilla's MoveEntityPacket.PosRot) or, when it did not move, as a look of
 // its own, with the head's yaw when that changed, to the players near. The sandbox wrote a look
 // and a head turn to every player on the server for every turn of 4/256 of a circle: around 32
-// idle bots, 662 packets a second of 1,491. tests/test_tracking.py.
+// idle bots, 662 packets a second of 1,491.
+//
+// A player's moves and turns go to the others every PLAYER_EVERY ticks, as vanilla's tracker
+// sends a player's (its update interval is 2). flying-squid writes every position and look a
+// client sends (mineflayer sends one a tick while it moves) to every player near as they come, a
+// move and a look and a head turn apart: with 64 bots around one zombie, the server fell more than
+// 10 s behind and kicked 37 of them (KeepAliveTimeout). Everything the server does with a
+// player's move is as before (its position, the plugins' `move` events: hunger, hazards); only
+// what the others are told is gathered: the relative moves written in between are added up (exact:
+// they are whole steps of 1/4096 or 1/32 of a block), the last look and head turn kept, and at the
+// player's next due tick one packet carries the move and the look, with the head's turn when it
+// changed; a sum too long for a relative move goes as a teleport to its knownPosition. Anything
+// else about the player (a swing, a metadata change, a teleport) goes after what was gathered, in
+// order; a player shown to someone between two sends is told first. tests/test_tracking.py.
 
 const MOB_EVERY = 3 // ticks
+const PLAYER_EVERY = 2 // ticks
 const angle = (v) => (((Math.round(v) % 256) + 384) % 256) - 128 // a signed byte (the test plugin's zombie turns 0-255)
 
 module.exports.server = function (serv) {
@@ -35,6 +49,8 @@ module.exports.server = function (serv) {
   serv.on('newEntity', (entity) => {
     if (entity.type === 'mob' && typeof entity.sendPosition === 'function') paced(entity)
   })
+  serv.on('newPlayer', gathered)
+  const limit = serv.supportFeature('fixedPointDelta') ? 127 : 32767 // a relative move's byte or short
 
   function paced (entity) {
     const send = entity.sendPosition
@@ -115,11 +131,66 @@ module.exports.server = function (serv) {
     }
   }
 
+  function gathered (player) {
+    const write = player._writeOthersNearby
+    const spawnPacket = player.getSpawnPacket
+    let sentTick = -Infinity
+    let gone = null // what the others were not told yet: { dX, dY, dZ, moved, look, onGround, yaw, pitch, head }
+
+    player._writeOthersNearby = (name, params) => {
+      if (name === 'rel_entity_move' || name === 'entity_look' || name === 'entity_head_rotation') {
+        gone ??= { dX: 0, dY: 0, dZ: 0, moved: false, look: false, head: null }
+        if (name === 'rel_entity_move') {
+          gone.dX += params.dX
+          gone.dY += params.dY
+          gone.dZ += params.dZ
+          gone.moved = true
+        } else if (name === 'entity_look') Object.assign(gone, { look: true, yaw: params.yaw, pitch: params.pitch })
+        else gone.head = params.headYaw
+        if (name !== 'entity_head_rotation') gone.onGround = params.onGround
+        unsent.set(player, flush)
+        return
+      }
+      if (name === 'entity_teleport' && gone) Object.assign(gone, { dX: 0, dY: 0, dZ: 0, moved: false, look: false })
+      tell() // what was gathered goes first
+      return write(name, params)
+    }
+
+    function flush () {
+      if (serv.tickCount - sentTick < PLAYER_EVERY) return // not due yet
+      unsent.delete(player)
+      tell()
+    }
+
+    function tell () {
+      if (!gone) return
+      const { dX, dY, dZ, moved, look, onGround, head } = gone
+      const yaw = look ? gone.yaw : player.yaw
+      const pitch = look ? gone.pitch : player.pitch
+      gone = null
+      unsent.delete(player)
+      sentTick = serv.tickCount
+      if (!serv.entities[player.id]) return
+      if (moved && [dX, dY, dZ].some((d) => Math.abs(d) > limit)) {
+        const at = player.knownPosition
+        const position = serv.supportFeature('fixedPointPosition') ? at.scaled(32).floored() : at
+        write('entity_teleport', { entityId: player.id, x: position.x, y: position.y, z: position.z, yaw, pitch, onGround })
+      } else if (moved && look) write('entity_move_look', { entityId: player.id, dX, dY, dZ, yaw, pitch, onGround })
+      else if (moved) write('rel_entity_move', { entityId: player.id, dX, dY, dZ, onGround })
+      else if (look) write('entity_look', { entityId: player.id, yaw, pitch, onGround })
+      if (head !== null) write('entity_head_rotation', { entityId: player.id, headYaw: head })
+    }
+
+    if (typeof spawnPacket === 'function') { // shown to someone: the others are told first, so
+      player.getSpawnPacket = () => { tell(); return spawnPacket() } // all have it at one place
+    }
+  }
+
   // after each tick's own work (the mobs' steps), in a callback of its own: nothing else runs
   // while a flushed mob's position is set back for its send
   let scheduled = false
-  serv.on('tick', () => {
-    if (scheduled || unsent.size === 0) return
+  serv.on('tick', () => { // (whatever the tick's own microtasks gather goes out at its end too)
+    if (scheduled) return
     scheduled = true
     setImmediate(() => {
       scheduled = false
