@@ -25,8 +25,9 @@
 // A player's moves and turns go to the others every PLAYER_EVERY ticks, as vanilla's tracker
 // sends a player's (its update interval is 2). flying-squid writes every position and look a
 // client sends (mineflayer sends one a tick while it moves) to every player near as they come, a
-// move and a look and a head turn apart: with 64 bots around one zombie, the server fell more than
-// 10 s behind and kicked 37 of them (KeepAliveTimeout). Everything the server does with a
+// move and a look and a head turn apart: 3 packets a tick to each of 31 others for a bot of 32
+// moving together (64 bots round one zombie, all attacking it, stalled the server 7-9 s; this cut
+// did not end those stalls: docs/fleet.md). Everything the server does with a
 // player's move is as before (its position, the plugins' `move` events: hunger, hazards); only
 // what the others are told is gathered: the relative moves written in between are added up (exact:
 // they are whole steps of 1/4096 or 1/32 of a block), the last look and head turn kept, and at the
