@@ -46,12 +46,12 @@ module.exports.server = function (serv) {
   // would send it as a move of 0
   const scale = serv.supportFeature('fixedPointDelta') ? 32 : 4096
   const unmoved = (from, to) => ['x', 'y', 'z'].every((k) => Math.floor((to[k] - from[k]) * scale) === 0)
+  const limit = serv.supportFeature('fixedPointDelta') ? 127 : 32767 // a relative move's byte or short
 
   serv.on('newEntity', (entity) => {
     if (entity.type === 'mob' && typeof entity.sendPosition === 'function') paced(entity)
   })
   serv.on('newPlayer', gathered)
-  const limit = serv.supportFeature('fixedPointDelta') ? 127 : 32767 // a relative move's byte or short
 
   function paced (entity) {
     const send = entity.sendPosition
