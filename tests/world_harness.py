@@ -296,29 +296,45 @@ class HelperBot(Player):
         super().__init__(world, username, script=HELPER_JS)
         self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
 
-    def snapshot(self) -> dict[str, Any]:
+    def _ask(self, op: str) -> Any:
         self._ids += 1
         ask, mark = self._ids, self.mark()
-        self._send({"id": ask, "op": "snapshot"})
-        event = self.wait_for(lambda e: e["type"] == "snapshot" and e["id"] == ask, 10, mark)
-        return dict(event["value"])
+        self._send({"id": ask, "op": op})
+        return self.wait_for(lambda e: e["type"] == op and e["id"] == ask, 10, mark)["value"]
+
+    def snapshot(self) -> dict[str, Any]:
+        return dict(self._ask("snapshot"))
 
     def digging(self) -> bool:
         """Whether the bot is digging a block now (mineflayer's ``bot.targetDigBlock``)."""
-        self._ids += 1
-        ask, mark = self._ids, self.mark()
-        self._send({"id": ask, "op": "digging"})
-        event = self.wait_for(lambda e: e["type"] == "digging" and e["id"] == ask, 10, mark)
-        return bool(event["value"])
+        return bool(self._ask("digging"))
 
-    def act(self, op: str, *args: Any, timeout: float = 60.0) -> dict[str, Any]:
-        """Run one action to its end: its ``actionDone`` event."""
+    def goal(self) -> dict[str, Any] | None:
+        """The pathfinder's goal now: ``{"name": its class, "pos": its block or None}``."""
+        value = self._ask("goal")
+        return dict(value) if value else None
+
+    def think(self, ms: int) -> None:
+        """Set the pathfinder's time limit for one search (``thinkTimeout``)."""
+        self._send({"op": "think", "ms": ms})
+
+    def start(self, op: str, *args: Any) -> tuple[str, int]:
+        """Start an action without waiting for it: its id and mark, for :meth:`finished`."""
         self._ids += 1
         action, mark = str(self._ids), self.mark()
         self._send({"id": action, "op": op, "args": list(args)})
+        return action, mark
+
+    def finished(self, started: tuple[str, int], timeout: float) -> dict[str, Any]:
+        """The ``actionDone`` event of an action :meth:`start` began."""
+        action, mark = started
         return self.wait_for(
             lambda e: e["type"] == "actionDone" and e.get("id") == action, timeout, mark
         )
+
+    def act(self, op: str, *args: Any, timeout: float = 60.0) -> dict[str, Any]:
+        """Run one action to its end: its ``actionDone`` event."""
+        return self.finished(self.start(op, *args), timeout)
 
 
 def give(world: EmbeddedWorld, helper: HelperBot, kit: dict[str, int]) -> None:

@@ -4,9 +4,10 @@
 //   node helper_bot.js HOST PORT USERNAME
 //   stdin:  {"id":1,"op":"smelt","args":["iron_ore",1,"coal"]}  (an action; its id goes first)
 //           {"id":2,"op":"snapshot"} | {"id":3,"op":"digging"} | {"op":"quit"}
+//           {"id":4,"op":"goal"} (the pathfinder's goal: its class and block) | {"op":"think","ms":N}
 //   stdout: every event bot_helper emits ({"type":"spawn"|"actionDone"|...}),
 //           {"type":"ready"} once the server has ended the login,
-//           {"type":"snapshot","id":2,"value":{..}}
+//           {"type":"snapshot","id":2,"value":{..}}, {"type":"goal","id":4,"value":{..}|null}
 const path = require('path')
 const readline = require('readline')
 const { createBot } = require(path.join(__dirname, '..', '..', 'pepa', 'world', 'js', 'bot_helper.js'))
@@ -29,6 +30,12 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const c = JSON.parse(line)
   if (c.op === 'quit') { api.quit('bye'); setTimeout(() => process.exit(0), 500); return }
   if (c.op === 'snapshot') { out({ type: 'snapshot', id: c.id, value: JSON.parse(api.snapshot()) }); return }
+  if (c.op === 'think') { bot.pathfinder.thinkTimeout = Number(c.ms); return } // a search's time limit
+  if (c.op === 'goal') {
+    const g = bot.pathfinder.goal
+    out({ type: 'goal', id: c.id, value: g && { name: g.constructor.name, pos: g.pos ? { x: g.pos.x, y: g.pos.y, z: g.pos.z } : null } })
+    return
+  }
   if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }
   try {
     api[c.op](String(c.id), ...(c.args || []))

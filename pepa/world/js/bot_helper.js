@@ -34,6 +34,8 @@ const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
 const { memoizeMinecraftData, memoizeRequires, restingPhysics } = require('./rest')
 const { cachedBlocks, cachedPhysicsReads } = require('./pathcache')
 const { withGoto } = require('./goto')
+const { reachGoal } = require('./reach')
+const GoalReachBlock = reachGoal(goals) // a dig's goal, its reach from the eyes (reach.js)
 const { createFinder } = require('./find')
 const { peekingSplitter, readDirect, directConnect } = require('./frames')
 const prismarineBlock = require(path.join(NM, 'prismarine-block'))
@@ -465,6 +467,15 @@ function createBot (opts, onEvent) {
     })
     return Promise.race([bot.pathfinder.goto(goal), limit]).finally(() => clearTimeout(timer))
   }
+  // to a cell from which the block at `at` can be dug; given up at once (a GoalChanged) when
+  // the block turns into anything not `wanted` on the way (another player dug it: a goal that
+  // can never be met was searched to the time limit)
+  function reachBlock (at, wanted) {
+    const changed = `blockUpdate:${at}`
+    const check = (before, after) => { if (!after || !wanted.has(after.name)) bot.pathfinder.setGoal(null) }
+    bot.on(changed, check)
+    return gotoWithin(new GoalReachBlock(at, bot.world), 60000).finally(() => bot.off(changed, check))
+  }
   // gotoWithin with Movements that neither dig nor tower nor jump gaps (to cover, to a drop
   // by a table): a walk that must not open a wall or climb into view. The normal
   // movements come back after, or at stop() (a pre-empting action must not inherit these)
@@ -887,18 +898,25 @@ function createBot (opts, onEvent) {
           const tool = bestTool(block)
           if (block.harvestTools && !tool) return `no tool can harvest ${block.name}`
           try {
-            await gotoWithin(new goals.GoalLookAtBlock(block.position, bot.world, { reach: 4 }), 60000)
+            await reachBlock(block.position, wanted)
             if (epoch !== cancelEpoch) return 'stopped'
             if (tool) await bot.equip(tool, 'hand')
             const fresh = bot.blockAt(block.position)
             if (!fresh || !wanted.has(fresh.name)) continue
+            const before = held()
             await bot.dig(fresh, true)
             dug++
             if (epoch !== cancelEpoch) return 'stopped' // pre-empted while digging: hands off the pathfinder
-            // walk onto the spot, then to the drop if it rolled away, so it is picked up
-            await bot.pathfinder.goto(new goals.GoalNear(block.position.x, block.position.y, block.position.z, 1)).catch(() => {})
-            if (!await waitFor(() => held() >= count, 600) && epoch === cancelEpoch) {
-              const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(block.position) < 4)
+            // walk onto the spot, then to the drop if it rolled away, so it is picked up. Not onto a
+            // spot over the bot's head (a log up the trunk): no cell is within 1 of it, and the search
+            // for one ran to its time limit. That drop falls to the ground, by the bot, in some 16 ticks.
+            const overhead = block.position.y > Math.floor(bot.entity.position.y) + 1
+            if (!overhead) {
+              await gotoWithin(new goals.GoalNear(block.position.x, block.position.y, block.position.z, 1), 10000).catch(() => {})
+            }
+            if (!await waitFor(() => held() > before || held() >= count, overhead ? 1500 : 600) && epoch === cancelEpoch) {
+              const spot = overhead ? bot.entity.position : block.position
+              const drop = bot.nearestEntity(e => e.name === 'item' && e.position.distanceTo(spot) < 4)
               if (drop) await gotoWithin(new goals.GoalNear(drop.position.x, drop.position.y, drop.position.z, 0.5), 8000).catch(() => {})
             }
           } catch (e) {
