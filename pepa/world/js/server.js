@@ -27,6 +27,8 @@ const PLUGIN_PATH = path.join(__dirname, 'plugins', 'pepa_test_plugin.js')
 const SPAWN_METADATA_PATH = path.join(__dirname, 'plugins', 'spawn_metadata.js')
 // mobs' moves sent every 3 ticks, as vanilla's entity tracker sends them (the file says why)
 const TRACKING_PATH = path.join(__dirname, 'plugins', 'tracking.js')
+// a player's packets of one callback written in one system call (the file says why)
+const CORKED_PATH = path.join(__dirname, 'plugins', 'corked.js')
 // The survival sandbox: a seeded terrain generator and every plugin in sandbox/plugins/
 const SANDBOX_DIR = path.join(__dirname, 'sandbox')
 const SANDBOX_GENERATOR = path.join(SANDBOX_DIR, 'generator.js')
@@ -76,7 +78,7 @@ async function startServer ({
       ? { name: SANDBOX_GENERATOR, options: { seed, worldHeight: 256, hazards: made.hazards } }
       : { name: 'superflat', options: { seed, worldHeight: 80 } },
     kickTimeout: 10000,
-    plugins: { [PLUGIN_PATH]: { controlPort }, [SPAWN_METADATA_PATH]: {}, [TRACKING_PATH]: {}, ...(sandbox ? sandboxPlugins(seed, profile) : {}) },
+    plugins: { [PLUGIN_PATH]: { controlPort }, [SPAWN_METADATA_PATH]: {}, [TRACKING_PATH]: {}, [CORKED_PATH]: {}, ...(sandbox ? sandboxPlugins(seed, profile) : {}) },
     modpe: false,
     'view-distance': 4,
     'player-list-text': { header: { text: 'pepa' }, footer: { text: 'test world' } },
