@@ -23,6 +23,7 @@ from pepa.events import (
     Disconnected,
     ErrorRaised,
     HealthChanged,
+    HostileGone,
     HostileSpotted,
     Kicked,
     PlayersListed,
@@ -226,6 +227,22 @@ def test_an_entities_event_spots_the_hostile_before_the_snapshot() -> None:
     assert [t.name for t in h.last(WorldObserved).view.threats] == ["zombie"]
     h.advance(1.0)
     assert len(h.events(HostileSpotted)) == 1  # still the same zombie
+
+
+def test_a_hostile_that_came_and_went_between_two_snapshots_is_said_gone() -> None:
+    link = FakeLink()
+    h = perception(link)
+    zombie = entity(7, "zombie", 5.0)
+    h.published.clear()
+    # killed by another player before this bot's snapshot: no view ever showed it
+    h.send(WorldEvent({"type": "entities", "spawned": [zombie]}))
+    h.send(WorldEvent({"type": "entities", "spawned": [], "gone": [7, 8]}))  # 8: never told of
+    assert h.events(HostileGone) == [HostileGone(entity_id=7)]
+    assert not any(v.view.threats for v in h.events(WorldObserved))
+    h.send(WorldEvent({"type": "entities", "spawned": [], "gone": [7]}))
+    assert len(h.events(HostileGone)) == 1  # said once
+    h.send(WorldEvent({"type": "entities", "spawned": [zombie]}))
+    assert len(h.events(HostileSpotted)) == 2  # the same id back: spotted again
 
 
 def test_a_failed_snapshot_while_connected_keeps_the_last_view() -> None:

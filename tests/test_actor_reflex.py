@@ -18,6 +18,7 @@ from pepa.events import (
     ActivityChanged,
     AdviceApplied,
     HealthChanged,
+    HostileGone,
     HostileSpotted,
     OperatorOrder,
     Pause,
@@ -95,6 +96,27 @@ def test_a_spotted_hostile_is_fought_before_any_snapshot_shows_it(tmp_path: Path
     h.send(WorldObserved(view=view()))
     h.send(HostileSpotted(name="zombie", distance=2.0, entity_id=9))
     assert link.last("attack").args == (9,)
+
+
+def test_a_hostile_gone_before_any_snapshot_is_no_longer_fought_or_counted(
+    tmp_path: Path,
+) -> None:
+    link = FakeLink()
+    h = harness(tmp_path, link)
+    h.send(WorldObserved(view=view()))
+    # three zombies each gone (killed by another player) before a snapshot showed them: the
+    # ghosts made the bot swing at ids its bridge no longer had and then flee, "outnumbered"
+    for ghost in (9, 10, 11):
+        h.send(HostileSpotted(name="zombie", distance=2.0, entity_id=ghost))
+        h.send(HostileGone(entity_id=ghost))
+        h.advance(0.7)  # past the swing cooldown
+    link.clear()
+    h.send(HostileSpotted(name="zombie", distance=3.0, entity_id=12))
+    assert [a.method for a in link.actions] == ["attack"]
+    assert link.last("attack").args == (12,)
+    h.send(HostileGone(entity_id=12))
+    h.advance(2.0)
+    assert [a.method for a in link.actions] == ["attack"]  # nothing left to swing at
 
 
 def gathering(tmp_path: Path) -> tuple[ActorHarness[Reflex], FakeLink]:

@@ -8,7 +8,14 @@ import pytest
 
 from pepa.actors.persona import describe_status
 from pepa.chat_control import parse
-from pepa.events import DawnBroke, DuskFell, HealthChanged, HostileSpotted, PlayerSpotted
+from pepa.events import (
+    DawnBroke,
+    DuskFell,
+    HealthChanged,
+    HostileGone,
+    HostileSpotted,
+    PlayerSpotted,
+)
 from pepa.memory import TaskFile
 from pepa.world.model import WorldModel
 from pepa.world.view import Vec3, WorldView
@@ -99,6 +106,18 @@ def test_a_hostile_is_spotted_once_while_it_stays_in_range() -> None:
     assert model.view.to_wire()["threats"] == [
         {"name": "zombie", "distance": 5.0, "id": 7, "position": None}
     ]
+
+
+def test_a_hostile_told_of_is_said_gone_once_when_no_snapshot_shows_it() -> None:
+    model = WorldModel()
+    model.apply(snap())
+    assert model.spotted([{"id": 7, "name": "zombie", "distance": 2.0, "kind": "Hostile mobs"}])
+    assert model.apply(snap()) == [HostileGone(entity_id=7)]  # gone before any view showed it
+    assert model.apply(snap()) == []
+    model.apply(snap(entities=[zombie(8, 3.0)]))
+    assert model.apply(snap(entities=[zombie(8, 30.0)])) == []  # far, but still in the view
+    assert model.gone([8, 9, "8"]) == [HostileGone(entity_id=8)]  # the entities event's ids
+    assert model.apply(snap()) == []  # said once
 
 
 def test_players_are_spotted_by_name() -> None:

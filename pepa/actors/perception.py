@@ -218,6 +218,8 @@ class Perception(SupervisedActor):
             # threats first, straight from the event: the snapshot can follow
             for event in self.model.spotted(raw.get("spawned") or []):
                 self.publish(event)
+            for gone in self.model.gone(raw.get("gone") or []):
+                self.publish(gone)
         if kind == "connected":
             self.model.connected(_text(raw.get("version")))
             logger.info("in the world at %s (version %s)", self.server_label, raw.get("version"))

@@ -31,6 +31,7 @@ from pepa.events import (
     Connected,
     Died,
     HealthChanged,
+    HostileGone,
     HostileSpotted,
     LessonLearned,
     OperatorOrder,
@@ -122,9 +123,9 @@ class Reflex(SupervisedActor):
 
     def setup(self) -> None:
         for event_type in (
-            WorldObserved, HostileSpotted, HealthChanged, Pause, Resume, OperatorOrder,
-            ActionFinished, Connected, PlayerSpotted, Died, StuckDetected, LessonLearned,
-            Respawned, TaskSuggested, TaskWithdrawn,
+            WorldObserved, HostileSpotted, HostileGone, HealthChanged, Pause, Resume,
+            OperatorOrder, ActionFinished, Connected, PlayerSpotted, Died, StuckDetected,
+            LessonLearned, Respawned, TaskSuggested, TaskWithdrawn,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
@@ -162,6 +163,9 @@ class Reflex(SupervisedActor):
                 self.world = self.world.with_threat(
                     entity_id=entity_id, name=name, distance=distance
                 )
+                self._react(now)
+            case HostileGone(entity_id=entity_id):
+                self.world = self.world.without(entity_id)
                 self._react(now)
             case HealthChanged(hp=hp, food=food):
                 self.world = self.world.with_health(hp=hp, food=food)

@@ -33,6 +33,7 @@ __all__ = [
     "ErrorRaised",
     "GoalSet",
     "HealthChanged",
+    "HostileGone",
     "HostileSpotted",
     "Kicked",
     "LearningChanged",
@@ -229,6 +230,15 @@ class Kicked:
 
     reason: str
     """The kick message."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostileGone:
+    """A hostile the bot was told of is gone from its world (killed, despawned, removed, out
+    of range), before any snapshot: what :class:`HostileSpotted` added goes with it."""
+
+    entity_id: int
+    """The server's entity id."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,7 +12,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pepa.events import DawnBroke, DuskFell, HealthChanged, HostileSpotted, PlayerSpotted
+from pepa.events import (
+    DawnBroke,
+    DuskFell,
+    HealthChanged,
+    HostileGone,
+    HostileSpotted,
+    PlayerSpotted,
+)
 from pepa.world.view import THREAT_RADIUS, Entity, Vec3, WorldView
 
 __all__ = ["DAWN", "DUSK", "THREAT_RADIUS", "WorldModel"]
@@ -22,7 +29,7 @@ DUSK = 13000
 DAWN = 23000
 """Tick of the day when night ends."""
 
-Event = HealthChanged | HostileSpotted | PlayerSpotted | DuskFell | DawnBroke
+Event = HealthChanged | HostileSpotted | HostileGone | PlayerSpotted | DuskFell | DawnBroke
 
 
 def _is_night(time_of_day: int | None) -> bool | None:
@@ -44,6 +51,8 @@ class WorldModel:
     view: WorldView = field(default_factory=WorldView)
     """The latest view (a disconnected, empty one before the first snapshot)."""
     _hostiles_seen: set[int] = field(default_factory=set)
+    _told: set[int] = field(default_factory=set)
+    """Hostiles told of (:class:`HostileSpotted`) and not told gone (:class:`HostileGone`)."""
     _players_seen: set[str] = field(default_factory=set)
     _hp: float | None = None
     _food: int | None = None
@@ -69,11 +78,13 @@ class WorldModel:
                 hostiles.add(entity.id)
                 if entity.id not in self._hostiles_seen:
                     events.append(_spotted(entity))
+                    self._told.add(entity.id)
             elif entity.player and entity.username:
                 players.add(entity.username)
                 if entity.username not in self._players_seen:
                     events.append(PlayerSpotted(name=entity.username, distance=entity.distance))
         self._hostiles_seen, self._players_seen = hostiles, players
+        events.extend(self.gone(self._told - {e.id for e in view.entities}))
         night = _is_night(view.time_of_day)
         if night is not None and self._night is not None and night != self._night:
             events.append(DuskFell() if night else DawnBroke())
@@ -92,7 +103,21 @@ class WorldModel:
                 and entity.id not in self._hostiles_seen
             ):
                 self._hostiles_seen.add(entity.id)
+                self._told.add(entity.id)
                 events.append(_spotted(entity))
+        return events
+
+    def gone(self, ids: Iterable[Any]) -> list[HostileGone]:
+        """The hostiles told of that are no longer in the bot's world: a raw ``entities``
+        event's ``gone`` ids, or ids a snapshot no longer shows. A mob that came and went
+        between two snapshots was never in a view: without this its :class:`HostileSpotted`
+        stayed in the reflex's world, a ghost the bot kept swinging at and counted among the
+        mobs round it."""
+        events: list[HostileGone] = []
+        for entity_id in sorted(i for i in ids if isinstance(i, int) and i in self._told):
+            self._told.discard(entity_id)
+            self._hostiles_seen.discard(entity_id)
+            events.append(HostileGone(entity_id=entity_id))
         return events
 
     def connected(self, version: str | None) -> None:
@@ -105,12 +130,14 @@ class WorldModel:
         self.deaths += 1
         self.last_death = Vec3.parse(position)
         self._hostiles_seen.clear()
+        self._told.clear()
         self.view = replace(self.view, deaths=self.deaths, hp=0.0, alive=False)
 
     def disconnected(self) -> None:
         """Forget what was seen; the next connection starts fresh."""
         self.view = WorldView(deaths=self.deaths, version=self.version)
         self._hostiles_seen.clear()
+        self._told.clear()
         self._players_seen.clear()
         self._hp = self._food = None
 

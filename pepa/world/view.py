@@ -368,6 +368,11 @@ class WorldView:
         spotted = Entity(id=entity_id, name=name, distance=distance, type="hostile")
         return replace(self, entities=tuple(sorted((*kept, spotted), key=lambda e: e.distance)))
 
+    def without(self, entity_id: int) -> WorldView:
+        """This view less one entity (gone before the next snapshot)."""
+        kept = tuple(e for e in self.entities if e.id != entity_id)
+        return self if len(kept) == len(self.entities) else replace(self, entities=kept)
+
     def with_health(self, *, hp: float, food: int) -> WorldView:
         """This view with new health and food (a ``health`` event before the next snapshot)."""
         return replace(self, hp=hp, food=food)
