@@ -165,11 +165,14 @@ module.exports.server = function (serv, settings) {
       const ids = []
       for (let i = 0; i < count; i++) {
         const off = new Vec3(num(a.dx, 2) + (i % side) * spacing, num(a.dy, 0), num(a.dz, 0) + Math.floor(i / side) * spacing)
+        // before the spawn, which writes it to the players near: stamped after, a busy server's
+        // bots had it up to 150 ms before the stamp, and the reaction read that much short
+        const spawning = performance.now()
         const mob = serv.spawnMob(type.id, p.world, p.position.plus(off), {})
         steppedPhysics(mob)
         mob.pepaAi = a.ai === undefined ? undefined : !!a.ai // explicit false: the sandbox keeps it still
         mob.pepaDamage = a.damage
-        spawnedAt.set(mob.id, performance.now())
+        spawnedAt.set(mob.id, spawning)
         tracked.set(mob.id, mob)
         ids.push(mob.id)
       }
