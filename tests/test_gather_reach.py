@@ -58,10 +58,11 @@ def test_a_six_log_trunk_is_chopped_whole_from_the_ground(
 ) -> None:
     x, y, z = clearing(world, helper)
     world.op("fill", x1=x + 2, y1=y, z1=z, x2=x + 2, y2=y + 5, z2=z, block="oak_log")
+    helper.sees([(x + 2, y + dy, z) for dy in range(6)], "oak_log")
 
     done = helper.act("gather", ["oak_log"], 6, 6.0, ["oak_log"], timeout=120)
 
-    assert done["ok"], done
+    assert done["ok"], f"the gather failed: {done}"
     assert [block(world, x + 2, y + dy, z) for dy in range(6)] == ["air"] * 6
     assert world.op("inventory", player=HELPER).get("oak_log") == 6
     assert feet(world, HELPER)[1] == y  # from the ground: nothing to climb on
@@ -75,6 +76,7 @@ def test_a_block_dug_by_someone_else_ends_the_search_for_it(
     world.op("set_block", x=x + 1, y=y + 6, z=z, block="oak_log")
     # ... and one farther away stands on the ground
     world.op("set_block", x=x - 7, y=y, z=z, block="oak_log")
+    helper.sees([(x + 1, y + 6, z), (x - 7, y, z)], "oak_log")
     helper.think(600_000)  # the search for the first would go on for 10 minutes
     try:
         started = helper.start("gather", ["oak_log"], 1, float(CLEAR), ["oak_log"])
@@ -88,6 +90,6 @@ def test_a_block_dug_by_someone_else_ends_the_search_for_it(
     finally:
         helper.think(5000)  # bot_helper.js's limit for a bot alone
 
-    assert done["ok"], done
+    assert done["ok"], f"the gather failed: {done}"
     assert block(world, x - 7, y, z) == "air"
     assert world.op("inventory", player=HELPER).get("oak_log") == 1

@@ -172,6 +172,7 @@ def test_mining_under_cover_leaves_a_block_under_sand_alone(
     bot digs down through the stone instead and takes its dirt a block lower."""
     x, y, z = shelter_at(world, helper, 24, {"dirt": 8, "stone_pickaxe": 1}, top="sand")
     world.op("fill", x1=x, y1=y - 1, z1=z, x2=x, y2=y - 1, z2=z, block="stone")
+    helper.sees([(x, y - 1, z)], "stone")
     held = int(world.op("inventory", player=HELPER).get("dirt", 0))
     done = helper.act("gather", ["dirt"], held + 2, 6, ["dirt"], True)
     assert done["ok"], done

@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -296,10 +296,10 @@ class HelperBot(Player):
         super().__init__(world, username, script=HELPER_JS)
         self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
 
-    def _ask(self, op: str) -> Any:
+    def _ask(self, op: str, **fields: Any) -> Any:
         self._ids += 1
         ask, mark = self._ids, self.mark()
-        self._send({"id": ask, "op": op})
+        self._send({"id": ask, "op": op, **fields})
         return self.wait_for(lambda e: e["type"] == op and e["id"] == ask, 10, mark)["value"]
 
     def snapshot(self) -> dict[str, Any]:
@@ -308,6 +308,20 @@ class HelperBot(Player):
     def digging(self) -> bool:
         """Whether the bot is digging a block now (mineflayer's ``bot.targetDigBlock``)."""
         return bool(self._ask("digging"))
+
+    def block(self, x: int, y: int, z: int) -> str | None:
+        """The block at a cell as the bot's client knows it (None: its chunk is not loaded)."""
+        value = self._ask("block", x=x, y=y, z=z)
+        return str(value) if value else None
+
+    def sees(self, cells: Iterable[tuple[int, int, int]], name: str, timeout: float = 20.0) -> None:
+        """Wait until the bot's client knows ``name`` at every cell: a block the world's op set
+        reaches the client on its own socket, after the op has returned (an action started at
+        once searched a world without it)."""
+        cells = list(cells)
+        eventually(
+            lambda: all(self.block(*c) == name for c in cells), timeout, f"the bot sees {name}"
+        )
 
     def goal(self) -> dict[str, Any] | None:
         """The pathfinder's goal now: ``{"name": its class, "pos": its block or None}``."""

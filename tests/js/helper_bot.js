@@ -5,11 +5,14 @@
 //   stdin:  {"id":1,"op":"smelt","args":["iron_ore",1,"coal"]}  (an action; its id goes first)
 //           {"id":2,"op":"snapshot"} | {"id":3,"op":"digging"} | {"op":"quit"}
 //           {"id":4,"op":"goal"} (the pathfinder's goal: its class and block) | {"op":"think","ms":N}
+//           {"id":5,"op":"block","x":X,"y":Y,"z":Z} (the block's name as the client knows it)
 //   stdout: every event bot_helper emits ({"type":"spawn"|"actionDone"|...}),
 //           {"type":"ready"} once the server has ended the login,
-//           {"type":"snapshot","id":2,"value":{..}}, {"type":"goal","id":4,"value":{..}|null}
+//           {"type":"snapshot","id":2,"value":{..}}, {"type":"goal","id":4,"value":{..}|null},
+//           {"type":"block","id":5,"value":"oak_log"|null}
 const path = require('path')
 const readline = require('readline')
+const { Vec3 } = require('vec3')
 const { createBot } = require(path.join(__dirname, '..', '..', 'pepa', 'world', 'js', 'bot_helper.js'))
 
 const [host, port, username] = process.argv.slice(2)
@@ -34,6 +37,11 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (c.op === 'goal') {
     const g = bot.pathfinder.goal
     out({ type: 'goal', id: c.id, value: g && { name: g.constructor.name, pos: g.pos ? { x: g.pos.x, y: g.pos.y, z: g.pos.z } : null } })
+    return
+  }
+  if (c.op === 'block') { // the block the bot's client knows at a cell (null: not loaded)
+    const b = bot.blockAt(new Vec3(c.x, c.y, c.z))
+    out({ type: 'block', id: c.id, value: b && b.name })
     return
   }
   if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }
