@@ -78,6 +78,19 @@ bot.on('health', () => out({ type: 'health', health: bot.health, food: bot.food,
 bot.on('wake', () => out({ type: 'wake' }))
 bot.on('death', () => out({ type: 'death' }))
 bot.on('breath', () => out({ type: 'breath', oxygen: bot.oxygenLevel }))
+// the nearest `name`; one the server has just spawned may not have reached this
+// client yet (the test's world op and this client are separate sockets): wait for it
+function sighted (name, ms = 10000) {
+  const near = () => bot.nearestEntity((e) => e.name === name)
+  const now = near()
+  if (now) return Promise.resolve(now)
+  return new Promise((resolve, reject) => {
+    const seen = () => { const e = near(); if (e) { done(); resolve(e) } }
+    const timer = setTimeout(() => { done(); reject(new Error(`no ${name} in sight`)) }, ms)
+    const done = () => { clearTimeout(timer); bot.removeListener('entitySpawn', seen) }
+    bot.on('entitySpawn', seen)
+  })
+}
 const survival = {
   async eat ({ item }) {
     const food = bot.inventory.items().find((i) => i.name === item)
@@ -87,8 +100,7 @@ const survival = {
     out({ type: 'ate', item, food: bot.food, saturation: bot.foodSaturation })
   },
   async attack ({ name }) {
-    const target = bot.nearestEntity((e) => e.name === name)
-    if (!target) throw new Error(`no ${name} in sight`)
+    const target = await sighted(name)
     await bot.lookAt(target.position.offset(0, target.height / 2, 0), true)
     bot.attack(target)
     out({ type: 'attacked', id: target.id, name })
@@ -109,8 +121,7 @@ const survival = {
   async control ({ state, on }) { bot.setControlState(state, !!on) },
   // raise the shield held in the off hand, facing the nearest `name` (tests/test_sandbox_damage.py)
   async shield ({ name }) {
-    const target = bot.nearestEntity((e) => e.name === name)
-    if (!target) throw new Error(`no ${name} in sight`)
+    const target = await sighted(name)
     await bot.lookAt(target.position.offset(0, target.height / 2, 0), true)
     bot.activateItem(true)
     out({ type: 'shield', id: target.id })
