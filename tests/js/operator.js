@@ -78,19 +78,21 @@ bot.on('health', () => out({ type: 'health', health: bot.health, food: bot.food,
 bot.on('wake', () => out({ type: 'wake' }))
 bot.on('death', () => out({ type: 'death' }))
 bot.on('breath', () => out({ type: 'breath', oxygen: bot.oxygenLevel }))
-// the nearest `name`; one the server has just spawned may not have reached this
-// client yet (the test's world op and this client are separate sockets): wait for it
-function sighted (name, ms = 10000) {
-  const near = () => bot.nearestEntity((e) => e.name === name)
-  const now = near()
+// What a world op has just made (a mob, a bed) may not have reached this client yet:
+// the test's op and this client are separate sockets. Wait for it, on `event`.
+function arrival (find, event, missing, ms = 10000) {
+  const now = find()
   if (now) return Promise.resolve(now)
   return new Promise((resolve, reject) => {
-    const seen = () => { const e = near(); if (e) { done(); resolve(e) } }
-    const timer = setTimeout(() => { done(); reject(new Error(`no ${name} in sight`)) }, ms)
-    const done = () => { clearTimeout(timer); bot.removeListener('entitySpawn', seen) }
-    bot.on('entitySpawn', seen)
+    const check = () => { const found = find(); if (found) { done(); resolve(found) } }
+    const timer = setTimeout(() => { done(); reject(new Error(missing)) }, ms)
+    const done = () => { clearTimeout(timer); bot.removeListener(event, check) }
+    bot.on(event, check)
   })
 }
+const sighted = (name) => arrival(() => bot.nearestEntity((e) => e.name === name), 'entitySpawn', `no ${name} in sight`)
+const nearBed = () => arrival(() => bot.findBlock({ matching: (b) => bot.isABed(b), maxDistance: 4 }),
+  'blockUpdate', 'no bed within 4 blocks')
 const survival = {
   async eat ({ item }) {
     const food = bot.inventory.items().find((i) => i.name === item)
@@ -106,15 +108,13 @@ const survival = {
     out({ type: 'attacked', id: target.id, name })
   },
   async sleep () {
-    const bed = bot.findBlock({ matching: (b) => bot.isABed(b), maxDistance: 4 })
-    if (!bed) throw new Error('no bed within 4 blocks')
+    const bed = await nearBed()
     await bot.sleep(bed)
     out({ type: 'slept' })
   },
   // right-click the nearest bed without mineflayer's own checks: the server decides
   async use_bed () {
-    const bed = bot.findBlock({ matching: (b) => bot.isABed(b), maxDistance: 4 })
-    if (!bed) throw new Error('no bed within 4 blocks')
+    const bed = await nearBed()
     await bot.activateBlock(bed)
     out({ type: 'used_bed' })
   },
