@@ -149,6 +149,31 @@ def test_view_has_the_snapshot_fields_and_counts_deaths() -> None:
     assert {"hp", "food", "position", "dimension", "timeOfDay", "threats"} <= set(view)
 
 
+@pytest.mark.parametrize(
+    ("raw_type", "kind", "animal"),
+    [
+        ("mob", "Passive mobs", True),  # 1.16: every creature is a mob
+        ("animal", "Passive mobs", True),
+        ("water_creature", "Passive mobs", True),
+        ("ambient", "Passive mobs", True),
+        ("mob", "Hostile mobs", False),
+        ("animal", "Hostile mobs", False),  # a hoglin
+        ("player", None, False),
+        ("mob", "Drops", False),  # an item on the ground (1.16)
+        ("mob", "Projectiles", False),
+        ("other", "Vehicles", False),
+        ("orb", None, False),
+    ],
+)
+def test_an_animal_is_a_creature_neither_hostile_nor_a_player_nor_a_thing(
+    raw_type: str, kind: str | None, animal: bool
+) -> None:
+    raw = {"id": 9, "name": "x", "distance": 3.0, "type": raw_type, "kind": kind}
+    view = WorldView.parse({"entities": [raw]})
+    assert [e.animal for e in view.entities] == [animal]
+    assert len(view.animals) == int(animal)
+
+
 def test_describe_status_is_one_line_with_threats() -> None:
     world = WorldView.from_wire(
         {"connected": True, "hp": 12, "food": 6, "position": {"x": 1.2, "y": 5, "z": -3.7},

@@ -34,6 +34,13 @@ __all__ = [
 
 THREAT_RADIUS = 16.0
 """Hostiles within this many blocks are threats in the view."""
+ANIMAL_TYPES = frozenset({"mob", "passive", "animal", "ambient", "water_creature"})
+"""mineflayer's types of a creature that is not a player (1.16 calls every one ``mob``, later
+versions ``animal``, ``ambient`` …); not hostile and not a thing, it is an animal."""
+THING_KINDS = frozenset({"Drops", "Projectiles", "Vehicles", "Immobile", "Blocks"})
+"""minecraft-data's categories of what is not a creature (1.16 types them ``mob`` too): items
+on the ground, arrows, boats, armour stands, falling blocks. ``bot_helper.js`` leaves them out
+of its snapshots and events; these are never animals all the same."""
 
 _EMPTY: Mapping[str, int] = MappingProxyType({})
 
@@ -138,7 +145,7 @@ class Entity:
     @property
     def animal(self) -> bool:
         """Whether it is a mob that is not hostile (what hunting looks for)."""
-        return self.type in ("mob", "passive", "animal") and not self.hostile
+        return self.type in ANIMAL_TYPES and self.kind not in THING_KINDS and not self.hostile
 
     @classmethod
     def parse(cls, raw: Any) -> Entity | None:

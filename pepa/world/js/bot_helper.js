@@ -60,6 +60,16 @@ const r1 = (v) => Math.round(v * 10) / 10
 const r2 = (v) => Math.round(v * 100) / 100
 const vxyz = (p) => (p ? { x: r2(p.x), y: r2(p.y), z: r2(p.z) } : null)
 
+const hostile = (e) => e.type === 'hostile' || e.kind === 'Hostile mobs'
+// minecraft-data's categories and mineflayer's types of what is not a creature: items on the
+// ground, experience orbs, arrows, boats and minecarts, paintings, falling blocks
+const THINGS = new Set(['Drops', 'Projectiles', 'Vehicles', 'Immobile', 'Blocks'])
+const THING_TYPES = new Set(['object', 'orb', 'projectile', 'other', 'global'])
+// What the snapshot and the entities events tell Python of: players, hostiles and other
+// creatures (pepa.world.view.Entity reads nothing else). Things are left out: with bots at
+// work, items came and went several times a second, an event and a snapshot each.
+const creature = (e) => e.type === 'player' || hostile(e) || !(THINGS.has(e.kind) || THING_TYPES.has(e.type))
+
 function entityInfo (e, from) {
   return {
     id: e.id,
@@ -228,7 +238,7 @@ function createBot (opts, onEvent) {
   const cover = coverModule(bot, Vec3)
   const finder = createFinder(bot, { prismarineBlock, OctahedronIterator }) // findBlocks without a Block per cell (find.js)
   // swings (a crit jump after the first) and the off-hand shield (melee.js)
-  const melee = createMelee(bot, { hostile: (e) => e.type === 'hostile' || e.kind === 'Hostile mobs', sees: (e) => cover.seesBot(e), bestWeapon })
+  const melee = createMelee(bot, { hostile, sees: (e) => cover.seesBot(e), bestWeapon })
 
   // ---- entity spawn/gone batching: one event per event-loop turn ----------
   let pendingSpawn = []
@@ -277,12 +287,12 @@ function createBot (opts, onEvent) {
   bot.on('death', dropGoal)
   bot.on('respawn', dropGoal)
   // the death event with its cause (once the server's death message is in), then the respawn
-  createDeathWatch(bot, { emit, Vec3, respawn: o.respawn, hostile: (e) => e.type === 'hostile' || e.kind === 'Hostile mobs' })
+  createDeathWatch(bot, { emit, Vec3, respawn: o.respawn, hostile })
   bot.on('kicked', (reason, loggedIn) => emit({ type: 'kicked', reason: typeof reason === 'string' ? reason : JSON.stringify(reason), loggedIn }))
   bot.on('end', (reason) => emit({ type: 'end', reason: String(reason) }))
   bot.on('error', (err) => emit({ type: 'error', message: String(err && err.message), code: (err && err.code) || null }))
-  bot.on('entitySpawn', (e) => { if (e !== bot.entity) { pendingSpawn.push(e); queueFlush() } })
-  bot.on('entityGone', (e) => { pendingGone.push(e.id); queueFlush() })
+  bot.on('entitySpawn', (e) => { if (e !== bot.entity && creature(e)) { pendingSpawn.push(e); queueFlush() } })
+  bot.on('entityGone', (e) => { if (creature(e)) { pendingGone.push(e.id); queueFlush() } })
   bot.on('entityDead', (e) => emit({ type: 'entityDead', id: e.id, name: e.name || e.username || null }))
   bot.on('entityHurt', (e) => { if (e === bot.entity) emit({ type: 'hurt', hp: bot.health }) })
   bot.on('goal_reached', () => emit({ type: 'goalReached' }))
@@ -341,12 +351,12 @@ function createBot (opts, onEvent) {
     if (pos) {
       for (const id in bot.entities) {
         const e = bot.entities[id]
-        if (e === me || !e.position) continue
+        if (e === me || !e.position || !creature(e)) continue
         const d = pos.distanceTo(e.position)
         if (d > o.entityRadius) continue
         const info = entityInfo(e, pos)
         // sight: whether it sees the bot's eyes (a skeleton shoots only then); 6-19 us a mob
-        if (d <= SIGHT_RADIUS && (e.type === 'hostile' || e.kind === 'Hostile mobs')) info.sight = cover.seesBot(e)
+        if (d <= SIGHT_RADIUS && hostile(e)) info.sight = cover.seesBot(e)
         ents.push(info)
       }
       ents.sort((a, b) => a.distance - b.distance)
@@ -730,7 +740,7 @@ function createBot (opts, onEvent) {
     return null
   }
   const hostilesNear = (pos, radius) => Object.values(bot.entities)
-    .filter(e => e !== bot.entity && e.position && (e.type === 'hostile' || e.kind === 'Hostile mobs') && e.position.distanceTo(pos) <= radius)
+    .filter(e => e !== bot.entity && e.position && hostile(e) && e.position.distanceTo(pos) <= radius)
     .map(e => ({ x: e.position.x, z: e.position.z }))
 
   // --------------------------------------------------------------- actions --
@@ -1103,7 +1113,7 @@ function createBot (opts, onEvent) {
     },
     // sightCost(n): milliseconds n sight checks of every hostile in SIGHT_RADIUS take (benchmark)
     sightCost (n) {
-      const mobs = Object.values(bot.entities).filter(e => e !== bot.entity && e.position && (e.type === 'hostile' || e.kind === 'Hostile mobs') &&
+      const mobs = Object.values(bot.entities).filter(e => e !== bot.entity && e.position && hostile(e) &&
         e.position.distanceTo(bot.entity.position) <= SIGHT_RADIUS)
       const t0 = performance.now()
       for (let i = 0; i < n; i++) for (const e of mobs) cover.seesBot(e)
