@@ -323,6 +323,16 @@ class HelperBot(Player):
             lambda: all(self.block(*c) == name for c in cells), timeout, f"the bot sees {name}"
         )
 
+    def toss(self, name: str) -> None:
+        """Throw a stack of ``name`` from the inventory on the ground, as a player's Q does."""
+        done = self._ask("toss", name=name)
+        assert done is True, f"{self.username} could not toss {name}: {done}"
+
+    def watch(self) -> None:
+        """From now on an event ``{"type": "seen", "entity": {...}}`` for every entity the
+        bot's client is told of, whatever bot_helper.js makes of it."""
+        self._ask("watch")
+
     def goal(self) -> dict[str, Any] | None:
         """The pathfinder's goal now: ``{"name": its class, "pos": its block or None}``."""
         value = self._ask("goal")

@@ -6,10 +6,13 @@
 //           {"id":2,"op":"snapshot"} | {"id":3,"op":"digging"} | {"op":"quit"}
 //           {"id":4,"op":"goal"} (the pathfinder's goal: its class and block) | {"op":"think","ms":N}
 //           {"id":5,"op":"block","x":X,"y":Y,"z":Z} (the block's name as the client knows it)
+//           {"id":6,"op":"toss","name":"dirt"} (throw a stack on the ground) | {"id":7,"op":"watch"}
 //   stdout: every event bot_helper emits ({"type":"spawn"|"actionDone"|...}),
 //           {"type":"ready"} once the server has ended the login,
 //           {"type":"snapshot","id":2,"value":{..}}, {"type":"goal","id":4,"value":{..}|null},
-//           {"type":"block","id":5,"value":"oak_log"|null}
+//           {"type":"block","id":5,"value":"oak_log"|null}, {"type":"toss","id":6,"value":true},
+//           {"type":"watch","id":7,"value":true}, then {"type":"seen","entity":{id,name,kind,type}}
+//           for every entity the client is told of (what bot_helper.js reports is the question)
 const path = require('path')
 const readline = require('readline')
 const { Vec3 } = require('vec3')
@@ -42,6 +45,18 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (c.op === 'block') { // the block the bot's client knows at a cell (null: not loaded)
     const b = bot.blockAt(new Vec3(c.x, c.y, c.z))
     out({ type: 'block', id: c.id, value: b && b.name })
+    return
+  }
+  if (c.op === 'toss') {
+    const stack = bot.inventory.items().find((i) => i.name === c.name)
+    if (!stack) { out({ type: 'toss', id: c.id, value: `no ${c.name}` }); return }
+    bot.tossStack(stack).then(() => out({ type: 'toss', id: c.id, value: true }),
+      (e) => out({ type: 'toss', id: c.id, value: String(e && e.message) }))
+    return
+  }
+  if (c.op === 'watch') {
+    bot.on('entitySpawn', (e) => out({ type: 'seen', entity: { id: e.id, name: e.name, kind: e.kind, type: e.type } }))
+    out({ type: 'watch', id: c.id, value: true })
     return
   }
   if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }
