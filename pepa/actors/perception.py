@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from typing import Any
 
 from pepa.events import (
@@ -32,7 +33,7 @@ from pepa.supervision import SupervisedActor, SupervisionContext, TimerHandle
 from pepa.world.death import death_cause
 from pepa.world.linkapi import Link
 from pepa.world.model import WorldModel
-from pepa.world.view import WorldView
+from pepa.world.view import Entity, WorldView
 
 __all__ = ["Perception", "WorldEvent", "chat_event", "players_event"]
 
@@ -98,14 +99,24 @@ def _calm(old: WorldView, new: WorldView) -> bool:
     return _tame(old) == _tame(new)
 
 
-def _still(view: WorldView) -> WorldView:
+_placeless = attrgetter(*(f.name for f in fields(Entity) if f.name not in ("distance", "position")))
+"""An animal's fields that :func:`_still` compares, id first: all but where it stands."""
+
+
+def _still(view: WorldView) -> tuple[WorldView, list[tuple[Any, ...] | Entity]]:
     """The view with its animals' places and its clock left out (and so its entities in id
-    order)."""
+    order), as a value to compare: the view without entities and clock, and its entities,
+    an animal as its fields but distance and position. (A copy of each animal without them
+    cost 10 us an animal, a snapshot 5 times a second a bot.)"""
     entities = sorted(
-        (replace(e, distance=0.0, position=None) if e.animal else e for e in view.entities),
-        key=lambda e: e.id,
+        (_placeless(e) if e.animal else e for e in view.entities),
+        key=_entity_id,
     )
-    return replace(view, entities=tuple(entities), time_of_day=None)
+    return replace(view, entities=(), time_of_day=None), entities
+
+
+def _entity_id(entry: tuple[Any, ...] | Entity) -> int:
+    return entry.id if isinstance(entry, Entity) else int(entry[0])
 
 
 def _tame(view: WorldView) -> WorldView:
