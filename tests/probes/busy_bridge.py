@@ -8,6 +8,7 @@ JSPyBridge's timeout does. Prints one JSON line: {"joined": bool, "dead": [...],
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 import threading
@@ -74,6 +75,7 @@ def main() -> int:
         link.close()
         shutdown_bridge()
         world.stop()
+        shutil.rmtree(root, ignore_errors=True)
     return 0
 
 

@@ -9,6 +9,7 @@ when the zombie hit it.
 from __future__ import annotations
 
 import math
+import shutil
 import sys
 import tempfile
 import threading
@@ -82,6 +83,7 @@ def main() -> int:
         link.close()
         shutdown_bridge()
         world.stop()
+        shutil.rmtree(root, ignore_errors=True)
     return 0
 
 

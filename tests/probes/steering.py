@@ -6,6 +6,7 @@ along x with a danger area of radius 2.5 centred on the straight line.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 import threading
@@ -53,6 +54,7 @@ def main() -> int:
         link.close()
         shutdown_bridge()
         world.stop()
+        shutil.rmtree(root, ignore_errors=True)
     return 0
 
 
