@@ -22,8 +22,7 @@ NAME = "creature_bot"
 
 def told(helper: HelperBot, start: int) -> list[dict[str, Any]]:
     """The entities bot_helper.js's ``entities`` events spawned since ``start``."""
-    with helper._cond:
-        events = helper.events[start:]
+    events = helper.since(start)
     return [s for e in events if e["type"] == "entities" for s in e.get("spawned") or []]
 
 

@@ -56,8 +56,7 @@ def arena(world: EmbeddedWorld, player: Player) -> dict[str, float]:
 
 
 def health_events(player: Player, start: int) -> list[dict[str, Any]]:
-    with player._cond:
-        return [e for e in player.events[start:] if e["type"] == "health"]
+    return [e for e in player.since(start) if e["type"] == "health"]
 
 
 def test_eating_bread_adds_its_food_points_and_saturation(

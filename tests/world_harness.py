@@ -184,6 +184,11 @@ class Player:
         with self._cond:
             return len(self.events)
 
+    def since(self, start: int) -> list[dict[str, Any]]:
+        """The events from index ``start`` (a :meth:`mark`) on, as they stand now."""
+        with self._cond:
+            return self.events[start:]
+
     def say(self, text: str) -> None:
         """Type ``text`` in chat."""
         self._send({"op": "chat", "text": text})
