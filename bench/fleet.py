@@ -1,12 +1,12 @@
 """A fleet on one machine: per-bot memory and CPU, reaction, lesson spread; fleet vs daemons.
 
 Run: ``.venv/bin/python bench/fleet.py [--sizes 1,8,16,32,64] [--separate 1,8,16]
-[--group 8] [--trials 3] [--settle 30] [--window 30] [--idle] [--keep]``.
+[--group 8] [--nice 0] [--trials 3] [--settle 30] [--window 30] [--idle] [--keep]``.
 
 For each N, in one survival sandbox (seeded, with the test plugin) and one
 loopback PostgreSQL shared by every bot of both arms:
 
-- **fleet**: ``pepa fleet --bots N --group G``;
+- **fleet**: ``pepa fleet --bots N --group G [--nice K]``;
 - **separate**: N ``pepa start`` daemons side by side, each with its own
   state folder (for the sizes in ``--separate``).
 
@@ -63,7 +63,7 @@ STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ")
 class Arm:
     """A running fleet, or N running daemons; their output lines, their process trees."""
 
-    def __init__(self, kind: str, n: int, group: int, world: EmbeddedWorld, db: str,
+    def __init__(self, kind: str, n: int, group: int, nice: int, world: EmbeddedWorld, db: str,
                  root: Path, curriculum: bool) -> None:  # fmt: skip
         self.kind, self.n = kind, n
         self.names = [f"bot_{i}" for i in range(1, n + 1)]  # as `pepa fleet --username bot` does
@@ -79,7 +79,7 @@ class Arm:
         self._lock = threading.Lock()
         if kind == "fleet":
             argv = [sys.executable, "-m", "pepa", "fleet", "--bots", str(n), "--group",
-                    str(group), "--username", "bot", "--console", "info",
+                    str(group), "--nice", str(nice), "--username", "bot", "--console", "info",
                     "--state-dir", str(root / "state"), *where]  # fmt: skip
             self._spawn(argv, env, root)
         else:
@@ -261,7 +261,7 @@ def pct(values: list[float], q: float) -> float:
 
 def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, db: str,
             root: Path) -> dict[str, object]:  # fmt: skip
-    arm = Arm(kind, n, args.group, world, db, root / f"{kind}-{n}", not args.idle)
+    arm = Arm(kind, n, args.group, args.nice, world, db, root / f"{kind}-{n}", not args.idle)
     try:
         started = time.monotonic()
         missing = arm.wait_all("in the world at", 120 + 5 * n)
@@ -304,16 +304,25 @@ def main() -> None:
     parser.add_argument("--sizes", default="1,8,16,32,64")
     parser.add_argument("--separate", default="1,8,16", help="sizes for N pepa start daemons")
     parser.add_argument("--group", type=int, default=8)
+    parser.add_argument(
+        "--nice", type=int, default=0,
+        help="the fleet's workers this far below the world's CPU priority (the fleet arm "
+        "only: run it with --separate '')",
+    )  # fmt: skip
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--settle", type=float, default=30.0)
     parser.add_argument("--window", type=float, default=30.0)
     parser.add_argument("--idle", action="store_true", help="curriculum off: idle bots")
     parser.add_argument("--keep", action="store_true", help="keep the worlds, state and logs")
     args = parser.parse_args()
+    if args.nice and args.separate:  # the arms would differ in more than the hosting
+        sys.exit("--nice applies to pepa fleet only: run it with --separate ''")
     bin_dir = find_bin_dir()
     if bin_dir is None:
         sys.exit("bench/fleet.py needs PostgreSQL's server binaries (apt install postgresql)")
     root = Path(tempfile.mkdtemp(prefix="pepa-fleet-bench-", dir="/tmp"))
+    if args.nice:
+        print(f"the fleet's workers at nice {args.nice} (the world at 0)", flush=True)
     pg = PostgresServer(bin_dir).start()
     rows = []
     try:

@@ -119,6 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fleet.add_argument("--group", type=int, help="bots per worker process (default 8)")
     fleet.add_argument(
+        "--nice",
+        type=int,
+        help="run the workers this far below normal CPU priority (0-19, default 0): the "
+        "server on the same machine gets the CPU first",
+    )
+    fleet.add_argument(
         "--knowledge",
         choices=("shared", "own"),
         default="shared",
@@ -273,9 +279,9 @@ def _fleet_spec(args: argparse.Namespace) -> FleetSpec:
     if (args.file is None) == (args.bots is None):
         raise ConfigError("pepa fleet needs a fleet file or --bots N (one of the two)")
     if args.file is not None:
-        return read_fleet_file(args.file, group=args.group)
+        return read_fleet_file(args.file, group=args.group, nice=args.nice)
     prefix = f"{args.username or os.environ.get('MC_USERNAME') or 'pepa_bot'}_"
-    return fleet_of_count(args.bots, prefix, group=args.group or DEFAULT_GROUP)
+    return fleet_of_count(args.bots, prefix, group=args.group or DEFAULT_GROUP, nice=args.nice or 0)
 
 
 def _fleet(config: Config, spec: FleetSpec, args: argparse.Namespace) -> int:

@@ -40,6 +40,8 @@ pytestmark = [
 ]  # fmt: skip
 
 BOTS = ["pepa_bot_1", "pepa_bot_2", "pepa_bot_3", "pepa_bot_4"]
+NICE = 1
+"""The workers' CPU priority below normal (``--nice``): low, not to slow the tests."""
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +56,7 @@ def colony() -> Iterator[tuple[EmbeddedWorld, Daemon]]:
     (old / "2020-01-01.log").write_text("2020-01-01 00:00:00,000 INFO    long ago\n")
     d = Daemon(
         root, "--bots", "4", "--group", "2", "--fault-injection", "--console", "info",
-        command="fleet", host="127.0.0.1", port=world.port,
+        "--nice", str(NICE), command="fleet", host="127.0.0.1", port=world.port,
     )  # fmt: skip
     try:
         for bot in BOTS:
@@ -129,6 +131,27 @@ def records(folder: Path) -> list[str]:
 
 def untag(line: str, bot: str) -> str:
     return line.replace(f" [{bot}] ", " ", 1)
+
+
+def nice_of(pid: int, tid: int | None = None) -> int:
+    """A thread's nice (field 19 of its ``stat``; the name in field 2 may hold spaces)."""
+    stat = Path(f"/proc/{pid}/task/{tid or pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[16])
+
+
+def test_the_workers_and_their_bridges_run_below_normal_priority(fleet: Daemon) -> None:
+    for group in (0, 1):
+        pid = group_pid(fleet, group)
+        assert nice_of(pid) == NICE  # the worker's main thread, which starts the bots' threads
+        children = " ".join(p.read_text() for p in Path(f"/proc/{pid}/task").glob("*/children"))
+        bridges = [int(c) for c in children.split()]
+        assert bridges, f"group {group}: no bridge process under worker {pid}"
+        for bridge in bridges:
+            threads = [int(t.name) for t in Path(f"/proc/{bridge}/task").iterdir()]
+            assert {nice_of(bridge, t) for t in threads} == {NICE}
+        autogroup = Path(f"/proc/{pid}/autogroup")
+        if autogroup.exists():  # Linux with autogroup: the worker's session, against the world's
+            assert autogroup.read_text().split()[-1] == str(NICE)
 
 
 def test_status_shows_one_line_per_bot_and_one_bots_full_view(fleet: Daemon) -> None:

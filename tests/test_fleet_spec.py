@@ -59,6 +59,13 @@ def test_group_from_the_command_line_wins_over_the_file(tmp_path: Path) -> None:
     assert read_fleet_file(write(tmp_path, FILE), group=3).group == 3
 
 
+def test_nice_from_the_file_and_the_command_line_which_wins(tmp_path: Path) -> None:
+    assert read_fleet_file(write(tmp_path, FILE)).nice == 0
+    assert read_fleet_file(write(tmp_path, "nice = 10\n" + FILE)).nice == 10
+    assert read_fleet_file(write(tmp_path, "nice = 10\n" + FILE), nice=3).nice == 3
+    assert fleet_of_count(2, "pepa_", nice=19).nice == 19
+
+
 def test_bots_n_names_them_by_number() -> None:
     spec = fleet_of_count(3, "pepa_bot_")
     assert [b.name for b in spec.bots] == ["pepa_bot_1", "pepa_bot_2", "pepa_bot_3"]
@@ -83,6 +90,9 @@ def test_bots_n_names_them_by_number() -> None:
         ("[[bot]]\nname = 'abc'\ncolour = 'red'\n", "unknown key 'colour'"),
         ("group = 0\n[[bot]]\nname = 'abc'\n", "group must be between 1 and 64"),
         ("group = 65\n[[bot]]\nname = 'abc'\n", "group must be between 1 and 64"),
+        ("nice = -5\n[[bot]]\nname = 'abc'\n", "nice must be between 0 and 19"),
+        ("nice = 20\n[[bot]]\nname = 'abc'\n", "nice must be between 0 and 19"),
+        ("nice = 'low'\n[[bot]]\nname = 'abc'\n", "nice must be a whole number"),
         ("server = 3\n[[bot]]\nname = 'abc'\n", "must be a table"),
         ("[server]\npassword = 'x'\n[[bot]]\nname = 'abc'\n", "unknown key 'password'"),
         ("bots = [\n", "not valid TOML"),
@@ -143,6 +153,8 @@ def test_a_fleet_spec_refuses_a_bad_group_from_the_command_line() -> None:
     with pytest.raises(ConfigError, match="group must be between"):
         fleet_of_count(2, "pepa_", group=0)
     assert isinstance(fleet_of_count(2, "pepa_", group=64), FleetSpec)
+    with pytest.raises(ConfigError, match="nice must be between"):
+        fleet_of_count(2, "pepa_", nice=-1)
 
 
 def test_thread_names_carry_the_bot_and_its_records_reach_only_its_handlers() -> None:

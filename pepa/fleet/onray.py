@@ -82,7 +82,12 @@ class GroupHost:
             if goal:  # the bot's folder first: on a node new to it, it is not there yet
                 secure_state(config.state_dir, config.server_dir)
                 set_goal(config, goal)
-        self.worker = FleetWorker(configs, group=self.group, console=data.get("console", "warning"))
+        self.worker = FleetWorker(
+            configs,
+            group=self.group,
+            console=data.get("console", "warning"),
+            nice=int(data.get("nice", 0)),
+        )
         self._thread = threading.Thread(
             target=self._run, name=f"fleet-group-{self.group}", daemon=True
         )
@@ -224,6 +229,7 @@ class RayFleetSupervisor(FleetSupervisor):
         payload = {
             "group": group.number,
             "console": self.console,
+            "nice": self.spec.nice,
             "bots": [c.to_json() for c in group.configs],
             "goals": {name: goals[name] for name in group.bots if name in goals},
         }

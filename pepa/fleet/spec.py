@@ -5,6 +5,7 @@ no file is touched here but the one read, and every mistake is a
 :class:`~pepa.errors.ConfigError` with one line that names the key::
 
     group = 8                     # bots per worker process (1-64, default 8)
+    nice = 10                     # the workers' CPU priority below normal (0-19, default 0)
     operators = ["alice"]         # every bot's operators, beside --operators
 
     [server]                      # as --host/--port/--version; none: the embedded world
@@ -40,11 +41,13 @@ MAX_GROUP = 64
 """Bots one worker process hosts at most."""
 DEFAULT_GROUP = 8
 """Bots per worker process: one JS bridge and one Python process for eight bots (docs/fleet.md)."""
+MAX_NICE = 19
+"""The lowest CPU priority a worker can be given (``nice``, as the ``nice`` command's)."""
 MAX_FILE_BYTES = 1024 * 1024
 
 _NAME = re.compile(r"[A-Za-z0-9_]{3,16}")
 _PREFIX = re.compile(r"[A-Za-z0-9_]{1,14}")
-_TOP = {"group", "operators", "server", "bots", "bot"}
+_TOP = {"group", "nice", "operators", "server", "bots", "bot"}
 _SERVER = {"host", "port", "version"}
 _BOTS = {"count", "prefix"}
 _BOT = {"name", "goal", "operators"}
@@ -72,19 +75,25 @@ class FleetSpec:
     """Every bot's operators (beside ``--operators``)."""
     server: dict[str, Any] | None = None
     """``host``, ``port``, ``version`` from the file's ``[server]`` (flags win over them)."""
+    nice: int = 0
+    """How far below normal the workers' CPU priority is (0-19): a fleet beside its server on
+    a busy machine leaves the server the CPU first (docs/fleet.md)."""
 
     def groups(self) -> list[tuple[BotSpec, ...]]:
         """The bots split into worker processes of at most :attr:`group`, in order."""
         return [self.bots[i : i + self.group] for i in range(0, len(self.bots), self.group)]
 
 
-def fleet_of_count(count: int, prefix: str, *, group: int = DEFAULT_GROUP) -> FleetSpec:
+def fleet_of_count(
+    count: int, prefix: str, *, group: int = DEFAULT_GROUP, nice: int = 0
+) -> FleetSpec:
     """``--bots N``: N bots named ``<prefix>1`` … ``<prefix>N``."""
-    return _spec(_numbered(count, prefix, "--bots"), group=group, operators=(), server=None)
+    bots = _numbered(count, prefix, "--bots")
+    return _spec(bots, group=group, nice=nice, operators=(), server=None)
 
 
-def read_fleet_file(path: Path, *, group: int | None = None) -> FleetSpec:
-    """Parse a fleet file; ``group`` (``--group``) wins over its ``group``."""
+def read_fleet_file(path: Path, *, group: int | None = None, nice: int | None = None) -> FleetSpec:
+    """Parse a fleet file; ``group`` (``--group``) and ``nice`` (``--nice``) win over its own."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -132,16 +141,25 @@ def read_fleet_file(path: Path, *, group: int | None = None) -> FleetSpec:
     size = data.get("group", DEFAULT_GROUP) if group is None else group
     if not isinstance(size, int) or isinstance(size, bool):
         raise ConfigError(f"{where}: group must be a whole number")
+    lower = data.get("nice", 0) if nice is None else nice
+    if not isinstance(lower, int) or isinstance(lower, bool):
+        raise ConfigError(f"{where}: nice must be a whole number")
     return _spec(
         bots,
         group=size,
+        nice=lower,
         operators=_names(data.get("operators", []), f"{where} operators"),
         server=server or None,
     )
 
 
 def _spec(
-    bots: list[BotSpec], *, group: int, operators: tuple[str, ...], server: dict[str, Any] | None
+    bots: list[BotSpec],
+    *,
+    group: int,
+    nice: int,
+    operators: tuple[str, ...],
+    server: dict[str, Any] | None,
 ) -> FleetSpec:
     if not bots:
         raise ConfigError("a fleet needs at least one bot ([[bot]] entries, [bots] count, --bots)")
@@ -155,7 +173,9 @@ def _spec(
         seen.add(key)
     if not 1 <= group <= MAX_GROUP:
         raise ConfigError(f"group must be between 1 and {MAX_GROUP} bots per process, not {group}")
-    return FleetSpec(bots=tuple(bots), group=group, operators=operators, server=server)
+    if not 0 <= nice <= MAX_NICE:
+        raise ConfigError(f"nice must be between 0 and {MAX_NICE}, not {nice}")
+    return FleetSpec(bots=tuple(bots), group=group, nice=nice, operators=operators, server=server)
 
 
 def _numbered(count: int, prefix: str, what: str) -> list[BotSpec]:

@@ -55,7 +55,7 @@ from pepa.supervision import Backoff, RestartIntensity, Scheduler
 from pepa.world.link import shutdown_bridge
 from pepa.world.node import WorldError
 
-__all__ = ["BOT_PERIOD", "BOT_RESTARTS", "FleetWorker", "group_dir", "main"]
+__all__ = ["BOT_PERIOD", "BOT_RESTARTS", "FleetWorker", "group_dir", "lower_priority", "main"]
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +101,7 @@ class FleetWorker(Worker):
         heartbeat_interval: float = 1.0,
         heartbeat_timeout: float = 5.0,
         console: str = "warning",
+        nice: int = 0,
     ) -> None:
         if not configs:
             raise ValueError("a fleet worker needs at least one bot")
@@ -112,6 +113,8 @@ class FleetWorker(Worker):
         )
         self.group = group
         self.console = logging.INFO if console == "info" else logging.WARNING
+        self.nice = nice
+        """How far below normal its CPU priority is (set as it starts: :func:`lower_priority`)."""
         self.bots = {c.username: _Bot(config=c) for c in configs}
         self._exits: queue.Queue[tuple[str, int, str]] = queue.Queue()
 
@@ -139,6 +142,8 @@ class FleetWorker(Worker):
         )
         for note in dict.fromkeys(n for n in notes if n):
             logger.warning("state directory: %s", note)
+        if self.nice:  # before the bots' threads and the bridge: they inherit it
+            lower_priority(self.nice)
         sys.setswitchinterval(SWITCH_INTERVAL)
         scheduler = Scheduler().start()
         # the group's own log folder, by the bots' retention (each bot prunes its own folder)
@@ -280,13 +285,39 @@ def _prune_group_logs(folder: Path, policy: RetentionPolicy) -> None:
         logger.info("pruned %d old log file(s) of the group: %s", len(gone), ", ".join(gone))
 
 
-def _read_configs() -> tuple[int, str, list[Config]]:
-    """The group number, the console's level and the bots' configurations the fleet wrote
-    into the pipe."""
+def lower_priority(nice: int) -> None:
+    """Run this thread, and the threads and child processes it starts from now on, ``nice``
+    steps below normal CPU priority; a worker leading a session of its own (as ``pepa fleet``
+    starts them) lowers its session's too.
+
+    Both, because on Linux a thread's nice orders it only among the threads of its session
+    when the kernel groups the CPU by session (autogroup, the default of most distributions):
+    against a server in another session it counts for nothing. Measured with 32 working bots
+    beside the embedded world (docs/fleet.md): a nice on the threads alone changed nothing.
+    A Ray actor shares its session with Ray's own processes, so it lowers its threads only.
+    """
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)  # on Linux: this thread
+    except OSError as exc:
+        logger.warning("cannot lower the CPU priority to nice %d: %s", nice, exc.strerror or exc)
+        return
+    group = Path("/proc/self/autogroup")
+    if os.getsid(0) != os.getpid() or not group.exists():
+        return
+    try:
+        group.write_text(str(nice))
+    except OSError as exc:
+        logger.warning("cannot lower the session's CPU priority: %s", exc.strerror or exc)
+
+
+def _read_configs() -> tuple[int, str, int, list[Config]]:
+    """The group number, the console's level, the nice and the bots' configurations the
+    fleet wrote into the pipe."""
     fd = int(os.environ.pop(handover.ENV_CONFIG_FD))
     data = orjson.loads(handover.receive(fd))
     console = "info" if data.get("console") == "info" else "warning"
-    return int(data["group"]), console, [config_from_json(c) for c in data["bots"]]
+    nice = int(data.get("nice", 0))
+    return int(data["group"]), console, nice, [config_from_json(c) for c in data["bots"]]
 
 
 def main() -> int:
@@ -296,12 +327,12 @@ def main() -> int:
     signals = SignalInbox((signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)).install()
     scrub_environ()  # before any child: the JS bridge inherits no secret
     try:
-        group, console, configs = _read_configs()
+        group, console, nice, configs = _read_configs()
     except (PepaError, KeyError, ValueError, TypeError) as exc:
         print(f"pepa fleet worker: no usable configuration from pepa fleet: {exc}", file=sys.stderr)
         return 2
     _die_with_parent()
-    worker = FleetWorker(configs, group=group, signals=signals, console=console)
+    worker = FleetWorker(configs, group=group, signals=signals, console=console, nice=nice)
     try:
         return worker.run()
     except StateDirError as exc:
