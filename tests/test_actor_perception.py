@@ -12,6 +12,7 @@ from pepa.actors.perception import (
     OBSERVE_INTERVAL,
     QUIET_AFTER,
     QUIET_EVERY,
+    SETTLE,
     Perception,
     WorldEvent,
 )
@@ -106,6 +107,7 @@ def test_animals_walking_about_are_published_every_few_seconds_anything_else_at_
     assert h.last(WorldObserved).view.entities[0].distance == 7.0
     link.world = world(7.0, zombie=12.0)  # an animal goes out of sight: at once
     h.send(WorldEvent({"type": "entities", "spawned": [], "gone": [3]}))
+    h.advance(SETTLE)
     assert len(h.events(WorldObserved)) == 5
 
 
@@ -152,10 +154,12 @@ def test_an_animal_coming_into_sight_does_not_wake_a_quiet_bot() -> None:
     assert h.scheduler.next_in() > OBSERVE_INTERVAL
     link.world = raw_snapshot(entities=[cow])
     h.send(WorldEvent({"type": "entities", "spawned": [cow]}))
-    assert [e.name for e in views(h)[-1].entities] == ["cow"]  # published at once
+    h.advance(SETTLE)
+    assert [e.name for e in views(h)[-1].entities] == ["cow"]  # published in the next snapshot
     assert h.scheduler.next_in() > OBSERVE_INTERVAL  # and still once a second
     link.world = raw_snapshot(entities=[entity(7, "zombie", 9.0)])
     h.send(WorldEvent({"type": "entities", "spawned": [entity(7, "zombie", 9.0)]}))
+    h.advance(SETTLE)
     assert h.scheduler.next_in() == pytest.approx(OBSERVE_INTERVAL)  # a hostile wakes it
 
 
@@ -222,11 +226,26 @@ def test_an_entities_event_spots_the_hostile_before_the_snapshot() -> None:
     link.world = raw_snapshot(entities=[zombie])
     h.published.clear()
     h.send(WorldEvent({"type": "entities", "spawned": [zombie]}))
-    assert kinds(h.published) == ["HostileSpotted", "WorldObserved"]  # spotted once, first
+    assert kinds(h.published) == ["HostileSpotted"]  # at once, from the event alone
     assert h.last(HostileSpotted) == HostileSpotted(name="zombie", distance=5.0, entity_id=7)
+    h.advance(SETTLE)  # the snapshot, after the swing had the bridge to itself
+    assert kinds(h.published) == ["HostileSpotted", "WorldObserved"]
     assert [t.name for t in h.last(WorldObserved).view.threats] == ["zombie"]
     h.advance(1.0)
     assert len(h.events(HostileSpotted)) == 1  # still the same zombie
+
+
+def test_a_burst_of_entities_events_is_one_snapshot_soon_after() -> None:
+    link = FakeLink()
+    h = perception(link)
+    before = link.snapshots
+    for i in range(5):  # five zombies, one entities event each
+        h.send(WorldEvent({"type": "entities", "spawned": [entity(10 + i, "zombie", 4.0)]}))
+    assert len(h.events(HostileSpotted)) == 5
+    assert link.snapshots == before  # not one yet: the swings go first
+    h.advance(SETTLE)
+    assert link.snapshots == before + 1
+    assert h.scheduler.next_in() == pytest.approx(OBSERVE_INTERVAL)  # then the usual rate
 
 
 def test_a_hostile_that_came_and_went_between_two_snapshots_is_said_gone() -> None:

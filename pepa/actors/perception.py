@@ -3,8 +3,9 @@
 Raw events from the Minecraft link arrive as :class:`WorldEvent` tells (the
 link thread only enqueues). Perception turns them into typed events
 (``HostileSpotted``, ``HealthChanged``, ``Died``, ``ChatReceived`` …) and
-into :class:`WorldObserved` snapshots: at once on health, food, entity and
-chat changes, and every 0.2 s while anything changes — except a change that is
+into :class:`WorldObserved` snapshots: at once on health, food and chat changes,
+:data:`SETTLE` after an entity's (its threat is told at once, from the event),
+and every 0.2 s while anything changes — except a change that is
 only animals walking about and the clock going on, published at most every 5 seconds
 (:data:`DRIFT_EVERY`).
 """
@@ -61,13 +62,19 @@ QUIET_EVERY = 1.0
 """Once nothing but the animals and the clock has changed for :data:`QUIET_AFTER` seconds (an
 idle bot), a snapshot every :data:`QUIET_EVERY` seconds instead of every
 :data:`OBSERVE_INTERVAL`. A snapshot is a bridge round trip, the largest part of an idle bot's
-CPU that is left. Reaction does not wait on it: health, hurt, entities and deaths take a
-snapshot at once, and the first change beyond the animals and the clock (the bot moving, its
-air, its inventory, a hostile or a player) brings the rate back to 5 per second; an animal that
-comes into sight or goes out of it does not (at the edge of sight of 32 bots standing together
-they did, 3 times a minute a bot, each waking 10 snapshots). The timer follows the rate: a
-quiet bot's perception wakes once a second, not five times to skip four."""
-_IMMEDIATE = frozenset({"health", "hurt", "entities", "entityDead", "spawn", "respawn"})
+CPU that is left. Reaction does not wait on it: health, hurt and deaths take a snapshot at
+once, entities :data:`SETTLE` later, and the first change beyond the animals and the clock (the
+bot moving, its air, its inventory, a hostile or a player) brings the rate back to 5 per
+second; an animal that comes into sight or goes out of it does not (at the edge of sight of 32
+bots standing together they did, 3 times a minute a bot, each waking 10 snapshots). The timer
+follows the rate: a quiet bot's perception wakes once a second, not five times to skip four."""
+SETTLE = 0.1
+"""Seconds from an ``entities`` event to its snapshot. What reacts to a hostile has it from the
+event (:class:`HostileSpotted`, :class:`HostileGone`), so the snapshot that follows is for the
+rest of the view, and taken at once it went to the bridge beside the swing: a zombie near 32
+bots standing together was 32 snapshots in the bridges, 32 parses and 224 views published at the
+moment every bot's reflex swung. A burst of entities events within it is one snapshot."""
+_IMMEDIATE = frozenset({"health", "hurt", "entityDead", "spawn", "respawn"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +173,8 @@ class Perception(SupervisedActor):
         self.changed_at = -math.inf
         """When a snapshot last showed more than animals walking and the clock going."""
         self.next_observe: TimerHandle | None = None
+        self.next_at = math.inf
+        """When :attr:`next_observe` is due."""
         self.next_quiet = False
         """The next snapshot is :data:`QUIET_EVERY` away (the bot was quiet)."""
 
@@ -186,12 +195,19 @@ class Perception(SupervisedActor):
 
     def _schedule(self) -> None:
         """The next timed snapshot: 5 a second, or once a second while the bot is quiet."""
+        self.next_quiet = self.now() - self.changed_at >= QUIET_AFTER
+        self._observe_in(QUIET_EVERY if self.next_quiet else OBSERVE_INTERVAL)
+
+    def _observe_in(self, delay: float) -> None:
         if self.next_observe is not None:
             self.next_observe.cancel()
-        self.next_quiet = self.now() - self.changed_at >= QUIET_AFTER
-        self.next_observe = self.later(
-            QUIET_EVERY if self.next_quiet else OBSERVE_INTERVAL, _Observe()
-        )
+        self.next_at = self.now() + delay
+        self.next_observe = self.later(delay, _Observe())
+
+    def _soon(self) -> None:
+        """The next snapshot :data:`SETTLE` from now, unless one is due sooner."""
+        if self.next_observe is None or self.next_at > self.now() + SETTLE:
+            self._observe_in(SETTLE)
 
     def _observe(self, *, force: bool = False) -> bool:
         """Take a snapshot and publish what changed; whether more than animals and the clock
@@ -231,6 +247,7 @@ class Perception(SupervisedActor):
                 self.publish(event)
             for gone in self.model.gone(raw.get("gone") or []):
                 self.publish(gone)
+            self._soon()
         if kind == "connected":
             self.model.connected(_text(raw.get("version")))
             logger.info("in the world at %s (version %s)", self.server_label, raw.get("version"))
