@@ -121,8 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument(
         "--nice",
         type=int,
-        help="run the workers this far below normal CPU priority (0-19, default 0): the "
-        "server on the same machine gets the CPU first",
+        help="run the workers this far below normal CPU priority (0-19; default 10 beside the "
+        "embedded world, else 0): the server on the same machine gets the CPU first",
     )
     fleet.add_argument(
         "--knowledge",
@@ -281,7 +281,7 @@ def _fleet_spec(args: argparse.Namespace) -> FleetSpec:
     if args.file is not None:
         return read_fleet_file(args.file, group=args.group, nice=args.nice)
     prefix = f"{args.username or os.environ.get('MC_USERNAME') or 'pepa_bot'}_"
-    return fleet_of_count(args.bots, prefix, group=args.group or DEFAULT_GROUP, nice=args.nice or 0)
+    return fleet_of_count(args.bots, prefix, group=args.group or DEFAULT_GROUP, nice=args.nice)
 
 
 def _fleet(config: Config, spec: FleetSpec, args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ import orjson
 import pytest
 
 from pepa.fleet.postgres import cluster_home
+from pepa.fleet.spec import EMBEDDED_NICE
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.world.embedded import EmbeddedWorld, free_port
@@ -152,6 +153,31 @@ def test_the_workers_and_their_bridges_run_below_normal_priority(fleet: Daemon) 
         autogroup = Path(f"/proc/{pid}/autogroup")
         if autogroup.exists():  # Linux with autogroup: the worker's session, against the world's
             assert autogroup.read_text().split()[-1] == str(NICE)
+
+
+def test_beside_its_own_embedded_world_a_fleet_yields_the_cpu_unless_told_otherwise() -> None:
+    root = Path(tempfile.mkdtemp(prefix="pepa-fleet-", dir="/tmp"))
+    d = Daemon(root, "--bots", "1", "--knowledge", "own", "--console", "info", command="fleet")
+    try:
+        d.wait_line("[pepa_bot_1] pepa.actors.perception: in the world at", 90)
+        pid = group_pid(d, 0)
+        assert nice_of(pid) == EMBEDDED_NICE
+        autogroup = Path(f"/proc/{pid}/autogroup")
+        if autogroup.exists():
+            assert autogroup.read_text().split()[-1] == str(EMBEDDED_NICE)
+        world = next(p for p in Path("/proc").glob("[0-9]*") if _runs_world(p, d.port))
+        assert nice_of(int(world.name)) == 0  # the world itself at normal priority
+    finally:
+        d.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _runs_world(proc: Path, port: int) -> bool:
+    try:
+        argv = (proc / "cmdline").read_bytes().split(b"\0")
+    except OSError:  # gone meanwhile
+        return False
+    return any(a.endswith(b"server.js") for a in argv) and str(port).encode() in argv
 
 
 def test_status_shows_one_line_per_bot_and_one_bots_full_view(fleet: Daemon) -> None:

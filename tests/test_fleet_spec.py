@@ -13,7 +13,7 @@ from pepa.config import Config
 from pepa.errors import ConfigError
 from pepa.events import PlayerSpotted
 from pepa.fleet.onray import RayFleetSupervisor
-from pepa.fleet.spec import BotSpec, FleetSpec, fleet_of_count, read_fleet_file
+from pepa.fleet.spec import EMBEDDED_NICE, BotSpec, FleetSpec, fleet_of_count, read_fleet_file
 from pepa.fleet.supervisor import FleetSupervisor, bot_configs, path_budget
 from pepa.threads import bot_of, thread_name
 from pepa.voice import moment_of
@@ -60,10 +60,19 @@ def test_group_from_the_command_line_wins_over_the_file(tmp_path: Path) -> None:
 
 
 def test_nice_from_the_file_and_the_command_line_which_wins(tmp_path: Path) -> None:
-    assert read_fleet_file(write(tmp_path, FILE)).nice == 0
+    assert read_fleet_file(write(tmp_path, FILE)).nice is None
     assert read_fleet_file(write(tmp_path, "nice = 10\n" + FILE)).nice == 10
     assert read_fleet_file(write(tmp_path, "nice = 10\n" + FILE), nice=3).nice == 3
+    assert read_fleet_file(write(tmp_path, "nice = 10\n" + FILE), nice=0).nice == 0
     assert fleet_of_count(2, "pepa_", nice=19).nice == 19
+
+
+def test_the_workers_yield_to_the_embedded_world_unless_told_otherwise() -> None:
+    unset = fleet_of_count(2, "pepa_")
+    assert unset.worker_nice(embedded=True) == EMBEDDED_NICE > 0
+    assert unset.worker_nice(embedded=False) == 0  # another server's machine: not ours to judge
+    assert fleet_of_count(2, "pepa_", nice=0).worker_nice(embedded=True) == 0
+    assert fleet_of_count(2, "pepa_", nice=4).worker_nice(embedded=False) == 4
 
 
 def test_bots_n_names_them_by_number() -> None:

@@ -5,7 +5,8 @@ no file is touched here but the one read, and every mistake is a
 :class:`~pepa.errors.ConfigError` with one line that names the key::
 
     group = 8                     # bots per worker process (1-64, default 8)
-    nice = 10                     # the workers' CPU priority below normal (0-19, default 0)
+    nice = 10                     # the workers' CPU priority below normal (0-19; default 10
+                                  # beside the embedded world, else 0)
     operators = ["alice"]         # every bot's operators, beside --operators
 
     [server]                      # as --host/--port/--version; none: the embedded world
@@ -33,7 +34,15 @@ from typing import Any
 from pepa.errors import ConfigError
 from pepa.survival.curriculum import clean_goal
 
-__all__ = ["MAX_BOTS", "MAX_GROUP", "BotSpec", "FleetSpec", "fleet_of_count", "read_fleet_file"]
+__all__ = [
+    "EMBEDDED_NICE",
+    "MAX_BOTS",
+    "MAX_GROUP",
+    "BotSpec",
+    "FleetSpec",
+    "fleet_of_count",
+    "read_fleet_file",
+]
 
 MAX_BOTS = 256
 """Bots one ``pepa fleet`` runs at most."""
@@ -43,6 +52,9 @@ DEFAULT_GROUP = 8
 """Bots per worker process: one JS bridge and one Python process for eight bots (docs/fleet.md)."""
 MAX_NICE = 19
 """The lowest CPU priority a worker can be given (``nice``, as the ``nice`` command's)."""
+EMBEDDED_NICE = 10
+"""The workers' nice when the fleet runs the embedded world and none is set: the world the
+bots share gets the CPU first. 32 working bots starved it (docs/fleet.md)."""
 MAX_FILE_BYTES = 1024 * 1024
 
 _NAME = re.compile(r"[A-Za-z0-9_]{3,16}")
@@ -75,9 +87,17 @@ class FleetSpec:
     """Every bot's operators (beside ``--operators``)."""
     server: dict[str, Any] | None = None
     """``host``, ``port``, ``version`` from the file's ``[server]`` (flags win over them)."""
-    nice: int = 0
+    nice: int | None = None
     """How far below normal the workers' CPU priority is (0-19): a fleet beside its server on
-    a busy machine leaves the server the CPU first (docs/fleet.md)."""
+    a busy machine leaves the server the CPU first (docs/fleet.md). None: not set
+    (:meth:`worker_nice`)."""
+
+    def worker_nice(self, *, embedded: bool) -> int:
+        """The nice set, else :data:`EMBEDDED_NICE` beside the embedded world, else 0 (another
+        server's machine is not the fleet's to judge)."""
+        if self.nice is not None:
+            return self.nice
+        return EMBEDDED_NICE if embedded else 0
 
     def groups(self) -> list[tuple[BotSpec, ...]]:
         """The bots split into worker processes of at most :attr:`group`, in order."""
@@ -85,7 +105,7 @@ class FleetSpec:
 
 
 def fleet_of_count(
-    count: int, prefix: str, *, group: int = DEFAULT_GROUP, nice: int = 0
+    count: int, prefix: str, *, group: int = DEFAULT_GROUP, nice: int | None = None
 ) -> FleetSpec:
     """``--bots N``: N bots named ``<prefix>1`` … ``<prefix>N``."""
     bots = _numbered(count, prefix, "--bots")
@@ -141,8 +161,8 @@ def read_fleet_file(path: Path, *, group: int | None = None, nice: int | None = 
     size = data.get("group", DEFAULT_GROUP) if group is None else group
     if not isinstance(size, int) or isinstance(size, bool):
         raise ConfigError(f"{where}: group must be a whole number")
-    lower = data.get("nice", 0) if nice is None else nice
-    if not isinstance(lower, int) or isinstance(lower, bool):
+    lower = data.get("nice") if nice is None else nice
+    if lower is not None and (not isinstance(lower, int) or isinstance(lower, bool)):
         raise ConfigError(f"{where}: nice must be a whole number")
     return _spec(
         bots,
@@ -157,7 +177,7 @@ def _spec(
     bots: list[BotSpec],
     *,
     group: int,
-    nice: int,
+    nice: int | None,
     operators: tuple[str, ...],
     server: dict[str, Any] | None,
 ) -> FleetSpec:
@@ -173,7 +193,7 @@ def _spec(
         seen.add(key)
     if not 1 <= group <= MAX_GROUP:
         raise ConfigError(f"group must be between 1 and {MAX_GROUP} bots per process, not {group}")
-    if not 0 <= nice <= MAX_NICE:
+    if nice is not None and not 0 <= nice <= MAX_NICE:
         raise ConfigError(f"nice must be between 0 and {MAX_NICE}, not {nice}")
     return FleetSpec(bots=tuple(bots), group=group, nice=nice, operators=operators, server=server)
 

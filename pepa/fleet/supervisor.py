@@ -302,7 +302,7 @@ class FleetSupervisor:
         payload = {
             "group": group.number,
             "console": self.console,
-            "nice": self.spec.nice,
+            "nice": self.spec.worker_nice(embedded=self.world is not None),
             "bots": [c.to_json() for c in group.configs],
         }
         config_fd = handover.send(orjson.dumps(payload))
