@@ -11,6 +11,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
+from typing import Any
 
 from pepa.ipc.client import IpcClient, IpcClientError
 from pepa.world.embedded import free_port
@@ -20,6 +21,19 @@ VIEW_FIELDS = (
     "activeReflex", "currentSkill", "paused",
 )  # fmt: skip
 """What :meth:`Daemon.view` shows of a snapshot."""
+
+
+def wait_for_threat(client: IpcClient, name: str, timeout: float = 15.0) -> dict[str, Any]:
+    """The first status from ``client`` whose view has a ``name`` among the threats.
+
+    A test that kills the bot by a world op right after its fight began waits on this first:
+    the post-mortem reads the fight from the first view with the mob (its health then), and
+    perception takes that view 0.1 s after the spawn event (``SETTLE``). In a real fight the
+    first blow comes a second or more after the mob is near; the op's comes at once."""
+    return client.wait_for(
+        lambda e: e["type"] == "status" and any(t.get("name") == name for t in e["threats"]),
+        timeout=timeout,
+    )
 
 
 class Daemon:

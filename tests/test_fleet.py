@@ -31,7 +31,7 @@ from pepa.fleet.spec import EMBEDDED_NICE
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.world.embedded import EmbeddedWorld, free_port
-from tests.daemon_harness import Daemon
+from tests.daemon_harness import Daemon, wait_for_threat
 from tests.fleet_helpers import joins, pepa, roster, server_root
 from tests.tui_helpers import Tmux
 from tests.waiting import eventually
@@ -160,6 +160,7 @@ def test_beside_its_own_embedded_world_a_fleet_yields_the_cpu_unless_told_otherw
     d = Daemon(root, "--bots", "1", "--knowledge", "own", "--console", "info", command="fleet")
     try:
         d.wait_line("[pepa_bot_1] pepa.actors.perception: in the world at", 90)
+        d.wait_line(f"(8 per process, at nice {EMBEDDED_NICE}: the server first)")  # told so
         pid = group_pid(d, 0)
         assert nice_of(pid) == EMBEDDED_NICE
         autogroup = Path(f"/proc/{pid}/autogroup")
@@ -241,17 +242,19 @@ def test_a_lesson_one_bot_paid_for_changes_the_next_fight_of_a_bot_in_another_pr
     world, fleet = colony
     mark = len(fleet.lines)
     # pepa_bot_1 (group 0) takes on a zombie and dies in the fight (the server deals the blow)
-    for _ in range(3):  # a zombie the bot never saw (a busy CI machine) is spawned again
-        world.op("remove_mobs")
-        world.op("spawn_mob", player="pepa_bot_1", name="zombie", dx=2)
-        try:
-            fleet.wait_line("[pepa_bot_1] pepa.actors.reflex: defend: combat.attack-nearest", 15,
-                            start=mark)  # fmt: skip
-            break
-        except AssertionError:
-            continue
-    else:
-        pytest.fail("three zombies spawned 2 blocks away and pepa_bot_1 never took one on")
+    with client(fleet, "pepa_bot_1") as watching:
+        for _ in range(3):  # a zombie the bot never saw (a busy CI machine) is spawned again
+            world.op("remove_mobs")
+            world.op("spawn_mob", player="pepa_bot_1", name="zombie", dx=2)
+            try:
+                fleet.wait_line("[pepa_bot_1] pepa.actors.reflex: defend: combat.attack-nearest",
+                                15, start=mark)  # fmt: skip
+                break
+            except AssertionError:
+                continue
+        else:
+            pytest.fail("three zombies spawned 2 blocks away and pepa_bot_1 never took one on")
+        wait_for_threat(watching, "zombie")  # the fight in its view, at full health
     world.op("damage", player="pepa_bot_1", amount=25)
     fleet.wait_line("[pepa_bot_1] pepa.actors.knowledge: death 1 recorded", 30, start=mark)
     world.op("remove_mobs")

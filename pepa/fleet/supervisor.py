@@ -192,9 +192,11 @@ class FleetSupervisor:
                     f"offline mode): join it with a client to watch or play with the bots"
                 )
             total = sum(len(g.bots) for g in self.groups)
+            nice = self.spec.worker_nice(embedded=self.world is not None)
+            below = f", at nice {nice}: the server first" if nice else ""
             self.say(
                 f"fleet of {total} bots in {processes(len(self.groups))} "
-                f"({self.spec.group} per process); `pepa status` lists them"
+                f"({self.spec.group} per process{below}); `pepa status` lists them"
             )
             return self._loop()
         finally:
