@@ -166,7 +166,8 @@ def test_beside_its_own_embedded_world_a_fleet_yields_the_cpu_unless_told_otherw
         autogroup = Path(f"/proc/{pid}/autogroup")
         if autogroup.exists():
             assert autogroup.read_text().split()[-1] == str(EMBEDDED_NICE)
-        world = next(p for p in Path("/proc").glob("[0-9]*") if _runs_world(p, d.port))
+        world = next((p for p in Path("/proc").glob("[0-9]*") if _runs_world(p, d.port)), None)
+        assert world is not None, f"no world server on port {d.port}"
         assert nice_of(int(world.name)) == 0  # the world itself at normal priority
     finally:
         d.close()
