@@ -73,6 +73,7 @@ _ENV = {
     "fault_injection": "PEPA_FAULT_INJECTION",
     "curriculum": "PEPA_CURRICULUM",
     "learning": "PEPA_LEARNING",
+    "first_blow": "PEPA_FIRST_BLOW",
     "sandbox": "PEPA_SANDBOX",
     "sandbox_profile": "PEPA_SANDBOX_PROFILE",
     "retention_days": "PEPA_RETENTION_DAYS",
@@ -133,6 +134,9 @@ class Config:
     learning: bool = True
     """Whether lessons (and the places the bot died) change what it does (off: the gauntlet's
     control run)."""
+    first_blow: bool = True
+    """Whether the bridge strikes the first blow at a hostile the reflex chain armed it for
+    (``docs/survival.md``); off, every swing goes through the reflex actor (benchmarks)."""
     sandbox: bool = True
     """The embedded world is the survival sandbox (terrain, crafting, drops); False: flat."""
     sandbox_profile: str = "default"
@@ -322,6 +326,7 @@ def resolve(
         fault_injection=_flag(pick("fault_injection")),
         curriculum=_flag(pick("curriculum"), "PEPA_CURRICULUM", default=True),
         learning=_flag(pick("learning"), "PEPA_LEARNING", default=True),
+        first_blow=_flag(pick("first_blow"), "PEPA_FIRST_BLOW", default=True),
         sandbox=sandbox,
         sandbox_profile=_profile(pick("sandbox_profile")),
         retention_days=_whole(

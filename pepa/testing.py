@@ -166,6 +166,13 @@ class FakeLink:
     said: list[str] = field(default_factory=list)
     snapshots: int = 0
     """How many times :meth:`snapshot` was called (a bridge round trip each, for real)."""
+    armed: dict[str, float] | None = None
+    """The latest :meth:`arm` (None before any): kept apart from :attr:`actions`, as it is the
+    reflex's standing order to the bridge, not something the bot does."""
+    armed_as: tuple[float, int] | None = None
+    """The health and food of the latest :meth:`arm`."""
+    armings: int = 0
+    """How many times :meth:`arm` was called (a bridge round trip each, for real)."""
     _queued: list[dict[str, Any]] = field(default_factory=list)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -296,6 +303,13 @@ class FakeLink:
 
     def attack(self, entity_id: int, stop_first: bool = False) -> bool:
         return self._instant("attack", entity_id, *((True,) if stop_first else ()))
+
+    def arm(self, reach: Mapping[str, float], hp: float = 0.0, food: int = 0) -> bool:
+        self.armings += 1
+        if not self.connected or "arm" in self.refuse:
+            return False
+        self.armed, self.armed_as = dict(reach), (hp, food)
+        return True
 
     def look_around(self) -> bool:
         return self._instant("lookAround")

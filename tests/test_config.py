@@ -186,6 +186,15 @@ def test_the_database_url_and_reflection_period_are_settings() -> None:
         resolve({}, {"PEPA_REFLECT_EVERY": "5"}, {})
 
 
+def test_the_first_blow_is_on_unless_turned_off_and_reaches_the_worker() -> None:
+    assert resolve({}, {}, {}).first_blow is True
+    off = resolve({}, {"PEPA_FIRST_BLOW": "0"}, {})
+    assert off.first_blow is False
+    assert config_from_json(off.to_json()).first_blow is False
+    with pytest.raises(ConfigError, match="PEPA_FIRST_BLOW='often' is not a yes/no value"):
+        resolve({}, {"PEPA_FIRST_BLOW": "often"}, {})
+
+
 def test_the_embedded_world_is_the_sandbox_unless_turned_off() -> None:
     assert resolve({}, {}, {}).sandbox is True
     assert resolve({}, {"PEPA_SANDBOX": "0"}, {}).sandbox is False

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from pepa.ipc import protocol
 from pepa.world.embedded import EmbeddedWorld
-from tests.daemon_harness import Daemon
+from tests.daemon_harness import Daemon, wait_for_threat
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, own_daemon, server_player, teleport
 
@@ -70,6 +71,38 @@ def test_waiting_for_an_unseen_operator_the_bot_still_fights(
         )  # fmt: skip
     finally:
         alice.close()
+
+
+def test_the_bridge_strikes_the_first_blow_as_armed_and_never_while_paused(
+    fresh: tuple[EmbeddedWorld, Daemon],
+) -> None:
+    """The reflex arms the bridge ahead of time (pepa.survival.firstblow): a zombie that
+    appears in reach is struck on its spawn, before Python hears of it, and the reflex goes on
+    with the fight. A pause disarms the bridge before the pause is announced."""
+    world, daemon = fresh
+    status = lambda e: e["type"] == "status"  # noqa: E731
+    with daemon.client() as client:
+        client.wait_for(lambda e: status(e) and e["hp"] == 20, timeout=15)
+        client.send(protocol.Pause())
+        client.wait_for(lambda e: status(e) and e["paused"] is True, timeout=10)
+        mark = len(daemon.lines)
+        still = world.op("spawn_mob", player=BOT, name="zombie", dx=2)["ids"][0]
+        wait_for_threat(client, "zombie")  # the bridge has had its spawn for a while
+        assert {z["id"]: z["health"] for z in zombies(world)}[still] == 20
+        assert daemon.count("first blow, in the bridge", start=mark) == 0
+        world.op("remove_mobs")
+        client.wait_for(lambda e: status(e) and not e["threats"], timeout=15)
+        mark = len(daemon.lines)
+        client.send(protocol.Resume())
+        daemon.wait_line("first blow: the bridge armed", start=mark, timeout=15)
+        mark = len(daemon.lines)
+        struck = world.op("spawn_mob", player=BOT, name="zombie", dx=2)["ids"][0]
+        line = daemon.wait_line("first blow, in the bridge", start=mark, timeout=15)
+        assert "defend: combat.attack-nearest zombie" in daemon.lines[line]
+        eventually(
+            lambda: {z["id"]: z["health"] for z in zombies(world)}.get(struck, 0) < 20,
+            10, "the zombie to be hit",
+        )  # fmt: skip
 
 
 def centre(points: list[dict[str, float]]) -> dict[str, float]:

@@ -25,6 +25,7 @@ from pepa.events import (
     Died,
     Disconnected,
     ErrorRaised,
+    FirstBlow,
     Kicked,
     PlayersListed,
     Respawned,
@@ -36,7 +37,7 @@ from pepa.world.linkapi import Link
 from pepa.world.model import WorldModel
 from pepa.world.view import Entity, WorldView
 
-__all__ = ["Perception", "WorldEvent", "chat_event", "players_event"]
+__all__ = ["Perception", "WorldEvent", "chat_event", "first_blow", "players_event"]
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +146,16 @@ def chat_event(raw: dict[str, Any]) -> ChatReceived:
         sender_uuid=_text(raw.get("senderUuid")),
         on_list=raw.get("onList") is True,
     )
+
+
+def first_blow(raw: dict[str, Any]) -> FirstBlow | None:
+    """A JS ``firstBlow`` event as :class:`FirstBlow`; None without an entity id and a name."""
+    entity_id, name, distance = raw.get("id"), raw.get("name"), raw.get("distance")
+    if not isinstance(entity_id, int) or isinstance(entity_id, bool) or not isinstance(name, str):
+        logger.warning("a first blow without an entity id and a name: %r", raw)
+        return None
+    far = float(distance) if isinstance(distance, int | float) else 0.0
+    return FirstBlow(name=name, distance=far, entity_id=entity_id)
 
 
 def players_event(raw: dict[str, Any]) -> PlayersListed:
@@ -274,6 +285,10 @@ class Perception(SupervisedActor):
             self.publish(
                 Died(reason=reason, position=where.as_dict() if where else None, cause=cause)
             )
+        elif kind == "firstBlow":
+            blow = first_blow(raw)
+            if blow is not None:
+                self.publish(blow)
         elif kind == "respawn":
             self.publish(Respawned())
         elif kind == "signIn":  # Microsoft's device code (the link logged it): to the dashboard

@@ -30,6 +30,7 @@ from pepa.events import (
     ActivityChanged,
     Connected,
     Died,
+    FirstBlow,
     HealthChanged,
     HostileGone,
     HostileSpotted,
@@ -52,7 +53,8 @@ from pepa.events.queries import ActiveLessons
 from pepa.memory import TaskFile
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival import PRIORITY, Decision, Memory, TaskSlot, decide
-from pepa.survival.dispatch import IdleChores, admit, label, order_reply
+from pepa.survival.dispatch import IdleChores, Running, admit, label, order_reply
+from pepa.survival.firstblow import armed
 from pepa.survival.progress import SUSPENDING
 from pepa.survival.runner import SkillRunner
 from pepa.world.linkapi import Link
@@ -77,6 +79,12 @@ STOCK_RETRY = 30.0
 """Seconds before a failed hunt for the night's food (knob ``night_food``) is tried again."""
 SHELTER_SETTLE = 2.0
 """Seconds a finished shelter is not built again: the world view catches up with its walls."""
+ARM_EVERY = 0.5
+"""Seconds between two armings of the bridge's first blow (:mod:`pepa.survival.firstblow`)
+while only the view changes (a working bot's changes 5 times a second; each arming asks the
+chain once for each kind of hostile, 0.5 ms in all). What may disarm it goes at once: the
+health, a lesson, the pause, a new life or connection, another skill running."""
+_ARM_AT_ONCE = (HealthChanged, LessonLearned, Pause, Resume, Connected, Died, Respawned, FirstBlow)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +106,7 @@ class Reflex(SupervisedActor):
         poll: float | None = None,
         learning: bool = True,
         milestones: bool = True,
+        first_blow: bool = True,
     ) -> None:
         super().__init__(supervision=supervision)
         self.link = link
@@ -106,6 +115,9 @@ class Reflex(SupervisedActor):
         self.milestones = milestones
         """False: the curriculum is off, so a milestone in current-task.json is not resumed."""
         self.poll = poll
+        self.first_blow = first_blow and poll is None
+        """False: the bridge is never armed (:mod:`pepa.survival.firstblow`), every swing is this
+        actor's; a polling loop (benchmarks) has none either, as polling bots have none."""
         self.tick = poll or tick
         self.paused = paused
         self.tasks = (
@@ -120,12 +132,18 @@ class Reflex(SupervisedActor):
         self.waiting_for: str | None = None
         self.chores = IdleChores()
         self.activity: tuple[str | None, str | None] = ("", "")
+        self.arming: tuple[dict[str, float], float, int] | None = None
+        """What the bridge strikes first, and at what health and food, as last sent (None: not
+        known, after a new life or connection)."""
+        self.armed_at = -1e9
+        self.armed_running: Running | None = None
+        self.arm_due = True
 
     def setup(self) -> None:
         for event_type in (
             WorldObserved, HostileSpotted, HostileGone, HealthChanged, Pause, Resume,
             OperatorOrder, ActionFinished, Connected, PlayerSpotted, Died, StuckDetected,
-            LessonLearned, Respawned, TaskSuggested, TaskWithdrawn,
+            LessonLearned, Respawned, TaskSuggested, TaskWithdrawn, FirstBlow,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
@@ -167,6 +185,11 @@ class Reflex(SupervisedActor):
             case HostileGone(entity_id=entity_id):
                 self.world = self.world.without(entity_id)
                 self._react(now)
+            case FirstBlow(name=name, distance=distance, entity_id=entity_id):
+                self.world = self.world.with_threat(
+                    entity_id=entity_id, name=name, distance=distance
+                )
+                self._struck_first(name, distance, entity_id, now)
             case HealthChanged(hp=hp, food=food):
                 self.world = self.world.with_health(hp=hp, food=food)
                 self._react(now)
@@ -197,6 +220,7 @@ class Reflex(SupervisedActor):
             case Connected() | Died() | Respawned():
                 self.runner.running = None
                 self.waiting_for = None
+                self.arming = None  # a new bot in the bridge, or a life it disarmed
                 self._step(now)
             case Pause():
                 self._set_paused(True)
@@ -205,6 +229,7 @@ class Reflex(SupervisedActor):
                 self._step(now)
             case _:
                 return super().on_message(message)
+        self._arm(now, message)
         return None
 
     # -- the loop -------------------------------------------------------------------
@@ -244,6 +269,40 @@ class Reflex(SupervisedActor):
                 logger.info("dropped task %s: %s", decision.skill, why_not)
                 skill_id = decision.skill or ""
                 self.publish(SkillFinished(skill=skill_id, ok=False, seconds=0.0, detail=why_not))
+
+    def _struck_first(self, name: str, distance: float, entity_id: int, now: float) -> None:
+        """The bridge struck the first blow as armed: the fight goes on from here as if this
+        actor had swung (the next swing after the cooldown, what ran already stopped)."""
+        args = {"entity_id": entity_id, "name": name}
+        why = f"{name} at {distance:g}: first blow, in the bridge"
+        decision = Decision(reflex="defend", skill="combat.attack-nearest", args=args, reason=why)
+        self.runner.struck_first(decision, now)
+        self.memory.started(decision, now)
+        self._announce(decision)
+        self._react(now)
+
+    def _arm(self, now: float, message: object) -> None:
+        """Tell the bridge what to strike first (:mod:`pepa.survival.firstblow`) when that
+        changed: at once after what may disarm it, else at most every :data:`ARM_EVERY`."""
+        if self.link is None or not self.first_blow:
+            return
+        if not isinstance(message, _Tick):
+            self.arm_due = True
+        running = self.runner.running
+        at_once = isinstance(message, _ARM_AT_ONCE) or running is not self.armed_running
+        if not self.arm_due or (not at_once and now - self.armed_at < ARM_EVERY):
+            return
+        self.arm_due, self.armed_at, self.armed_running = False, now, running
+        world = self.world
+        off = self.paused or not world.connected or world.hp is None or world.food is None
+        arming = {} if off else armed(world, now, self.memory, running)
+        hp, food = world.hp or 0.0, world.food or 0
+        sent = (arming, hp, food)
+        if sent != self.arming and self.link.arm(arming, hp, food):
+            if arming.keys() != (self.arming[0] if self.arming else {}).keys():
+                kinds = f"armed for {len(arming)} kinds of hostile" if arming else "disarmed"
+                logger.info("first blow: the bridge %s", kinds)
+            self.arming = sent
 
     def _finished(self, done: ActionFinished, now: float) -> None:
         running = self.runner.finished(done.action_id)
@@ -383,6 +442,9 @@ class Reflex(SupervisedActor):
             return
         self.paused = paused
         logger.info("reflex loop %s", "paused" if paused else "resumed")
-        self.publish(PausedChanged(paused=paused))
         if paused:
             self.runner.stop()
+        # the bridge disarmed (or armed) before anyone hears of the pause: a paused bot
+        # strikes no first blow either
+        self._arm(self.now(), Pause() if paused else Resume())
+        self.publish(PausedChanged(paused=paused))

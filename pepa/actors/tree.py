@@ -62,6 +62,7 @@ def build_tree(
     curriculum: bool = True,
     wiki_url: str = "",
     learning: bool = True,
+    first_blow: bool = True,
     retention: RetentionPolicy | None = None,
     reload_token: str = "",
     fellows: tuple[str, ...] = (),
@@ -87,6 +88,7 @@ def build_tree(
                         "poll": reflex_poll,
                         "learning": learning,
                         "milestones": curriculum,
+                        "first_blow": first_blow,
                     },
                 ),
                 ChildSpec(

@@ -151,6 +151,7 @@ class BotHost:
             curriculum=config.curriculum,
             wiki_url=config.wiki_url or "",
             learning=config.learning,
+            first_blow=config.first_blow,
             reload_token=reload_token,
             fellows=config.fellows,
             retention=RetentionPolicy(

@@ -31,6 +31,7 @@ __all__ = [
     "Disconnected",
     "DuskFell",
     "ErrorRaised",
+    "FirstBlow",
     "GoalSet",
     "HealthChanged",
     "HostileGone",
@@ -249,6 +250,19 @@ class HostileSpotted:
     """Mob name (``zombie``)."""
     distance: float
     """Blocks from the bot."""
+    entity_id: int
+    """The server's entity id."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FirstBlow:
+    """The bridge struck a hostile the moment it came in reach, as the reflex had armed it to
+    (:mod:`pepa.survival.firstblow`): what ran was stopped, the swing is out."""
+
+    name: str
+    """Mob name (``zombie``)."""
+    distance: float
+    """Blocks from the bot when struck."""
     entity_id: int
     """The server's entity id."""
 

@@ -17,7 +17,7 @@ from typing import Literal
 import skills
 from pepa.events import AdviceApplied, ProposalDrafted, SkillFinished
 from pepa.survival.chain import Decision
-from pepa.survival.dispatch import Running, prepare
+from pepa.survival.dispatch import Running, label, prepare
 from pepa.survival.failures import FailureTracker, SkillMetrics
 from pepa.world.linkapi import Link
 from pepa.world.view import WorldView
@@ -65,6 +65,20 @@ class SkillRunner:
         if self.running is not None:
             logger.info("%s pre-empts %s (%s)", by.reflex, self.running.label, by.reason)
         self.running, self.stop_owed = None, True
+
+    def struck_first(self, decision: Decision, now: float) -> None:
+        """The bridge swung ``decision``'s first blow itself (:mod:`pepa.survival.firstblow`):
+        what ran is stopped there, so it is no longer running (its failure, when it comes, is
+        a pre-empted skill's, not the task's), and the swing counts as this runner's own."""
+        if self.running is not None:
+            logger.info("%s pre-empts %s (first blow in the bridge)",
+                        decision.reflex, self.running.label)  # fmt: skip
+        self.running, self.stop_owed = None, False
+        self.last_attack = now
+        self.metrics.record(decision.skill or "", True, 0.0)
+        what = label(decision.skill or "", decision.args)
+        self.last_instant = what
+        logger.info("%s: %s (%s)", decision.reflex, what, decision.reason)
 
     def start(self, decision: Decision, world: WorldView, now: float) -> Start:
         """Start ``decision``'s skill (its arguments completed from ``world``)."""

@@ -21,7 +21,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
     "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
-    "hunt", "smelt", "shelter", "wear", "flee", "cover", "surface",
+    "hunt", "smelt", "shelter", "wear", "flee", "cover", "surface", "arm",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
 CALL_TIMEOUT = 5.0
@@ -395,6 +395,13 @@ class MinecraftLink:
     def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
         """Make the pathfinder go around these (x, z, radius) areas."""
         return self._call("setDanger", [list(area) for area in areas])
+
+    def arm(self, reach: Mapping[str, float], hp: float = 0.0, food: int = 0) -> bool:
+        """Strike the first blow in the bridge at a hostile of these kinds the moment one comes
+        within its reach (``{name: blocks}``; empty disarms), while the bot's health and food
+        are ``hp`` and ``food`` (what the arming was decided on): ``firstblow.js``."""
+        pairs = [[name, float(r)] for name, r in sorted(reach.items())]
+        return self._call("arm", pairs, float(hp), int(food))
 
     def look_around(self) -> bool:
         """Turn the head somewhere else."""

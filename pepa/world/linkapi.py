@@ -9,6 +9,7 @@ refused (not connected, the bridge is gone).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 __all__ = ["Link"]
@@ -65,6 +66,11 @@ class Link(Protocol):
     # -- instant calls -------------------------------------------------------------------
 
     def attack(self, entity_id: int, stop_first: bool = False) -> bool: ...
+    def arm(self, reach: Mapping[str, float], hp: float = 0.0, food: int = 0) -> bool:
+        """The hostiles the bridge strikes first, ``{name: reach}``, while health and food
+        are ``hp`` and ``food`` (:mod:`pepa.survival.firstblow`)."""
+        ...
+
     def look_around(self) -> bool: ...
     def set_danger(self, areas: list[tuple[float, float, float]]) -> bool: ...
     def chat(self, text: str) -> bool: ...

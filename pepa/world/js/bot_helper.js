@@ -28,6 +28,7 @@ setInterval(() => { if (process.ppid !== PARENT) process.exit(0) }, 1000).unref(
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const coverModule = require('./cover')
 const { createMelee } = require('./melee')
+const { createFirstBlow } = require('./firstblow')
 const { createDeathWatch } = require('./death_cause')
 const breath = require('./breath')
 const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
@@ -239,6 +240,9 @@ function createBot (opts, onEvent) {
   const finder = createFinder(bot, { prismarineBlock, OctahedronIterator }) // findBlocks without a Block per cell (find.js)
   // swings (a crit jump after the first) and the off-hand shield (melee.js)
   const melee = createMelee(bot, { hostile, sees: (e) => cover.seesBot(e), bestWeapon })
+  // the first blow at a hostile the reflex armed for, struck here the moment it comes in reach
+  // (firstblow.js): the swing the reflex would make, with what ran stopped first
+  const firstBlow = createFirstBlow(bot, { hostile, melee, strike: (id) => api.attack(id, true), emit })
 
   // ---- entity spawn/gone batching: one event per event-loop turn ----------
   let pendingSpawn = []
@@ -1280,6 +1284,10 @@ function createBot (opts, onEvent) {
       return true
     },
     chat (text) { bot.chat(String(text)); return true },
+    // arm([[name, reach], ...], hp, food): the hostiles to strike first the moment one comes
+    // within reach, while health and food are these (firstblow.js; the reflex's arming,
+    // pepa/survival/firstblow.py); [] disarms
+    arm (pairs, hp, food) { return firstBlow.arm(pairs, hp, food) },
     // setDanger([[x, z, r], ...]): areas the pathfinder avoids from now on
     setDanger (areas) { danger = (areas || []).map(a => [Number(a[0]), Number(a[1]), Number(a[2])]); return danger.length },
     // lookAround(): turn the head somewhere else (idle behaviour), at once: a turn at
