@@ -1,7 +1,8 @@
 """A fleet on one machine: per-bot memory and CPU, reaction, lesson spread; fleet vs daemons.
 
 Run: ``.venv/bin/python bench/fleet.py [--sizes 1,8,16,32,64] [--separate 1,8,16]
-[--group 8] [--nice 0] [--trials 3] [--settle 30] [--window 30] [--idle] [--keep]``.
+[--group 8] [--nice 0] [--trials 3] [--settle 30] [--window 30] [--idle] [--no-first-blow]
+[--keep]``.
 
 For each N, in one survival sandbox (seeded, with the test plugin) and one
 loopback PostgreSQL shared by every bot of both arms:
@@ -12,7 +13,8 @@ loopback PostgreSQL shared by every bot of both arms:
 
 The arms differ only in the hosting: the same world, the same knowledge base
 (``PEPA_DB_URL``: lessons spread by LISTEN/NOTIFY in both), the curriculum on
-(``--idle``: off) and the same code. After every bot is in the world and
+(``--idle``: off), the bridge's first blow on (``--no-first-blow``: off, in both
+arms: ``PEPA_FIRST_BLOW=0``) and the same code. After every bot is in the world and
 ``--settle`` seconds more, it measures:
 
 - memory: the PSS (``/proc/<pid>/smaps_rollup``: shared pages split among
@@ -64,11 +66,12 @@ class Arm:
     """A running fleet, or N running daemons; their output lines, their process trees."""
 
     def __init__(self, kind: str, n: int, group: int, nice: int, world: EmbeddedWorld, db: str,
-                 root: Path, curriculum: bool) -> None:  # fmt: skip
+                 root: Path, curriculum: bool, first_blow: bool = True) -> None:  # fmt: skip
         self.kind, self.n = kind, n
         self.names = [f"bot_{i}" for i in range(1, n + 1)]  # as `pepa fleet --username bot` does
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
-        env.update(PEPA_DB_URL=db, PEPA_CURRICULUM="1" if curriculum else "0")
+        env.update(PEPA_DB_URL=db, PEPA_CURRICULUM="1" if curriculum else "0",
+                   PEPA_FIRST_BLOW="1" if first_blow else "0")  # fmt: skip
         where = ["--host", "127.0.0.1", "--port", str(world.port)]
         root.mkdir(parents=True, exist_ok=True)
         self.root = root
@@ -261,7 +264,8 @@ def pct(values: list[float], q: float) -> float:
 
 def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, db: str,
             root: Path) -> dict[str, object]:  # fmt: skip
-    arm = Arm(kind, n, args.group, args.nice, world, db, root / f"{kind}-{n}", not args.idle)
+    arm = Arm(kind, n, args.group, args.nice, world, db, root / f"{kind}-{n}", not args.idle,
+              not args.no_first_blow)  # fmt: skip
     try:
         started = time.monotonic()
         missing = arm.wait_all("in the world at", 120 + 5 * n)
@@ -313,6 +317,10 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=30.0)
     parser.add_argument("--window", type=float, default=30.0)
     parser.add_argument("--idle", action="store_true", help="curriculum off: idle bots")
+    parser.add_argument(
+        "--no-first-blow", action="store_true",
+        help="every swing decided in Python (PEPA_FIRST_BLOW=0, both arms)",
+    )  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the worlds, state and logs")
     args = parser.parse_args()
     if args.nice and args.separate:  # the arms would differ in more than the hosting
@@ -323,6 +331,8 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="pepa-fleet-bench-", dir="/tmp"))
     if args.nice:
         print(f"the fleet's workers at nice {args.nice} (the world at 0)", flush=True)
+    if args.no_first_blow:
+        print("no first blow in the bridges: every swing decided in Python", flush=True)
     pg = PostgresServer(bin_dir).start()
     rows = []
     try:
