@@ -61,9 +61,7 @@ def trials(world: EmbeddedWorld, count: int) -> list[float]:
             raise RuntimeError(f"the bot never attacked its zombie (trial {len(samples) + 1})")
         samples.append(ms)
         world.op("remove_mobs")
-        # past the 0.6 s swing cooldown and the bridge's 1.5 s melee window (no first blow
-        # while the bot is in a melee): measure reaction, not cooldown
-        pause.wait(2.0)
+        pause.wait(2.0)  # past the 0.6 s swing cooldown: measure reaction, not cooldown
     return samples
 
 

@@ -186,8 +186,8 @@ const { strikeNow } = require(process.argv[1])
 process.stdout.write(JSON.stringify(JSON.parse(process.argv[2]).map(strikeNow)))
 """
 READY: dict[str, Any] = {
-    "reach": 4, "distance": 2.0, "struck": False, "sinceSwingMs": 1e9, "striking": False,
-    "alive": True, "asArmed": True,
+    "reach": 4, "distance": 2.0, "struck": False, "sinceSwingMs": 1e9, "lastTargetHere": False,
+    "striking": False, "alive": True, "asArmed": True,
 }  # fmt: skip
 """A zombie 2 blocks off, armed for at 4, the bot alive and out of any melee: strike."""
 
@@ -198,11 +198,16 @@ def test_the_bridge_strikes_only_what_it_was_armed_for_in_reach_as_armed() -> No
         {"distance": 4.5},  # out of reach
         {"distance": None},  # nowhere known
         {"struck": True},  # one first blow each
-        {"sinceSwingMs": 300},  # in a melee: the reflex's cadence
+        {"sinceSwingMs": 300, "lastTargetHere": True},  # in a melee: the reflex's cadence
         {"striking": True},  # a crit under way
         {"alive": False},
         {"asArmed": False},  # health or food changed since the arming: the chain decides
     ]
-    cases = [READY, {**READY, "distance": 4}, *({**READY, **c} for c in held)]
+    struck = [
+        {"distance": 4},  # at the edge of reach
+        {"sinceSwingMs": 300},  # a fight that ended: its target is gone
+        {"sinceSwingMs": 2000, "lastTargetHere": True},  # the last swing long ago
+    ]
+    cases = [READY, *({**READY, **c} for c in struck), *({**READY, **c} for c in held)]
     out = run_node(STRIKE, str(JS_DIR / "firstblow.js"), json.dumps(cases))
-    assert out == [True, True] + [False] * len(held)
+    assert out == [True] * (1 + len(struck)) + [False] * len(held)

@@ -10,18 +10,21 @@
 // ran stops, the swing goes out at once), without the five hand-offs to Python and back.
 // It tells Python at once ('firstBlow'), and the reflex goes on with the fight as if it had
 // swung. One first blow per hostile; none while the bot is in a melee (it swung within
-// ENGAGED_MS or a crit is under way: the reflex's own cadence rules there); none once dead.
+// ENGAGED_MS at a target still there, or a crit is under way: the reflex's own cadence rules
+// there; a fight that ended with its target gone is no melee); none once dead.
 
 const { ENGAGED_MS } = require('./melee')
 
 // Pure: whether to strike now. s: { reach (the armed reach for its kind, or undefined),
 // distance (feet to feet, or null), struck (this one had its first blow), sinceSwingMs,
-// striking (a crit under way), alive, asArmed (the bot's health and food are those the
+// lastTargetHere (the last swing's target is still in the bot's world), striking (a crit
+// under way), alive, asArmed (the bot's health and food are those the
 // arming was decided on: the bridge hears of a blow or a meal before the reflex does, and
 // a bot at 6 hp armed at 20 must leave the choice to the chain, which flees) }
 function strikeNow (s) {
   if (s.reach === undefined || s.reach === null || s.distance === null || s.distance === undefined) return false
-  if (s.struck || !s.alive || !s.asArmed || s.striking || s.sinceSwingMs < ENGAGED_MS) return false
+  if (s.struck || !s.alive || !s.asArmed || s.striking) return false
+  if (s.sinceSwingMs < ENGAGED_MS && s.lastTargetHere) return false
   return s.distance <= s.reach
 }
 
@@ -57,6 +60,7 @@ function createFirstBlow (bot, { hostile, melee, strike, emit }) {
       distance: e.position.distanceTo(bot.entity.position),
       struck: struck.has(e.id),
       sinceSwingMs: Date.now() - m.lastSwing,
+      lastTargetHere: m.lastTarget !== null && !!bot.entities[m.lastTarget],
       striking: m.striking,
       alive: bot.health > 0,
       asArmed: asArmed()

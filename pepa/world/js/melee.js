@@ -254,7 +254,7 @@ function createMelee (bot, { hostile, sees, bestWeapon }) {
       return promise
     },
     hold,
-    state: () => ({ raised, striking: !!strike, lastSwing: last.at })
+    state: () => ({ raised, striking: !!strike, lastSwing: last.at, lastTarget: last.id })
   }
 }
 
