@@ -26,7 +26,8 @@ arms: ``PEPA_FIRST_BLOW=0``) and the same code. After every bot is in the world 
 - reaction: for each of ``--trials`` rounds, a zombie spawned 2 blocks from
   each bot in turn; the server's time from the spawn to the bot's first
   attack packet (the same measure as reaction_latency.py), p50 and p99 over
-  all bots and rounds, and the misses (no attack within 5 s);
+  all bots and rounds, the misses (no attack within 5 s), and the first blows
+  the bridges struck in the round (a bot near another's zombie strikes it too);
 - lesson spread: the first bot is killed by a zombie; from its ``death N
   recorded`` line to each other bot's ``lesson from <bot>`` line (log
   timestamps, one clock): p50, p99 and max (the time to reach every bot).
@@ -289,7 +290,10 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
             f"CPU {cpu:.1f}% (" + ", ".join(f"{k} {v:.1f}%" for k, v in sorted(split.items()))
             + f"; world {world_cpu:.1f}%)", flush=True,
         )  # fmt: skip
+        mark = len(arm.lines)
         samples, misses = reactions(world, arm.names, args.trials)
+        # the bridges' first blows in the round (one near another bot's zombie strikes it too)
+        blows = sum("first blow, in the bridge" in line for line in arm.lines[mark:])
         spread = lesson_spread(world, arm)
         return {
             "arm": kind, "n": n, "joined": n - len(missing), "processes": len(pids),
@@ -297,7 +301,7 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
             "pss_mib": memory, "cpu_pct": cpu, "world_cpu_pct": world_cpu,
             "react_p50": pct(samples, 0.5), "react_p99": pct(samples, 0.99),
             "react_p90": pct(samples, 0.9), "react_slow": sorted(s for s in samples if s > 50),
-            "react_n": len(samples), "misses": misses, "spread": spread,
+            "react_n": len(samples), "misses": misses, "spread": spread, "first_blows": blows,
         }  # fmt: skip
     finally:
         arm.close()
@@ -375,7 +379,8 @@ def render(row: dict[str, object]) -> str:
         f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot, "  # type: ignore[arg-type]
         f"world {row['world_cpu_pct']:4.1f}%)  "
         f"react p50 {row['react_p50']:.1f} p90 {row['react_p90']:.1f} p99 {row['react_p99']:.1f} "
-        f"ms (n={row['react_n']}, {row['misses']} missed; over 50 ms: {slow(row)})  {said}"
+        f"ms (n={row['react_n']}, {row['misses']} missed, {row['first_blows']} first blows; "
+        f"over 50 ms: {slow(row)})  {said}"
     )
 
 
