@@ -26,8 +26,10 @@ arms: ``PEPA_FIRST_BLOW=0``) and the same code. After every bot is in the world 
 - reaction: for each of ``--trials`` rounds, a zombie spawned 2 blocks from
   each bot in turn; the server's time from the spawn to the bot's first
   attack packet (the same measure as reaction_latency.py), p50 and p99 over
-  all bots and rounds, the misses (no attack within 5 s), and the first blows
-  the bridges struck in the round (a bot near another's zombie strikes it too);
+  all bots and rounds, the misses (no attack within 5 s), the first blows
+  the bridges struck in the round (a bot near another's zombie strikes it
+  too) and the zombies none of them struck first (their first swing came
+  from a reflex actor in Python; a ``p`` after each such reaction over 50 ms);
 - lesson spread: the first bot is killed by a zombie; from its ``death N
   recorded`` line to each other bot's ``lesson from <bot>`` line (log
   timestamps, one clock): p50, p99 and max (the time to reach every bot).
@@ -190,7 +192,10 @@ def cpu_by_program(pids: list[int]) -> dict[str, float]:
     return total
 
 
-def reactions(world: EmbeddedWorld, names: list[str], trials: int) -> tuple[list[float], int]:
+def reactions(
+    world: EmbeddedWorld, names: list[str], trials: int, zombies: list[int] | None = None
+) -> tuple[list[float], int]:
+    """The reactions (ms) and misses; ``zombies``: each sample's zombie id, in order."""
     pause = threading.Event()
     samples: list[float] = []
     misses = 0
@@ -202,8 +207,9 @@ def reactions(world: EmbeddedWorld, names: list[str], trials: int) -> tuple[list
                 print("  reactions cut short: the world server did not answer", flush=True)
                 return samples, misses + 1
             pause.wait(0.7)  # past the swing cooldown of the last round
+            spawned: list[int] = []
             try:
-                ms = first_hit(world, name, 2)
+                ms = first_hit(world, name, 2, spawned=spawned)
             except WorldError as exc:  # the bot is not on the server now (reconnecting)
                 print(f"  {name}: no zombie spawned: {exc}", flush=True)
                 ms = None
@@ -211,6 +217,8 @@ def reactions(world: EmbeddedWorld, names: list[str], trials: int) -> tuple[list
                 misses += 1
             else:
                 samples.append(ms)
+                if zombies is not None:
+                    zombies.extend(spawned)
     world.op("remove_mobs")
     return samples, misses
 
@@ -291,17 +299,22 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
             + f"; world {world_cpu:.1f}%)", flush=True,
         )  # fmt: skip
         mark = len(arm.lines)
-        samples, misses = reactions(world, arm.names, args.trials)
-        # the bridges' first blows in the round (one near another bot's zombie strikes it too)
-        blows = sum("first blow, in the bridge" in line for line in arm.lines[mark:])
-        spread = lesson_spread(world, arm)
+        zombies: list[int] = []
+        samples, misses = reactions(world, arm.names, args.trials, zombies)
+        spread = lesson_spread(world, arm)  # (meanwhile the round's log lines are all in)
+        # the bridges' first blows in the round (one near another bot's zombie strikes it too),
+        # and the zombies struck first by none: their first swing came from a reflex actor
+        blown = [line for line in arm.lines[mark:] if "first blow, in the bridge" in line]
+        unstruck = {z for z in zombies if not any(f"zombie {z} at " in line for line in blown)}
+        slow_ms = [(ms, z in unstruck) for ms, z in zip(samples, zombies, strict=True) if ms > 50]
         return {
             "arm": kind, "n": n, "joined": n - len(missing), "processes": len(pids),
             "join_s": joined,
             "pss_mib": memory, "cpu_pct": cpu, "world_cpu_pct": world_cpu,
             "react_p50": pct(samples, 0.5), "react_p99": pct(samples, 0.99),
-            "react_p90": pct(samples, 0.9), "react_slow": sorted(s for s in samples if s > 50),
-            "react_n": len(samples), "misses": misses, "spread": spread, "first_blows": blows,
+            "react_p90": pct(samples, 0.9), "react_slow": sorted(slow_ms),
+            "react_n": len(samples), "misses": misses, "spread": spread,
+            "first_blows": len(blown), "from_python": len(unstruck),
         }  # fmt: skip
     finally:
         arm.close()
@@ -379,15 +392,18 @@ def render(row: dict[str, object]) -> str:
         f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot, "  # type: ignore[arg-type]
         f"world {row['world_cpu_pct']:4.1f}%)  "
         f"react p50 {row['react_p50']:.1f} p90 {row['react_p90']:.1f} p99 {row['react_p99']:.1f} "
-        f"ms (n={row['react_n']}, {row['misses']} missed, {row['first_blows']} first blows; "
-        f"over 50 ms: {slow(row)})  {said}"
+        f"ms (n={row['react_n']}, {row['misses']} missed, {row['first_blows']} first blows, "
+        f"{row['from_python']} zombies struck first from Python; over 50 ms: {slow(row)})  {said}"
     )
 
 
 def slow(row: dict[str, object]) -> str:
-    """The reactions over 50 ms, each: the tail that p99 alone hides."""
+    """The reactions over 50 ms, each: the tail that p99 alone hides (``p``: no bridge struck
+    that zombie first, the swing came from a reflex actor in Python)."""
     values = row.get("react_slow")
-    return " ".join(f"{v:.0f}" for v in values) if isinstance(values, list) and values else "none"
+    if not isinstance(values, list) or not values:
+        return "none"
+    return " ".join(f"{ms:.0f}{'p' if python else ''}" for ms, python in values)
 
 
 def table(rows: list[dict[str, object]]) -> str:

@@ -17,6 +17,7 @@ from pepa.events import (
     ActivityChanged,
     FirstBlow,
     HealthChanged,
+    HostileSpotted,
     LessonLearned,
     Pause,
     PausedChanged,
@@ -131,7 +132,7 @@ def test_a_pause_disarms_the_bridge_before_it_is_announced_and_a_resume_arms_it(
     assert link.armed == EVERY_BUT_CREEPERS and seen == [{}, EVERY_BUT_CREEPERS]
 
 
-def test_health_and_lessons_disarm_at_once_views_at_most_every_half_second(
+def test_health_hostiles_and_lessons_disarm_at_once_views_at_most_every_half_second(
     tmp_path: Path,
 ) -> None:
     link = FakeLink()
@@ -153,6 +154,11 @@ def test_health_and_lessons_disarm_at_once_views_at_most_every_half_second(
     assert link.armed == EVERY_BUT_CREEPERS
     h.send(LessonLearned(**AVOID_ZOMBIES))
     assert link.armed is not None and "zombie" not in link.armed and "spider" in link.armed
+    # two hostiles spotted (from the spawn events, before any view): a third would be fled
+    h.send(HostileSpotted(name="zombie", distance=9.0, entity_id=3))
+    assert link.armed  # one near: a newcomer would still be struck
+    h.send(HostileSpotted(name="zombie", distance=10.0, entity_id=4))
+    assert link.armed == {}
 
 
 def test_after_the_bridge_s_first_blow_the_reflex_fights_on_at_its_own_cadence(

@@ -83,8 +83,12 @@ ARM_EVERY = 0.5
 """Seconds between two armings of the bridge's first blow (:mod:`pepa.survival.firstblow`)
 while only the view changes (a working bot's changes 5 times a second; each arming asks the
 chain once for each kind of hostile, 0.5 ms in all). What may disarm it goes at once: the
-health, a lesson, the pause, a new life or connection, another skill running."""
-_ARM_AT_ONCE = (HealthChanged, LessonLearned, Pause, Resume, Connected, Died, Respawned, FirstBlow)
+health, a hostile spotted (a third one near makes the bot flee a newcomer), a lesson, the
+pause, a new life or connection, another skill running."""
+_ARM_AT_ONCE = (
+    HealthChanged, HostileSpotted, LessonLearned, Pause, Resume, Connected, Died, Respawned,
+    FirstBlow,
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -274,7 +278,7 @@ class Reflex(SupervisedActor):
         """The bridge struck the first blow as armed: the fight goes on from here as if this
         actor had swung (the next swing after the cooldown, what ran already stopped)."""
         args = {"entity_id": entity_id, "name": name}
-        why = f"{name} at {distance:g}: first blow, in the bridge"
+        why = f"{name} {entity_id} at {distance:g}: first blow, in the bridge"
         decision = Decision(reflex="defend", skill="combat.attack-nearest", args=args, reason=why)
         self.runner.struck_first(decision, now)
         self.memory.started(decision, now)
