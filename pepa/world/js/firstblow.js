@@ -18,9 +18,9 @@ const { ENGAGED_MS } = require('./melee')
 // Pure: whether to strike now. s: { reach (the armed reach for its kind, or undefined),
 // distance (feet to feet, or null), struck (this one had its first blow), sinceSwingMs,
 // lastTargetHere (the last swing's target is still in the bot's world), striking (a crit
-// under way), alive, asArmed (the bot's health and food are those the
-// arming was decided on: the bridge hears of a blow or a meal before the reflex does, and
-// a bot at 6 hp armed at 20 must leave the choice to the chain, which flees) }
+// under way), alive, asArmed (the bot's health and food are those the arming was decided
+// on: the bridge hears of a blow or a meal before the reflex does, and a bot at 6 hp armed
+// at 20 must leave the choice to the chain, which flees) }
 function strikeNow (s) {
   if (s.reach === undefined || s.reach === null || s.distance === null || s.distance === undefined) return false
   if (s.struck || !s.alive || !s.asArmed || s.striking) return false
