@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pepa.actors.reflex import ARM_EVERY, Reflex
+from pepa.actors.reflex import ARM_EVERY
 from pepa.events import (
     ActionFinished,
     ActivityChanged,
@@ -26,14 +26,14 @@ from pepa.events import (
     TaskSuggested,
     WorldObserved,
 )
-from pepa.events.queries import ActiveLessons
 from pepa.survival import Decision, Memory
 from pepa.survival.combat import MOBS
 from pepa.survival.dispatch import Running
 from pepa.survival.firstblow import ARMED_KINDS, PROBE_DISTANCE, armed
-from pepa.testing import ActorHarness, FakeLink, entity, view
+from pepa.testing import FakeLink, entity, view
 from pepa.world.node import JS_DIR
 from pepa.world.view import WorldView
+from tests.test_actor_reflex import harness
 from tests.test_sandbox_terrain import run_node
 
 EVERY_BUT_CREEPERS = {name: PROBE_DISTANCE for name in MOBS if name != "creeper"}
@@ -88,16 +88,6 @@ def test_a_lesson_disarms_the_kind_it_is_about_only() -> None:
 
 
 # -- the reflex actor keeps the bridge armed --------------------------------------------------
-
-
-def harness(tmp_path: Path, link: FakeLink, **kw: Any) -> ActorHarness[Reflex]:
-    def knowledge(message: object) -> object:
-        assert isinstance(message, ActiveLessons)
-        return ()
-
-    return ActorHarness(
-        Reflex, link=link, server_dir=tmp_path, peers={"knowledge": knowledge}, **kw
-    )
 
 
 def test_the_bridge_is_armed_at_the_health_and_food_of_the_view(tmp_path: Path) -> None:
