@@ -13,8 +13,10 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pepa.ipc.client import IpcClient, IpcClientError
-from pepa.world.embedded import free_port
+from pepa.world.embedded import EmbeddedWorld, free_port
 
 VIEW_FIELDS = (
     "connected", "position", "moving", "hp", "food", "timeOfDay", "enclosure", "threats",
@@ -34,6 +36,26 @@ def wait_for_threat(client: IpcClient, name: str, timeout: float = 15.0) -> dict
         lambda e: e["type"] == "status" and any(t.get("name") == name for t in e["threats"]),
         timeout=timeout,
     )
+
+
+def take_on_a_zombie(
+    world: EmbeddedWorld, daemon: Daemon, watching: IpcClient, player: str, line: str,
+    *, start: int = 0,
+) -> None:  # fmt: skip
+    """Spawn a zombie 2 blocks from ``player`` until ``daemon`` says ``line`` (the bot took it
+    on; a zombie the bot never saw, on a busy CI machine, is spawned again: three at most),
+    then wait until ``watching`` shows the fight in the bot's view (:func:`wait_for_threat`)."""
+    for _ in range(3):
+        world.op("remove_mobs")
+        world.op("spawn_mob", player=player, name="zombie", dx=2)
+        try:
+            daemon.wait_line(line, 15, start=start)
+            break
+        except AssertionError:
+            continue
+    else:
+        pytest.fail(f"three zombies spawned 2 blocks away and {player} never took one on")
+    wait_for_threat(watching, "zombie")
 
 
 class Daemon:

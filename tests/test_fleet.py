@@ -31,7 +31,7 @@ from pepa.fleet.spec import EMBEDDED_NICE
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.world.embedded import EmbeddedWorld, free_port
-from tests.daemon_harness import Daemon, wait_for_threat
+from tests.daemon_harness import Daemon, take_on_a_zombie
 from tests.fleet_helpers import joins, pepa, roster, server_root
 from tests.tui_helpers import Tmux
 from tests.waiting import eventually
@@ -243,19 +243,11 @@ def test_a_lesson_one_bot_paid_for_changes_the_next_fight_of_a_bot_in_another_pr
     world, fleet = colony
     mark = len(fleet.lines)
     # pepa_bot_1 (group 0) takes on a zombie and dies in the fight (the server deals the blow)
-    with client(fleet, "pepa_bot_1") as watching:
-        for _ in range(3):  # a zombie the bot never saw (a busy CI machine) is spawned again
-            world.op("remove_mobs")
-            world.op("spawn_mob", player="pepa_bot_1", name="zombie", dx=2)
-            try:
-                fleet.wait_line("[pepa_bot_1] pepa.actors.reflex: defend: combat.attack-nearest",
-                                15, start=mark)  # fmt: skip
-                break
-            except AssertionError:
-                continue
-        else:
-            pytest.fail("three zombies spawned 2 blocks away and pepa_bot_1 never took one on")
-        wait_for_threat(watching, "zombie")  # the fight in its view, at full health
+    with client(fleet, "pepa_bot_1") as watching:  # the fight in its view, at full health
+        take_on_a_zombie(
+            world, fleet, watching, "pepa_bot_1",
+            "[pepa_bot_1] pepa.actors.reflex: defend: combat.attack-nearest", start=mark,
+        )  # fmt: skip
     world.op("damage", player="pepa_bot_1", amount=25)
     fleet.wait_line("[pepa_bot_1] pepa.actors.knowledge: death 1 recorded", 30, start=mark)
     world.op("remove_mobs")

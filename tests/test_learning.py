@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pepa.world.embedded import EmbeddedWorld
-from tests.daemon_harness import Daemon, wait_for_threat
+from tests.daemon_harness import Daemon, take_on_a_zombie
 from tests.test_wiki import Wiki
 from tests.test_wiki import wiki as loopback_wiki  # noqa: F401 - the loopback wiki fixture
 from tests.waiting import eventually
@@ -70,18 +70,8 @@ def test_a_lost_fight_becomes_a_lesson_that_changes_the_next_fight(
     eventually_rows(db, "select value from meta where key = 'seeded:1.16.5'")
     # the bot takes on a zombie and dies in the fight (the server deals the blow); alone with
     # it, as it will be the second time: the lesson is about fights like this one (one zombie)
-    with bot.client() as watching:
-        for _ in range(3):  # a zombie the bot never saw (a busy CI machine) is spawned again
-            world.op("remove_mobs")
-            world.op("spawn_mob", player=BOT, name="zombie", dx=2)
-            try:
-                bot.wait_line("defend: combat.attack-nearest zombie", timeout=15)
-                break
-            except AssertionError:
-                continue
-        else:
-            pytest.fail("three zombies spawned 2 blocks away and the bot never took one on")
-        wait_for_threat(watching, "zombie")  # the fight in its view, at full health
+    with bot.client() as watching:  # the fight in its view, at full health
+        take_on_a_zombie(world, bot, watching, BOT, "defend: combat.attack-nearest zombie")
     world.op("damage", player=BOT, amount=25)
     died = bot.wait_line("death 1 recorded", timeout=30)
     eventually_rows(db, "select cause from postmortems where cause = 'lost a fight to zombie'")

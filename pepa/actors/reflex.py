@@ -54,7 +54,7 @@ from pepa.memory import TaskFile
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival import PRIORITY, Decision, Memory, TaskSlot, decide
 from pepa.survival.dispatch import IdleChores, Running, admit, label, order_reply
-from pepa.survival.firstblow import armed
+from pepa.survival.firstblow import armed, struck
 from pepa.survival.progress import SUSPENDING
 from pepa.survival.runner import SkillRunner
 from pepa.world.linkapi import Link
@@ -176,6 +176,8 @@ class Reflex(SupervisedActor):
 
     def on_message(self, message: Any) -> Any:
         now = self.now()
+        if not isinstance(message, _Tick):
+            self.arm_due = True  # whatever it changes, the arming may change with it
         match message:
             case WorldObserved(view=view):
                 self.world = view
@@ -233,7 +235,7 @@ class Reflex(SupervisedActor):
                 self._step(now)
             case _:
                 return super().on_message(message)
-        self._arm(now, message)
+        self._arm(now, at_once=isinstance(message, _ARM_AT_ONCE))
         return None
 
     # -- the loop -------------------------------------------------------------------
@@ -277,23 +279,19 @@ class Reflex(SupervisedActor):
     def _struck_first(self, name: str, distance: float, entity_id: int, now: float) -> None:
         """The bridge struck the first blow as armed: the fight goes on from here as if this
         actor had swung (the next swing after the cooldown, what ran already stopped)."""
-        args = {"entity_id": entity_id, "name": name}
-        why = f"{name} {entity_id} at {distance:g}: first blow, in the bridge"
-        decision = Decision(reflex="defend", skill="combat.attack-nearest", args=args, reason=why)
+        decision = struck(name, entity_id, distance)
         self.runner.struck_first(decision, now)
         self.memory.started(decision, now)
         self._announce(decision)
         self._react(now)
 
-    def _arm(self, now: float, message: object) -> None:
+    def _arm(self, now: float, *, at_once: bool) -> None:
         """Tell the bridge what to strike first (:mod:`pepa.survival.firstblow`) when that
         changed: at once after what may disarm it, else at most every :data:`ARM_EVERY`."""
         if self.link is None or not self.first_blow:
             return
-        if not isinstance(message, _Tick):
-            self.arm_due = True
         running = self.runner.running
-        at_once = isinstance(message, _ARM_AT_ONCE) or running is not self.armed_running
+        at_once = at_once or running is not self.armed_running
         if not self.arm_due or (not at_once and now - self.armed_at < ARM_EVERY):
             return
         self.arm_due, self.armed_at, self.armed_running = False, now, running
@@ -450,5 +448,5 @@ class Reflex(SupervisedActor):
             self.runner.stop()
         # the bridge disarmed (or armed) before anyone hears of the pause: a paused bot
         # strikes no first blow either
-        self._arm(self.now(), Pause() if paused else Resume())
+        self._arm(self.now(), at_once=True)
         self.publish(PausedChanged(paused=paused))

@@ -229,7 +229,7 @@ class RayFleetSupervisor(FleetSupervisor):
         payload = {
             "group": group.number,
             "console": self.console,
-            "nice": self.spec.worker_nice(embedded=self.world is not None),
+            "nice": self.worker_nice,
             "bots": [c.to_json() for c in group.configs],
             "goals": {name: goals[name] for name in group.bots if name in goals},
         }

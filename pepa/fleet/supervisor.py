@@ -162,6 +162,11 @@ class FleetSupervisor:
         return path_budget(len(self.groups))
 
     @property
+    def worker_nice(self) -> int:
+        """The workers' nice: the spec's, else its default beside the embedded world."""
+        return self.spec.worker_nice(embedded=self.world is not None)
+
+    @property
     def roster_path(self) -> Path:
         return self.base.server_root / ROSTER
 
@@ -192,7 +197,7 @@ class FleetSupervisor:
                     f"offline mode): join it with a client to watch or play with the bots"
                 )
             total = sum(len(g.bots) for g in self.groups)
-            nice = self.spec.worker_nice(embedded=self.world is not None)
+            nice = self.worker_nice
             below = f", at nice {nice}: the server first" if nice else ""
             self.say(
                 f"fleet of {total} bots in {processes(len(self.groups))} "
@@ -304,7 +309,7 @@ class FleetSupervisor:
         payload = {
             "group": group.number,
             "console": self.console,
-            "nice": self.spec.worker_nice(embedded=self.world is not None),
+            "nice": self.worker_nice,
             "bots": [c.to_json() for c in group.configs],
         }
         config_fd = handover.send(orjson.dumps(payload))

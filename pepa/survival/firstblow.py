@@ -27,9 +27,10 @@ from collections.abc import Iterable
 from pepa.survival import combat
 from pepa.survival.chain import Decision, Memory, decide
 from pepa.survival.dispatch import Running, admit
+from pepa.survival.runner import SWING
 from pepa.world.view import WorldView
 
-__all__ = ["ARMED_KINDS", "PROBE_DISTANCE", "PROBE_ID", "armed"]
+__all__ = ["ARMED_KINDS", "PROBE_DISTANCE", "PROBE_ID", "armed", "struck"]
 
 PROBE_ID = -1
 """The entity id of the asked-about hostile (the game's ids are never negative)."""
@@ -38,7 +39,6 @@ PROBE_DISTANCE = combat.ATTACK_RADIUS
 within it. No rule of the chain but a creeper's turns on the distance inside its reach."""
 ARMED_KINDS = tuple(name for name, mob in combat.MOBS.items() if mob.style != "creeper")
 """The hostiles the bridge may strike first: every kind the policy knows but creepers."""
-SWING = "combat.attack-nearest"
 
 
 def armed(
@@ -59,6 +59,16 @@ def armed(
         if _strikes(decision) and admit(running, decision) != "keep":
             arming[name] = PROBE_DISTANCE
     return arming
+
+
+def struck(name: str, entity_id: int, distance: float) -> Decision:
+    """The decision the bridge carried out when it struck a first blow."""
+    return Decision(
+        reflex="defend",
+        skill=SWING,
+        args={"entity_id": entity_id, "name": name},
+        reason=f"{name} {entity_id} at {distance:g}: first blow, in the bridge",
+    )
 
 
 def _strikes(decision: Decision) -> bool:
