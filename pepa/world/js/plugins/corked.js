@@ -60,7 +60,7 @@ function corking (client, perTurn) {
     corked = null
     if (!socket.destroyed) socket.uncork()
   }
-  client.write = function (...args) {
+  function cork () {
     const socket = client.socket
     if (corked === null && socket && !socket.destroyed) {
       socket.cork()
@@ -68,7 +68,15 @@ function corking (client, perTurn) {
       if (perTurn()) setImmediate(uncork)
       else process.nextTick(uncork)
     }
+  }
+  client.write = function (...args) {
+    cork()
     return write.apply(this, args)
+  }
+  // a frame built once for many players (broadcast.js) written as it is, corked the same way
+  client.pepaWriteFrame = function (frame) {
+    cork()
+    client.socket.write(frame)
   }
 }
 
