@@ -43,7 +43,7 @@ module.exports.server = function (serv) {
 function direct (client) {
   const socket = client.socket
   return client.state === 'play' && client.cipher == null &&
-    typeof client.pepaWriteFrame === 'function' && socket && !socket.destroyed &&
+    typeof client.pepaWriteFrame === 'function' && socket && !socket.destroyed && socket.writable &&
     client.serializer.writable && idle(client.serializer) && idle(client.framer) &&
     (client.compressor == null || idle(client.compressor))
 }
