@@ -82,5 +82,3 @@ function compressed (packet, threshold) {
   data.copy(out, writeVarInt(length, out, 0))
   return out
 }
-
-module.exports.frameOf = frameOf
