@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pepa.actors.reflex import ARM_EVERY
+from pepa.actors.reflex import ARM_EVERY, Reflex
 from pepa.events import (
     ActionFinished,
     ActivityChanged,
@@ -30,7 +30,7 @@ from pepa.survival import Decision, Memory
 from pepa.survival.combat import MOBS
 from pepa.survival.dispatch import Running
 from pepa.survival.firstblow import ARMED_KINDS, PROBE_DISTANCE, armed
-from pepa.testing import FakeLink, entity, view
+from pepa.testing import ActorHarness, FakeLink, entity, view
 from pepa.world.node import JS_DIR
 from pepa.world.view import WorldView
 from tests.test_actor_reflex import harness
@@ -53,6 +53,14 @@ def running(skill: str, reflex: str) -> Running:
 
 
 # -- the arming, pure ------------------------------------------------------------------------
+
+
+def in_world(tmp_path: Path, **kw: Any) -> tuple[FakeLink, ActorHarness[Reflex]]:
+    """The reflex actor (tests.test_actor_reflex's harness) on a fake link, with its first view."""
+    link = FakeLink()
+    h = harness(tmp_path, link, **kw)
+    h.send(WorldObserved(view=view()))
+    return link, h
 
 
 def test_a_healthy_bot_is_armed_for_every_kind_but_creepers() -> None:
@@ -101,9 +109,7 @@ def test_the_bridge_is_armed_at_the_health_and_food_of_the_view(tmp_path: Path) 
 
 def test_switched_off_or_polling_the_bridge_is_never_armed(tmp_path: Path) -> None:
     for what, kw in (("PEPA_FIRST_BLOW=0", {"first_blow": False}), ("polling", {"poll": 0.3})):
-        link = FakeLink()
-        h = harness(tmp_path / what, link, **kw)
-        h.send(WorldObserved(view=view()))
+        link, h = in_world(tmp_path / what, **kw)
         h.advance(1.0)
         assert link.armings == 0, what
 
@@ -111,9 +117,7 @@ def test_switched_off_or_polling_the_bridge_is_never_armed(tmp_path: Path) -> No
 def test_a_pause_disarms_the_bridge_before_it_is_announced_and_a_resume_arms_it(
     tmp_path: Path,
 ) -> None:
-    link = FakeLink()
-    h = harness(tmp_path, link)
-    h.send(WorldObserved(view=view()))
+    link, h = in_world(tmp_path)
     seen: list[dict[str, float] | None] = []
     h.bus.listen(lambda e: seen.append(link.armed) if isinstance(e, PausedChanged) else None)
     h.send(Pause())
@@ -125,9 +129,7 @@ def test_a_pause_disarms_the_bridge_before_it_is_announced_and_a_resume_arms_it(
 def test_health_hostiles_and_lessons_disarm_at_once_views_at_most_every_half_second(
     tmp_path: Path,
 ) -> None:
-    link = FakeLink()
-    h = harness(tmp_path, link)
-    h.send(WorldObserved(view=view()))
+    link, h = in_world(tmp_path)
     assert link.armed == EVERY_BUT_CREEPERS
     # two zombies at 8 and 9 in the next view: a third would make the bot flee, but views
     # re-arm at most every ARM_EVERY
@@ -154,9 +156,7 @@ def test_health_hostiles_and_lessons_disarm_at_once_views_at_most_every_half_sec
 def test_after_the_bridge_s_first_blow_the_reflex_fights_on_at_its_own_cadence(
     tmp_path: Path,
 ) -> None:
-    link = FakeLink()
-    h = harness(tmp_path, link)
-    h.send(WorldObserved(view=view()))
+    link, h = in_world(tmp_path)
     h.send(TaskSuggested(
         skill="gather.wood", args={"item": "oak_log", "count": 4}, reason="milestone",
         source="curriculum", milestone="4 oak_log",

@@ -55,9 +55,10 @@ function createFirstBlow (bot, { hostile, melee, strike, emit }) {
     const r = reach.get(e.name)
     if (r === undefined || !hostile(e)) return false
     const m = melee.state()
+    const distance = e.position.distanceTo(bot.entity.position)
     const go = strikeNow({
       reach: r,
-      distance: e.position.distanceTo(bot.entity.position),
+      distance,
       struck: struck.has(e.id),
       sinceSwingMs: Date.now() - m.lastSwing,
       lastTargetHere: m.lastTarget !== null && !!bot.entities[m.lastTarget],
@@ -68,7 +69,7 @@ function createFirstBlow (bot, { hostile, melee, strike, emit }) {
     if (!go) return false
     struck.add(e.id)
     if (!strike(e.id)) return false
-    emit({ type: 'firstBlow', id: e.id, name: e.name, distance: Math.round(e.position.distanceTo(bot.entity.position) * 10) / 10 })
+    emit({ type: 'firstBlow', id: e.id, name: e.name, distance: Math.round(distance * 10) / 10 })
     return true
   }
 
