@@ -16,6 +16,7 @@ from pepa.survival.crafting import (
     held,
     is_wood,
     plan_craft,
+    plan_craft_rest,
     prerequisites,
 )
 from pepa.world.node import node_modules
@@ -42,6 +43,10 @@ def test_a_wooden_pickaxe_from_nothing_is_logs_planks_table_sticks_pickaxe(
     assert skills.index("craft.crafting_table") < skills.index("craft.wooden_pickaxe")
     assert skills.index("craft.stick") < skills.index("craft.wooden_pickaxe")
     assert skills[-1] == "craft.wooden_pickaxe"
+    # what is left: the placed table, 3 planks and 2 of the 4 sticks (a stone pickaxe's)
+    assert plan_craft_rest("wooden_pickaxe", {}, recipes)[1] == {
+        "crafting_table": 1, "oak_planks": 3, "stick": 2,
+    }  # fmt: skip
 
 
 def test_what_the_inventory_holds_is_used_first(recipes: Recipes) -> None:

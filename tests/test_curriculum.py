@@ -129,6 +129,38 @@ def test_ticking_keeps_the_operators_lines_and_checks_what_the_inventory_shows()
     assert nxt is not None and nxt.skill == "craft.wooden_pickaxe"  # the note is skipped
 
 
+def test_the_plan_counts_what_earlier_crafts_left(recipes: Recipes) -> None:
+    texts = [m.text for m in derive_plan(DEFAULT_GOAL, recipes, KNOWN)]
+    # the wooden pickaxe's 3 logs leave planks and sticks for the stone tools: no more wood
+    stone_tools = texts[texts.index("1 wooden_pickaxe (craft.wooden_pickaxe)") :][:5]
+    assert stone_tools == [
+        "1 wooden_pickaxe (craft.wooden_pickaxe)", "3 cobblestone (gather.stone)",
+        "1 stone_pickaxe (craft.stone_pickaxe)", "2 cobblestone (gather.stone)",
+        "1 stone_sword (craft.stone_sword)",
+    ]  # fmt: skip
+
+
+def test_a_second_milestone_for_the_same_item_waits_for_everything_above_it() -> None:
+    text = (
+        "- [ ] 3 oak_log (gather.wood)\n- [ ] 1 wooden_pickaxe (craft.wooden_pickaxe)\n"
+        "- [ ] 3 cobblestone (gather.stone)\n- [ ] a note\n- [ ] 1 oak_log (gather.wood)\n"
+        "- [ ] 1 stone_pickaxe (craft.stone_pickaxe)\n- [ ] 2 cobblestone (gather.stone)\n"
+    )
+    # the logs and stone held meet each item's first milestone only: the later ones are
+    # what the crafts between leave to gather again
+    new, newly = tick(text, {"oak_log": 3, "cobblestone": 3})
+    assert [m.text for m in newly] == ["3 oak_log (gather.wood)", "3 cobblestone (gather.stone)"]
+    # once the pickaxe is made, the log held now is the second milestone's (a note is no step)
+    new, newly = tick(new, {"wooden_pickaxe": 1, "oak_log": 1, "cobblestone": 3})
+    assert [m.text for m in newly] == ["1 wooden_pickaxe (craft.wooden_pickaxe)",
+                                       "1 oak_log (gather.wood)"]  # fmt: skip
+    # the stone pickaxe is still to make: the stone held is not yet the next two
+    assert tick(new, {"wooden_pickaxe": 1, "cobblestone": 9})[1] == []
+    new, newly = tick(new, {"stone_pickaxe": 1, "cobblestone": 2})
+    assert [m.item for m in newly] == ["stone_pickaxe", "cobblestone"]
+    assert "- [ ]" not in new.replace("- [ ] a note", "")
+
+
 def test_a_plan_round_trips_and_an_llm_plan_keeps_only_known_skills() -> None:
     plan = validate_plan(
         ["4 oak_log (gather.wood)", "- [ ] 1 boat (sail.away)", "1 furnace (craft.furnace)"],

@@ -41,6 +41,7 @@ __all__ = [
     "is_wood",
     "obtainable",
     "plan_craft",
+    "plan_craft_rest",
     "prerequisites",
 ]
 
@@ -221,10 +222,19 @@ def plan_craft(
     target: str, inventory: Mapping[str, int], recipes: Recipes, *, count: int = 1
 ) -> list[Step]:
     """The steps that make ``count`` of ``target`` starting from ``inventory``."""
+    return plan_craft_rest(target, inventory, recipes, count=count)[0]
+
+
+def plan_craft_rest(
+    target: str, inventory: Mapping[str, int], recipes: Recipes, *, count: int = 1
+) -> tuple[list[Step], dict[str, int]]:
+    """:func:`plan_craft`'s steps, and what is left of ``inventory`` once they are done and
+    the ``count`` made are spent: the planks and sticks a craft made more of than it used,
+    the table placed on the way."""
     stock = dict(inventory)
     steps: list[Step] = []
     _make(target, count, stock, recipes, steps, depth=0)
-    return _merge(steps)
+    return _merge(steps), {item: n for item, n in stock.items() if n > 0}
 
 
 def _make(

@@ -32,7 +32,7 @@ from pepa.survival.crafting import (
     CraftingError,
     Recipes,
     held,
-    plan_craft,
+    plan_craft_rest,
 )
 
 __all__ = [
@@ -199,18 +199,33 @@ def tick(
     step of many (planks on the way to a pickaxe): only the inventory says
     when its milestone is met. Lines other than unchecked actionable milestones
     are kept byte for byte, so an operator's edits survive.
+
+    A milestone for an item that a milestone above it asks for too is checked
+    only once everything above it is checked: the plan's second ``1 oak_log``
+    is wood for the stone pickaxe's sticks, needed after the first logs went
+    into the table and the wooden pickaxe, so the logs held when the first was
+    met do not count for it.
     """
     out, newly = [], []
+    items_above: set[str] = set()
+    all_above_done = True
     for raw in text.splitlines(keepends=True):
         box = _BOX.match(raw.rstrip("\n"))
-        if box is not None and box.group(2) == " ":
-            (m,) = parse_plan(raw) or [Milestone(done=False, text="")]
+        if box is None:
+            out.append(raw)
+            continue
+        (m,) = parse_plan(raw) or [Milestone(done=False, text="")]
+        if m.actionable and not m.done:
             met = is_done(m, inventory, food) or (m.skill in NON_INVENTORY and m.skill in succeeded)
-            if m.actionable and met:
+            if met and (all_above_done or m.item not in items_above):
                 newly.append(Milestone(done=True, text=m.text, item=m.item, count=m.count,
                                        skill=m.skill))  # fmt: skip
                 ending = "\n" if raw.endswith("\n") else ""
                 raw = f"{box.group(1)}x{box.group(3)}{box.group(4)}{ending}"
+            else:
+                all_above_done = False
+        if m.actionable:
+            items_above.add(m.item)
         out.append(raw)
     return "".join(out), newly
 
@@ -303,7 +318,7 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
     while queue:
         item, count = queue.pop(0)
         try:
-            steps = plan_craft(item, stock, recipes, count=count)
+            steps, rest = plan_craft_rest(item, stock, recipes, count=count)
         except CraftingError as exc:
             plan.append(Milestone(done=False, text=f"{item}: the skills cannot make it ({exc})"))
             break
@@ -331,6 +346,7 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
             stock[FURNACE] = 1  # carried: each smelt places it and takes it back
         if item != TABLE:
             plan.append(milestone(item, count, f"craft.{item}"))
+        stock = rest  # what the crafts left: planks and sticks they made more of than they used
         stock[item] = stock.get(item, 0) + count
         stock[TABLE] = 1  # placed once, used for every later craft
     if "food.hunt" in skills and (general or words & {"food", "eat"}):
