@@ -29,7 +29,7 @@ const { Vec3 } = require(path.join(NM, 'vec3'))
 const [host, port, username] = process.argv.slice(2)
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 const xyz = (p) => ({ x: p.x, y: p.y, z: p.z })
-const bot = mineflayer.createBot({ host, port: Number(port), username, version: '1.16.5', auth: 'offline', hideErrors: true })
+const bot = mineflayer.createBot({ host, port: Number(port), username, version: '1.16.5', auth: 'offline', hideErrors: true, validateChannelProtocol: false })
 
 bot.once('spawn', () => {
   out({ type: 'spawn', position: xyz(bot.entity.position) })

@@ -20,7 +20,7 @@ const worldGuard = (bot) => {
   const blockAt = bot.blockAt
   bot.blockAt = (...args) => (bot.world ? blockAt(...args) : null)
 }
-const bot = mineflayer.createBot({ host, port: Number(port), username, version: version || '1.16.5', auth: 'offline', hideErrors: true, plugins: { worldGuard } })
+const bot = mineflayer.createBot({ host, port: Number(port), username, version: version || '1.16.5', auth: 'offline', hideErrors: true, validateChannelProtocol: false, plugins: { worldGuard } })
 
 // flying-squid ends a login by putting the player back where it joined, once the client
 // sends a 'flying' or 'look' packet (which an idle mineflayer may never do): coming later, it

@@ -23,7 +23,7 @@ const HOLD_MS = 1500 // the held batch goes on this long after the second telepo
 const SEE_WITHIN_MS = 30000
 
 run('pepa-teleport-', async ({ serv, port, atEnd }) => {
-  const bot = mineflayer.createBot({ host: '127.0.0.1', port, username: 'probe', version: '1.16.5', logErrors: false })
+  const bot = mineflayer.createBot({ host: '127.0.0.1', port, username: 'probe', version: '1.16.5', logErrors: false, validateChannelProtocol: false })
   atEnd(() => bot.quit())
   const report = { loginSeconds: null, rounds: [] }
   await new Promise((resolve, reject) => { bot.once('spawn', resolve); bot.once('end', reject) })

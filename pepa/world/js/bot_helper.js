@@ -187,6 +187,9 @@ function createBot (opts, onEvent) {
     hideErrors: true,
     connect: directConnect(o.host, o.port), // its socket read without a stream (frames.js)
     checkTimeoutInterval: o.checkTimeoutInterval || 30000,
+    // no ajv check of minecraft-protocol's own plugin-channel types at each join (a quarter of
+    // a second of a core; server.js says the same to the world)
+    validateChannelProtocol: false,
     logErrors: false
   })
   // flying-squid sends world packets (dig animations, entity statuses) to a player still logging

@@ -90,6 +90,9 @@ async function startServer ({
     'player-list-text': { header: { text: 'pepa' }, footer: { text: 'test world' } },
     'everybody-op': false,
     'max-entities': maxEntities,
+    // minecraft-protocol checks each player's plugin-channel types (its own, from minecraft-data)
+    // against their JSON schemas with ajv at login: a quarter of a second of a core per player
+    validateChannelProtocol: false,
     version
   }
   const serv = mc.createMCServer(settings)
