@@ -54,7 +54,7 @@ from pepa.snapshot import build_snapshot
 from pepa.supervision import InjectFault, SupervisedActor, SupervisionContext
 from pepa.world.view import WorldView
 
-__all__ = ["ENV_RELOAD_TOKEN", "Ipc", "SocketServer"]
+__all__ = ["Ipc", "SocketServer"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +62,6 @@ STATUS_INTERVAL = 1.0
 """Seconds between heartbeat ``status`` events when nothing changes."""
 STATUS_MIN_GAP = 0.1
 """World changes are broadcast at most this often (10 per second)."""
-ENV_RELOAD_TOKEN = "PEPA_RELOAD_TOKEN"
-"""Set by ``pepa start --reload``: the token that ``cmd:reload-failed`` must carry."""
 
 
 class SocketServer(Protocol):

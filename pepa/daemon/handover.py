@@ -9,6 +9,10 @@ its number in ``PEPA_CONFIG_FD``. The worker reads to the end, closes the fd
 and forgets the variable. The whole payload is written before the worker
 starts (a pipe holds 64 KiB; the configuration is ~1 KiB), so neither side can
 block on the other.
+
+This module also names the rest of what the parent and its worker share (the
+environment variables it sets for the worker, the file the worker leaves its
+exit reason in): the parent imports only this, not the worker's actor tree.
 """
 
 from __future__ import annotations
@@ -18,10 +22,19 @@ import os
 
 from pepa.errors import PepaError
 
-__all__ = ["ENV_CONFIG_FD", "MAX_PAYLOAD", "HandoverError", "receive", "send"]
+__all__ = [
+    "ENV_CONFIG_FD", "ENV_PARENT", "ENV_RELOAD_TOKEN", "EXIT_FILE", "MAX_PAYLOAD",
+    "HandoverError", "receive", "send",
+]  # fmt: skip
 
 ENV_CONFIG_FD = "PEPA_CONFIG_FD"
 """The number of the worker's inherited read end (not a secret)."""
+ENV_PARENT = "PEPA_PARENT_PID"
+"""The process supervisor's pid: the worker asks Linux to end it when that process dies."""
+ENV_RELOAD_TOKEN = "PEPA_RELOAD_TOKEN"
+"""Set by ``pepa start --reload``: the token that ``cmd:reload-failed`` must carry."""
+EXIT_FILE = "worker-exit.json"
+"""In the server folder: why the worker gave up (its code and reason), for the parent."""
 MAX_PAYLOAD = 1 << 20
 """Bytes a handover may carry (Linux's default ``pipe-max-size``)."""
 

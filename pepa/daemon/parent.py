@@ -34,13 +34,12 @@ from typing import TextIO
 
 import orjson
 
-from pepa.actors.ipc import ENV_RELOAD_TOKEN
 from pepa.childenv import scrubbed
 from pepa.config import Config
 from pepa.daemon import handover
+from pepa.daemon.handover import ENV_PARENT, ENV_RELOAD_TOKEN, EXIT_FILE
 from pepa.daemon.lock import StateLock
 from pepa.daemon.reload import Reloader, describe, source_roots
-from pepa.daemon.worker import ENV_PARENT, EXIT_FILE
 from pepa.errors import PepaError
 from pepa.signals import SignalInbox
 from pepa.statedir import secure_state

@@ -31,11 +31,11 @@ import orjson
 import pykka.debug
 
 from pepa import logs
-from pepa.actors.ipc import ENV_RELOAD_TOKEN
 from pepa.childenv import scrub_environ
 from pepa.config import Config, config_from_json
 from pepa.daemon import handover
 from pepa.daemon.bothost import BotHost
+from pepa.daemon.handover import ENV_PARENT, ENV_RELOAD_TOKEN, EXIT_FILE
 from pepa.errors import PepaError
 from pepa.memory import write_atomic
 from pepa.retention import MIB
@@ -49,10 +49,8 @@ __all__ = ["ENV_PARENT", "EXIT_FILE", "Worker", "main"]
 
 logger = logging.getLogger(__name__)
 
-ENV_PARENT = "PEPA_PARENT_PID"
 ENV_FAIL_START = "PEPA_FAULT_START"
 ENV_REFLEX_POLL = "PEPA_REFLEX_POLL"
-EXIT_FILE = "worker-exit.json"
 SIGNAL_THREAD_JOIN = 5.0
 """Seconds the end of :meth:`Worker.run` waits for a dump in progress."""
 SWITCH_INTERVAL = 0.00025

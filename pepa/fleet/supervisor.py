@@ -34,9 +34,9 @@ import orjson
 from pepa.childenv import scrubbed
 from pepa.config import Config
 from pepa.daemon import handover
+from pepa.daemon.handover import ENV_PARENT, EXIT_FILE
 from pepa.daemon.lock import StateLock
 from pepa.daemon.parent import keep_world_alive
-from pepa.daemon.worker import ENV_PARENT, EXIT_FILE
 from pepa.errors import LockError
 from pepa.fleet.postgres import LocalPostgres, find_bin_dir
 from pepa.fleet.spec import FleetSpec
