@@ -14,6 +14,7 @@ string; actions return at once and report ``actionDone`` with their id.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import logging
 import os
@@ -31,7 +32,7 @@ import tenacity
 from pepa.threads import thread_name
 from pepa.world.authme import AuthMe, server_line
 from pepa.world.jspy import harden
-from pepa.world.node import JS_DIR, node_binary, node_modules
+from pepa.world.node import JS_DIR, compile_cache_env, node_binary, node_modules
 
 __all__ = ["LinkSettings", "MinecraftLink", "shutdown_bridge"]
 
@@ -83,6 +84,8 @@ def _bridge() -> Any:
         if _javascript is None:
             os.environ["NODE_BIN"] = str(node_binary())  # read once, at import
             os.environ.setdefault("PEPA_NODE_MODULES", str(node_modules()))
+            for name, value in compile_cache_env().items():
+                os.environ.setdefault(name, value)
             import javascript
 
             harden(javascript)  # thread-safe calls; a late answer no longer wedges it
@@ -95,12 +98,19 @@ def _bridge_alive() -> bool:
 
 
 def shutdown_bridge() -> None:
-    """Stop the JS bridge's Node process, if this process started one."""
+    """Stop the JS bridge's Node process, if this process started one.
+
+    JSPyBridge's exit handler then has nothing left to do but its fixed 0.4 s wait for
+    the bridge's last output ("allow final IO"): it is dropped, so a worker exits at once.
+    """
     if _javascript is not None:
+        loop = _javascript.config.event_loop
         try:
             _javascript.terminate()
         except Exception as exc:
             logger.debug("bridge terminate failed: %r", exc)
+        if loop is not None:
+            atexit.unregister(loop.on_exit)
 
 
 class LinkSettings:
@@ -548,6 +558,11 @@ class MinecraftLink:
             self._pause(STRAY_WAIT)
             raise ConnectFailed(f"the JS bridge did not answer in time ({exc})") from exc
         self._api = api
+        if self._closing.is_set():
+            # closed while the bot was being made: its ``_close`` may have gone with the stale
+            # events drained above, and :meth:`close` found no bot to quit
+            self._drop_api()
+            raise ConnectFailed("closing")
         deadline = time.monotonic() + SPAWN_TIMEOUT
         while True:
             remaining = deadline - time.monotonic()
