@@ -20,6 +20,7 @@ from pepa.bus import Bus
 from pepa.knowledge import KnowledgeStore
 from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
 from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.world.node import compile_cache_env
 from tests.daemon_harness import Daemon
 from tests.pg_server import PostgresServer, find_bin_dir
 from tests.world_harness import SANDBOX_SEED
@@ -276,3 +277,6 @@ def _ignorable(thread: threading.Thread) -> bool:
 
 
 os.environ.setdefault("PEPA_TEST", "1")
+# the tests' own Node scripts keep their compiled code between runs too, as pepa's do
+for _name, _value in compile_cache_env().items():
+    os.environ.setdefault(_name, _value)

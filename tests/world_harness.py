@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import node_binary, node_modules
+from pepa.world.node import compile_cache_env, node_binary, node_modules
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 
@@ -117,7 +117,11 @@ class Player:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
-                env={"PEPA_NODE_MODULES": str(node_modules()), "PATH": "/usr/bin:/bin"},
+                env={
+                    "PEPA_NODE_MODULES": str(node_modules()),
+                    "PATH": "/usr/bin:/bin",
+                    **compile_cache_env(),
+                },
             )
         self.events: list[dict[str, Any]] = []
         self._cond = threading.Condition()

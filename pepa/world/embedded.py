@@ -29,7 +29,7 @@ import orjson
 from pepa.childenv import scrubbed
 from pepa.config import SANDBOX_PROFILES
 from pepa.memory import open_append
-from pepa.world.node import JS_DIR, WorldError, node_binary, node_modules
+from pepa.world.node import JS_DIR, WorldError, compile_cache_env, node_binary, node_modules
 from pepa.world.versions import SANDBOX_VERSION
 
 __all__ = ["DEFAULT_VERSION", "WORLD_LOG_CAP", "EmbeddedWorld", "free_port", "open_world_log"]
@@ -141,6 +141,7 @@ class EmbeddedWorld:
         ]  # fmt: skip
         # no pepa secret (AuthMe password, OpenAI key, database URL) in the world's Node
         env = scrubbed(NODE_PATH=str(modules), PEPA_NODE_MODULES=str(modules))
+        env.update(compile_cache_env())
         log = open_world_log(self.log_path)  # the child's stderr, then the stdout pump's
         try:
             self.proc = subprocess.Popen(

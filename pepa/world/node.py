@@ -7,12 +7,16 @@ breaks on Node 24), the packages from ``npm ci`` in the repository root.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 from pepa.errors import PepaError
+from pepa.statedir import StateDirError, secure_dir
 
-__all__ = ["JS_DIR", "WorldError", "node_binary", "node_modules"]
+__all__ = ["JS_DIR", "WorldError", "compile_cache_env", "node_binary", "node_modules"]
+
+logger = logging.getLogger(__name__)
 
 JS_DIR = Path(__file__).resolve().parent / "js"
 """The project's own JS: bot helper, embedded world server, plugin."""
@@ -44,3 +48,24 @@ def node_modules() -> Path:
     if not (path / "mineflayer").is_dir() or not (path / "flying-squid").is_dir():
         raise WorldError(f"Node packages are missing in {path}: run ./pepa.sh once (npm ci)")
     return path
+
+
+def compile_cache_env() -> dict[str, str]:
+    """``NODE_COMPILE_CACHE`` for the Node processes pepa starts (the world, the JS bridge).
+
+    Node 22 then keeps V8's compiled code of the packages between runs, and a world or a
+    bridge loads flying-squid and mineflayer in about a quarter less time of a core. The
+    folder is ``$XDG_CACHE_HOME/pepa/node-compile-cache`` (else under ``~/.cache``), 0700
+    and this user's, as the state folders are (:func:`~pepa.statedir.secure_dir`): compiled
+    code is code, and Node's default folder is in the shared temporary folder. Empty when it
+    cannot be had: Node then compiles each package as before.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(base) / "pepa" / "node-compile-cache"
+    try:
+        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        secure_dir(folder)
+    except (OSError, RuntimeError, StateDirError) as exc:  # RuntimeError: no home to expand
+        logger.debug("no Node compile cache: %s", exc)
+        return {}
+    return {"NODE_COMPILE_CACHE": str(folder)}
