@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,10 +27,41 @@ ACTORS = [
 
 @pytest.fixture
 def daemon(short_tmp: Path) -> Iterator[Daemon]:
+    """A daemon of the test's own, for a test that ends it."""
     d = Daemon(short_tmp, "--fault-injection")
     d.ready()
     yield d
     d.close()
+
+
+serving_group = pytest.mark.xdist_group("daemon_serving")
+CRASHED_ON_THE_FIRST = 5
+"""The actors (of :data:`ACTORS`) whose crash tests share :func:`serving`; the rest share
+:func:`serving_too`. A supervisor gives up after more than five restarts in 30 s
+(``RestartIntensity``), and brain supervises six of the actors."""
+
+
+def _serving_daemon() -> Iterator[Daemon]:
+    root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
+    d = Daemon(root, "--fault-injection")
+    d.ready()
+    yield d
+    d.close()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def serving() -> Iterator[Daemon]:
+    """One daemon for the tests that leave it serving (status, crashes, pauses): starting and
+    stopping a daemon was most of each such test's time. Every test here is marked with
+    ``serving_group``, so that they share it on one xdist worker."""
+    yield from _serving_daemon()
+
+
+@pytest.fixture(scope="module")
+def serving_too() -> Iterator[Daemon]:
+    """A second shared daemon, for the crash tests past :data:`CRASHED_ON_THE_FIRST`."""
+    yield from _serving_daemon()
 
 
 def pepa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -43,10 +76,11 @@ def pepa(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_status_prints_the_live_snapshot_as_json(daemon: Daemon) -> None:
+@serving_group
+def test_status_prints_the_live_snapshot_as_json(serving: Daemon) -> None:
     result = pepa(
-        "status", "--json", "--state-dir", str(daemon.state), "--port", str(daemon.port),
-        cwd=daemon.root,
+        "status", "--json", "--state-dir", str(serving.state), "--port", str(serving.port),
+        cwd=serving.root,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     snapshot = orjson.loads(result.stdout)
@@ -73,9 +107,10 @@ def test_status_prints_the_live_snapshot_as_json(daemon: Daemon) -> None:
     assert snapshot["learning"]["deaths"] == 0 and "lessonsInForce" in snapshot["learning"]
 
 
-def test_status_prints_deaths_and_learning_lines(daemon: Daemon) -> None:
+@serving_group
+def test_status_prints_deaths_and_learning_lines(serving: Daemon) -> None:
     result = pepa(
-        "status", "--state-dir", str(daemon.state), "--port", str(daemon.port), cwd=daemon.root
+        "status", "--state-dir", str(serving.state), "--port", str(serving.port), cwd=serving.root
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -85,14 +120,17 @@ def test_status_prints_deaths_and_learning_lines(daemon: Daemon) -> None:
     )
 
 
-def test_socket_is_private(daemon: Daemon) -> None:
-    assert daemon.socket.stat().st_mode & 0o777 == 0o600
+@serving_group
+def test_socket_is_private(serving: Daemon) -> None:
+    assert serving.socket.stat().st_mode & 0o777 == 0o600
 
 
+@serving_group
 @pytest.mark.parametrize("actor", ACTORS)
 def test_injected_crash_of_any_actor_is_reported_and_the_daemon_keeps_serving(
-    daemon: Daemon, actor: str
+    serving: Daemon, serving_too: Daemon, actor: str
 ) -> None:
+    daemon = serving if ACTORS.index(actor) < CRASHED_ON_THE_FIRST else serving_too
     with daemon.client() as client:
         client.send(protocol.Fault(actor=actor, kind="crash"))
         restarted = client.wait_for(
@@ -110,16 +148,18 @@ def test_injected_crash_of_any_actor_is_reported_and_the_daemon_keeps_serving(
         assert row["restarts"] >= 1
 
 
-def test_pause_and_resume_over_the_socket_reach_the_reflex_actor(daemon: Daemon) -> None:
-    with daemon.client() as client:
+@serving_group
+def test_pause_and_resume_over_the_socket_reach_the_reflex_actor(serving: Daemon) -> None:
+    with serving.client() as client:
         client.send(protocol.Pause())
         client.wait_for(lambda e: e["type"] == "status" and e["paused"] is True, timeout=10)
         client.send(protocol.Resume())
         client.wait_for(lambda e: e["type"] == "status" and e["paused"] is False, timeout=10)
 
 
-def test_fault_on_an_unknown_actor_is_an_error_and_the_connection_stays(daemon: Daemon) -> None:
-    with daemon.client() as client:
+@serving_group
+def test_fault_on_an_unknown_actor_is_an_error_and_the_connection_stays(serving: Daemon) -> None:
+    with serving.client() as client:
         client.send(protocol.Fault(actor="nobody", kind="crash"))
         error = client.wait_for("error", timeout=10)
         assert "nobody" in error["text"]
@@ -159,9 +199,10 @@ def test_cmd_stop_ends_the_daemon_with_exit_code_zero(daemon: Daemon) -> None:
     daemon.wait_line("worker stopped on request")
 
 
-def test_a_second_daemon_on_the_same_state_directory_is_refused(daemon: Daemon) -> None:
+@serving_group
+def test_a_second_daemon_on_the_same_state_directory_is_refused(serving: Daemon) -> None:
     result = pepa(
-        "start", "--state-dir", str(daemon.state), "--port", str(daemon.port), cwd=daemon.root
+        "start", "--state-dir", str(serving.state), "--port", str(serving.port), cwd=serving.root
     )
     assert result.returncode == 1
     assert "another pepa daemon" in result.stderr
