@@ -201,10 +201,10 @@ def tick(
     are kept byte for byte, so an operator's edits survive.
 
     A milestone for an item that a milestone above it asks for too is checked
-    only once everything above it is checked: the plan's second ``1 oak_log``
-    is wood for the stone pickaxe's sticks, needed after the first logs went
-    into the table and the wooden pickaxe, so the logs held when the first was
-    met do not count for it.
+    only once everything above it is checked: the default plan's second
+    ``oak_log`` milestone is wood for planks to smelt iron with, needed after
+    the first logs went into the table and the tools, so the logs held when
+    the first was met do not count for it.
     """
     out, newly = [], []
     items_above: set[str] = set()

@@ -10,9 +10,10 @@
 // waited that long to be read (docs/fleet.md).
 //
 // When the uncork comes depends on how far behind the server's event loop runs:
-// - on time (the game tick under BEHIND_MS late over the last CHECK_MS): at the end of the callback, on
-//   process.nextTick, once the callback and the promise jobs it chained (flying-squid's async
-//   event handlers) are done. Nothing waits for anything else; mostly one packet a call.
+// - on time (the game tick under BEHIND_MS late over the last CHECK_MS): at the end of the
+//   callback, on process.nextTick, once the callback and the promise jobs it chained
+//   (flying-squid's async event handlers) are done. Nothing waits for anything else; mostly one
+//   packet a call.
 // - behind: at the end of the event loop's turn (setImmediate), after every socket read in that
 //   turn was handled, so each player gets everything of the turn in one call. Flushed per turn
 //   always, 8 idle bots' reaction took 11-14 ms at the median instead of 5-6 (the spawn waits
