@@ -2,9 +2,8 @@
 // corked.js's corking on a real loopback socket: the system calls the server side makes for two
 // callbacks' packets, and the bytes the other end reads (tests/test_corked.py).
 //   node corked.js MODE   (MODE: callback | turn | off | watched: per turn once the event loop
-//   was held up 150 ms, as watchLoop tells from a 50 ms tick)
+//   was held up 150 ms, as watchLoop tells)
 // Prints {"calls": [{"kind": "write"|"writev", "chunks": n}, ...], "received": "..."}.
-const { EventEmitter } = require('events')
 const net = require('net')
 const path = require('path')
 const { corking, watchLoop } = require(path.join(__dirname, '..', '..', 'pepa', 'world', 'js', 'plugins', 'corked.js'))
@@ -22,9 +21,7 @@ const server = net.createServer((socket) => {
   socket._write = function (chunk, enc, cb) { calls.push({ kind: 'write', chunks: 1 }); return write.call(this, chunk, enc, cb) }
   const client = { socket, write (name) { socket.write(name) } }
   if (mode === 'watched') {
-    const ticks = new EventEmitter() // as the world's game tick, every 50 ms
-    setInterval(() => ticks.emit('tick'), 50).unref()
-    const behind = watchLoop(100, 50, (sample) => ticks.prependListener('tick', sample))
+    const behind = watchLoop(50)
     corking(client, behind)
     const until = Date.now() + 150
     while (Date.now() < until); // the loop held up
