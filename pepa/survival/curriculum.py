@@ -343,10 +343,11 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
             plan.append(milestone(TABLE, 1, f"craft.{TABLE}"))
         if any(s.skill == f"craft.{FURNACE}" for s in steps) and item != FURNACE:
             plan.append(milestone(FURNACE, 1, f"craft.{FURNACE}"))
-            stock[FURNACE] = 1  # carried: each smelt places it and takes it back
         if item != TABLE:
             plan.append(milestone(item, count, f"craft.{item}"))
-        stock = rest  # what the crafts left: planks and sticks they made more of than they used
+        # what the crafts left: planks and sticks they made more of than they used, and the
+        # furnace a smelt made (carried: each smelt places it and takes it back)
+        stock = rest
         stock[item] = stock.get(item, 0) + count
         stock[TABLE] = 1  # placed once, used for every later craft
     if "food.hunt" in skills and (general or words & {"food", "eat"}):
