@@ -53,10 +53,17 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(1, min(MAX_WORKERS, WORKERS_PER_CPU * len(os.sched_getaffinity(0))))
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects: the marks below count
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Long work first: the groups that share one world on one worker, then the other
+    """A test on the PostgreSQL server is an integration test (the fast tier starts no
+    server; the ``store`` fixture's PostgreSQL half is marked where it is made).
+
+    Then long work first: the groups that share one world on one worker, then the other
     tests with a server, then the fast ones, which fill the workers' tails (a long group
     collected last would otherwise run alone at the end). Stable: files keep their order."""
+    for item in items:
+        if "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.integration)
     items.sort(
         key=lambda item: (
             item.get_closest_marker("xdist_group") is None,
@@ -222,7 +229,7 @@ def bot(short_tmp: Path, world: EmbeddedWorld) -> Iterator[Daemon]:
 _databases = itertools.count()
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeStore]:
     """The knowledge store on a SQLite file, then on a fresh loopback PostgreSQL database."""
     if request.param == "sqlite":
