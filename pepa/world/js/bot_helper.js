@@ -33,7 +33,7 @@ const { createDeathWatch } = require('./death_cause')
 const breath = require('./breath')
 const { parseChat, chatPattern, NIL_UUID } = require('./chat_line')
 const { memoizeMinecraftData, memoizeRequires, restingPhysics } = require('./rest')
-const { cachedBlocks, cachedPhysicsReads } = require('./pathcache')
+const { cachedBlocks, cachedCosts, cachedPhysicsReads } = require('./pathcache')
 const { withGoto } = require('./goto')
 const { reachGoal } = require('./reach')
 const GoalReachBlock = reachGoal(goals) // a dig's goal, its reach from the eyes (reach.js)
@@ -113,6 +113,8 @@ const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 // a search's block reads, remembered per Movements while each cell's block stays the same: the
 // same paths, searched about three times as fast (pathcache.js, tests/test_pathcache.py)
 cachedBlocks(Movements, Vec3)
+// and its dig labour per block state, its entities per cell by a number (pathcache.js)
+cachedCosts(Movements, require(require.resolve('prismarine-nbt', { paths: [path.join(NM, 'mineflayer-pathfinder')] })))
 cachedPhysicsReads(require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'physics')), Vec3) // its movement checks' reads
 const computeSlice = AStar.prototype.compute
 AStar.prototype.compute = function () {
