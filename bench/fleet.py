@@ -340,6 +340,9 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the worlds, state and logs")
     args = parser.parse_args()
+    # a SIGTERM (a timeout, ^C's cousin) unwinds like an exit, so the finally clauses below stop
+    # the fleets, the worlds and the PostgreSQL server instead of leaving them running
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
     if args.nice and args.separate:  # the arms would differ in more than the hosting
         sys.exit("--nice applies to pepa fleet only: run it with --separate ''")
     bin_dir = find_bin_dir()
