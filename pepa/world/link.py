@@ -76,6 +76,14 @@ _joining = threading.BoundedSemaphore(JOINS_AT_ONCE)
 _javascript: Any = None
 _bridge_lock = threading.Lock()
 
+BRIDGE_NODE_OPTIONS = "--max-semi-space-size=64"
+"""The bridge's young generation: up to 64 MiB a half (Node's own limit is 16). A bridge of
+eight working bots allocates fast (packets, chunks, path searches' nodes), and each scavenge
+holds the loop every bot of it shares: with a young generation four times as large, scavenges
+come a quarter as often and most of what they would have copied is already dead. V8 grows it
+only under that pressure. JSPyBridge starts Node as ``$NODE_BIN bridge.js``, so the flag goes
+through ``NODE_OPTIONS``, for the bridge's start only (docs/fleet.md, session 43)."""
+
 
 def _bridge() -> Any:
     """Import JSPyBridge once per process, on the wheel's Node 22."""
@@ -86,7 +94,17 @@ def _bridge() -> Any:
             os.environ.setdefault("PEPA_NODE_MODULES", str(node_modules()))
             for name, value in compile_cache_env().items():
                 os.environ.setdefault(name, value)
-            import javascript
+            options = os.environ.get("NODE_OPTIONS")
+            # the import starts the bridge (its first call waits for the Node process)
+            ours = f"{options} {BRIDGE_NODE_OPTIONS}" if options else BRIDGE_NODE_OPTIONS
+            os.environ["NODE_OPTIONS"] = ours
+            try:
+                import javascript
+            finally:
+                if options is None:
+                    del os.environ["NODE_OPTIONS"]
+                else:
+                    os.environ["NODE_OPTIONS"] = options
 
             harden(javascript)  # thread-safe calls; a late answer no longer wedges it
             _javascript = javascript
