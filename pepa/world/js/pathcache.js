@@ -196,35 +196,39 @@ function effectsKey (effects) {
 }
 
 function cachedCosts (Movements, nbt) {
-  const safeOrBreakOriginal = Movements.prototype.safeOrBreak
-  if (safeOrBreakOriginal.pepaCached) return stats
+  if (Movements.prototype.safeOrBreak.pepaCached) return stats
 
   // the labour of digging `block` out of the way, as mineflayer-pathfinder 2.4.5's safeOrBreak
-  // works it out, remembered per block state
+  // works it out
+  function digLabor (movements, block, effects) {
+    stats.laborMisses++
+    const tool = movements.bot.pathfinder.bestHarvestTool(block)
+    const enchants = (tool && tool.nbt) ? nbt.simplify(tool.nbt).Enchantments : []
+    const digTime = block.digTime(tool ? tool.type : null, false, false, false, enchants, effects)
+    return (1 + 3 * digTime / 1000) * movements.digCost
+  }
+
+  // the same, remembered per block state while the inventory, the effects and digCost are the same
   function labor (movements, block) {
-    const bot = movements.bot
-    const effects = bot.entity.effects
-    const inventory = bot.inventory
+    const inventory = movements.bot.inventory
+    const effects = movements.bot.entity.effects
     const generation = generationOfInventory(inventory)
+    if (generation === null) return digLabor(movements, block, effects) // cannot tell its changes
     const fx = effectsKey(effects)
     let memo = movements.pepaLabor
-    if (memo === undefined || memo.inventory !== inventory || generation === null ||
-        memo.generation !== generation.value || memo.effects !== fx || memo.digCost !== movements.digCost) {
+    if (memo === undefined || memo.inventory !== inventory || memo.generation !== generation.value ||
+        memo.effects !== fx || memo.digCost !== movements.digCost) {
       memo = movements.pepaLabor = {
-        inventory, generation: generation === null ? -1 : generation.value, effects: fx, digCost: movements.digCost, costs: new Map()
+        inventory, generation: generation.value, effects: fx, digCost: movements.digCost, costs: new Map()
       }
     }
     const key = block.stateId ?? block.type
-    const known = generation === null ? undefined : memo.costs.get(key)
+    const known = memo.costs.get(key)
     if (known !== undefined) {
       stats.laborHits++
       return known
     }
-    stats.laborMisses++
-    const tool = bot.pathfinder.bestHarvestTool(block)
-    const enchants = (tool && tool.nbt) ? nbt.simplify(tool.nbt).Enchantments : []
-    const digTime = block.digTime(tool ? tool.type : null, false, false, false, enchants, effects)
-    const cost = (1 + 3 * digTime / 1000) * movements.digCost
+    const cost = digLabor(movements, block, effects)
     memo.costs.set(key, cost)
     return cost
   }
