@@ -35,6 +35,7 @@ from tests.daemon_harness import Daemon, take_on_a_zombie
 from tests.fleet_helpers import joins, pepa, roster, server_root
 from tests.tui_helpers import Tmux
 from tests.waiting import eventually
+from tests.world_harness import server_player, teleport
 
 pytestmark = [
     pytest.mark.integration, pytest.mark.timeout(180), pytest.mark.xdist_group("fleet")
@@ -255,7 +256,12 @@ def test_a_lesson_one_bot_paid_for_changes_the_next_fight_of_a_bot_in_another_pr
     heard = fleet.wait_line("[pepa_bot_3] pepa.actors.knowledge: lesson from pepa_bot_1", 30,
                             start=mark)  # fmt: skip
     assert "zombie" in fleet.lines[heard]
-    # and its next fight with a zombie is a flight: it never fought one itself
+    # and its next fight with a zombie is a flight: it never fought one itself. Away from
+    # the others first: a neighbour's first blow (pepa_bot_1 respawns beside it) is not its own
+    here = server_player(world, "pepa_bot_3")
+    assert here is not None
+    x, y, z = (here["position"][k] for k in ("x", "y", "z"))
+    teleport(world, "pepa_bot_3", x + 40, y, z)
     before = len(fleet.lines)
     mob = world.op("spawn_mob", player="pepa_bot_3", name="zombie", dx=3)["ids"][0]
     fleet.wait_line(
