@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python bench/fleet.py [--sizes 1,8,16,32,64] [--separate 1,8,16]
 [--group 8] [--nice 0] [--trials 3] [--settle 30] [--window 30] [--idle] [--no-first-blow]
-[--keep]``.
+[--stalls] [--keep]``.
 
 For each N, in one survival sandbox (seeded, with the test plugin) and one
 loopback PostgreSQL shared by every bot of both arms:
@@ -29,7 +29,10 @@ arms: ``PEPA_FIRST_BLOW=0``) and the same code. After every bot is in the world 
   all bots and rounds, the misses (no attack within 5 s), the first blows
   the bridges struck in the round (a bot near another's zombie strikes it
   too) and the zombies none of them struck first (their first swing came
-  from a reflex actor in Python; a ``p`` after each such reaction over 50 ms);
+  from a reflex actor in Python; a ``p`` after each such reaction over 50 ms). The p99 of
+  fewer than 100 reactions is their maximum (said so): ``--trials 10`` gives 320 at N = 32;
+  ``--stalls``: the Node processes' event-loop stalls in the round, and what was off the CPU
+  during each reaction over 50 ms (``_stalls.py``, ``loop_stalls.js``);
 - lesson spread: the first bot is killed by a zombie; from its ``death N
   recorded`` line to each other bot's ``lesson from <bot>`` line (log
   timestamps, one clock): p50, p99 and max (the time to reach every bot).
@@ -53,8 +56,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+import orjson
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import _stalls
 from bench._common import first_hit
 from pepa.fleet.postgres import find_bin_dir
 from pepa.world.embedded import EmbeddedWorld, free_port
@@ -70,7 +76,7 @@ class Arm:
 
     def __init__(self, kind: str, n: int, group: int, nice: int, world: EmbeddedWorld, db: str,
                  root: Path, curriculum: bool, first_blow: bool = True) -> None:  # fmt: skip
-        self.kind, self.n = kind, n
+        self.kind, self.n, self.port = kind, n, world.port
         self.names = [f"bot_{i}" for i in range(1, n + 1)]  # as `pepa fleet --username bot` does
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
         env.update(PEPA_DB_URL=db, PEPA_CURRICULUM="1" if curriculum else "0",
@@ -138,6 +144,24 @@ class Arm:
 
     def pids(self) -> list[int]:
         """Every process of the arm: each top process and all its descendants."""
+        return self._tree([p.pid for p in self.procs])
+
+    def owners(self) -> dict[str, set[int]]:
+        """Each bot's processes that may have started its bridge: its group's worker (a
+        fleet's roster says which), or its own daemon's tree."""
+        if self.kind != "fleet":
+            mine = zip(self.names, self.procs, strict=True)
+            return {name: set(self._tree([proc.pid])) for name, proc in mine}
+        roster = self.root / "state" / f"127.0.0.1_{self.port}" / "fleet.json"
+        try:
+            groups = orjson.loads(roster.read_bytes())["groups"]
+        except (OSError, orjson.JSONDecodeError, KeyError) as exc:
+            print(f"  no roster to tell the bots' bridges apart: {exc}", flush=True)
+            return {}
+        return {bot: {g["pid"]} for g in groups for bot in g["bots"]}
+
+    @staticmethod
+    def _tree(tops: list[int]) -> list[int]:
         children: dict[int, list[int]] = {}
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -146,7 +170,7 @@ class Arm:
                 stat = (entry / "stat").read_text()
                 ppid = int(stat.rsplit(")", 1)[1].split()[1])
                 children.setdefault(ppid, []).append(int(entry.name))
-        found, todo = [], [p.pid for p in self.procs]
+        found, todo = [], list(tops)
         while todo:
             pid = todo.pop()
             found.append(pid)
@@ -193,9 +217,14 @@ def cpu_by_program(pids: list[int]) -> dict[str, float]:
 
 
 def reactions(
-    world: EmbeddedWorld, names: list[str], trials: int, zombies: list[int] | None = None
+    world: EmbeddedWorld,
+    names: list[str],
+    trials: int,
+    zombies: list[int] | None = None,
+    times: list[tuple[str, float]] | None = None,
 ) -> tuple[list[float], int]:
-    """The reactions (ms) and misses; ``zombies``: each sample's zombie id, in order."""
+    """The reactions (ms) and misses; ``zombies``: each sample's zombie id, in order;
+    ``times``: each sample's bot and when its zombie was spawned (epoch seconds)."""
     pause = threading.Event()
     samples: list[float] = []
     misses = 0
@@ -208,6 +237,7 @@ def reactions(
                 return samples, misses + 1
             pause.wait(0.7)  # past the swing cooldown of the last round
             spawned: list[int] = []
+            at = time.time()
             try:
                 ms = first_hit(world, name, 2, spawned=spawned)
             except WorldError as exc:  # the bot is not on the server now (reconnecting)
@@ -219,6 +249,8 @@ def reactions(
                 samples.append(ms)
                 if zombies is not None:
                     zombies.extend(spawned)
+                if times is not None:
+                    times.append((name, at))
     world.op("remove_mobs")
     return samples, misses
 
@@ -300,7 +332,12 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
         )  # fmt: skip
         mark = len(arm.lines)
         zombies: list[int] = []
-        samples, misses = reactions(world, arm.names, args.trials, zombies)
+        times: list[tuple[str, float]] = []
+        samples, misses = reactions(world, arm.names, args.trials, zombies, times)
+        stalls = _stalls.report(
+            root / "stalls", world.proc.pid if world.proc else None, arm.owners(),
+            [(bot, at, ms) for (bot, at), ms in zip(times, samples, strict=True)],
+        ) if args.stalls else []  # fmt: skip
         spread = lesson_spread(world, arm)  # (meanwhile the round's log lines are all in)
         # the bridges' first blows in the round (one near another bot's zombie strikes it too),
         # and the zombies struck first by none: their first swing came from a reflex actor
@@ -314,7 +351,7 @@ def measure(kind: str, n: int, args: argparse.Namespace, world: EmbeddedWorld, d
             "react_p50": pct(samples, 0.5), "react_p99": pct(samples, 0.99),
             "react_p90": pct(samples, 0.9), "react_slow": sorted(slow_ms),
             "react_n": len(samples), "misses": misses, "spread": spread,
-            "first_blows": len(blown), "from_python": len(unstruck),
+            "first_blows": len(blown), "from_python": len(unstruck), "stalls": stalls,
         }  # fmt: skip
     finally:
         arm.close()
@@ -338,7 +375,16 @@ def main() -> None:
         "--no-first-blow", action="store_true",
         help="every swing decided in Python (PEPA_FIRST_BLOW=0, both arms)",
     )  # fmt: skip
-    parser.add_argument("--keep", action="store_true", help="keep the worlds, state and logs")
+    parser.add_argument(
+        "--stalls", action="store_true",
+        help="record the Node processes' event-loop stalls (bench/loop_stalls.js) and say what "
+        "was off the CPU during each slow reaction",
+    )  # fmt: skip
+    parser.add_argument(
+        "--keep", action="store_true",
+        help="keep the worlds, state and logs (kept anyway after bots that never joined or "
+        "reactions missed)",
+    )  # fmt: skip
     args = parser.parse_args()
     # a SIGTERM (a timeout, ^C's cousin) unwinds like an exit, so the finally clauses below stop
     # the fleets, the worlds and the PostgreSQL server instead of leaving them running
@@ -353,6 +399,8 @@ def main() -> None:
         print(f"the fleet's workers at nice {args.nice} (the world at 0)", flush=True)
     if args.no_first_blow:
         print("no first blow in the bridges: every swing decided in Python", flush=True)
+    if args.stalls:  # before the first Node process
+        _stalls.enable(root / "stalls")
     pg = PostgresServer(bin_dir).start()
     rows = []
     try:
@@ -368,10 +416,15 @@ def main() -> None:
                 world.stop()
             rows.append(row)
             print(render(row), flush=True)
+            for line in row["stalls"]:  # type: ignore[attr-defined]
+                print(line, flush=True)
     finally:
         pg.stop()
-        if args.keep:
-            print(f"worlds, state folders and logs kept in {root}")
+        # a run where bots never joined or zombies went unanswered keeps what tells why
+        trouble = [f"{r['arm']} N={r['n']}" for r in rows if r["misses"] or r["joined"] != r["n"]]
+        if args.keep or trouble:
+            why = f" ({', '.join(trouble)}: bots not joined or reactions missed)" if trouble else ""
+            print(f"worlds, state folders and logs kept in {root}{why}")
         else:
             shutil.rmtree(root, ignore_errors=True)
     print()
@@ -394,7 +447,8 @@ def render(row: dict[str, object]) -> str:
         f"PSS {row['pss_mib']:7.0f} MiB ({float(row['pss_mib']) / n:5.0f}/bot)  "  # type: ignore[arg-type]
         f"CPU {row['cpu_pct']:5.1f}% ({float(row['cpu_pct']) / n:4.2f}%/bot, "  # type: ignore[arg-type]
         f"world {row['world_cpu_pct']:4.1f}%)  "
-        f"react p50 {row['react_p50']:.1f} p90 {row['react_p90']:.1f} p99 {row['react_p99']:.1f} "
+        f"react p50 {row['react_p50']:.1f} p90 {row['react_p90']:.1f} "
+        f"p99{'' if int(row['react_n']) >= 100 else ' (max)'} {row['react_p99']:.1f} "  # type: ignore[call-overload]
         f"ms (n={row['react_n']}, {row['misses']} missed, {row['first_blows']} first blows, "
         f"{row['from_python']} zombies struck first from Python; over 50 ms: {slow(row)})  {said}"
     )
@@ -411,6 +465,8 @@ def slow(row: dict[str, object]) -> str:
 
 def table(rows: list[dict[str, object]]) -> str:
     out = ["arm       N  PSS MiB/bot  marginal MiB  CPU %/bot  react p50/p99 ms  lesson all ms"]
+    if any(int(r["react_n"]) < 100 for r in rows):  # type: ignore[call-overload]
+        out.insert(0, "(a p99 of fewer than 100 reactions is their maximum: --trials for more)")
     base = {r["arm"]: float(r["pss_mib"]) for r in rows if r["n"] == 1}  # type: ignore[arg-type]
     for r in rows:
         n = int(r["n"])  # type: ignore[call-overload]
