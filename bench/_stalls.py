@@ -98,8 +98,8 @@ def report(
     start_ms = min(t for _, t, _ in samples) * 1000 - 1000
     end_ms = max(t * 1000 + ms for _, t, ms in samples)
     world = loops.get(world_pid) if world_pid is not None else None
-    bridges = [loop for loop in loops.values() if loop.bridge]
-    mine = [b for b in bridges if any(b.ppid in pids for pids in owners.values())]
+    parents = set().union(*owners.values())
+    mine = [loop for loop in loops.values() if loop.bridge and loop.ppid in parents]
     lines = [
         "  stalls in the reaction round: " + _summary("bridges", mine, start_ms, end_ms) + "; "
         + _summary("world", [world] if world else [], start_ms, end_ms)
@@ -109,7 +109,8 @@ def report(
             continue
         a, b = spawned * 1000, spawned * 1000 + ms
         bridge = next((x for x in mine if x.ppid in owners.get(bot, set())), None)
-        cores = [s for s in (world or bridge or Loop(0, 0, [])).within(a, b)]
+        seen_by = world or bridge
+        cores = seen_by.within(a, b) if seen_by else []
         busy = {k: sum(s[k] for s in cores) for k in ("user", "nice", "sys", "soft", "idle")}
         spent = sum(busy.values())
         split = ", ".join(f"{k} {100 * v / spent:.0f}%" for k, v in busy.items()) if spent else "-"

@@ -56,13 +56,12 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-import orjson
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import _stalls
 from bench._common import first_hit
 from pepa.fleet.postgres import find_bin_dir
+from pepa.fleet.status import read_roster
 from pepa.world.embedded import EmbeddedWorld, free_port
 from pepa.world.node import WorldError
 from tests.pg_server import PostgresServer
@@ -152,13 +151,11 @@ class Arm:
         if self.kind != "fleet":
             mine = zip(self.names, self.procs, strict=True)
             return {name: set(self._tree([proc.pid])) for name, proc in mine}
-        roster = self.root / "state" / f"127.0.0.1_{self.port}" / "fleet.json"
-        try:
-            groups = orjson.loads(roster.read_bytes())["groups"]
-        except (OSError, orjson.JSONDecodeError, KeyError) as exc:
-            print(f"  no roster to tell the bots' bridges apart: {exc}", flush=True)
+        roster = read_roster(self.root / "state" / f"127.0.0.1_{self.port}")
+        if roster is None:
+            print("  no roster to tell the bots' bridges apart", flush=True)
             return {}
-        return {bot: {g["pid"]} for g in groups for bot in g["bots"]}
+        return {bot: {g["pid"]} for g in roster["groups"] for bot in g["bots"]}
 
     @staticmethod
     def _tree(tops: list[int]) -> list[int]:
