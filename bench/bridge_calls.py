@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pepa.daemon.worker import SWITCH_INTERVAL
-from pepa.world.link import _bridge, shutdown_bridge
+from pepa.world.bridge import bridge, shutdown_bridge
 
 JS = Path(__file__).resolve().parent.parent / "tests" / "js" / "bridge_stress.js"
 
@@ -34,7 +34,7 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=2)
     args = parser.parse_args()
     sys.setswitchinterval(SWITCH_INTERVAL)
-    js = _bridge()
+    js = bridge()
     echo = js.require(str(JS)).echo
     stop = threading.Event()
 

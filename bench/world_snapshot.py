@@ -22,8 +22,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import describe
+from pepa.world.bridge import shutdown_bridge
 from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
+from pepa.world.link import LinkSettings, MinecraftLink
 
 MOBS = 100
 

@@ -11,19 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from pepa.world.link import BRIDGE_NODE_OPTIONS
+from pepa.world.bridge import BRIDGE_NODE_OPTIONS
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 PROBE = """
 import json, os
-from pepa.world import link
-js = link._bridge()
+from pepa.world import bridge
+js = bridge.bridge()
 pid = js.connection.proc.pid
 with open(f"/proc/{pid}/environ", "rb") as f:
     env = dict(e.split(b"=", 1) for e in f.read().split(b"\\0") if b"=" in e)
 seen = {"bridge": env.get(b"NODE_OPTIONS", b"").decode(), "after": os.environ.get("NODE_OPTIONS")}
-link.shutdown_bridge()
+bridge.shutdown_bridge()
 print(json.dumps(seen))
 """
 

@@ -42,7 +42,7 @@ from pepa.retention import MIB
 from pepa.signals import SignalInbox
 from pepa.statedir import StateDirError, secure_state
 from pepa.supervision import Scheduler
-from pepa.world.link import shutdown_bridge
+from pepa.world.bridge import shutdown_bridge
 from pepa.world.node import WorldError
 
 __all__ = ["ENV_PARENT", "EXIT_FILE", "Worker", "main"]

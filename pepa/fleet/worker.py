@@ -52,7 +52,7 @@ from pepa.retention import MIB, PRUNE_EVERY, RetentionPolicy, prune_logs
 from pepa.signals import SignalInbox
 from pepa.statedir import StateDirError, secure_state
 from pepa.supervision import Backoff, RestartIntensity, Scheduler
-from pepa.world.link import shutdown_bridge
+from pepa.world.bridge import shutdown_bridge
 from pepa.world.node import WorldError
 
 __all__ = ["BOT_PERIOD", "BOT_RESTARTS", "FleetWorker", "group_dir", "lower_priority", "main"]

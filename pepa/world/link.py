@@ -1,8 +1,8 @@
 """The worker's connection to a Minecraft server: mineflayer through JSPyBridge.
 
-This is the only module that imports ``javascript``. The link is a resource
-of the worker process, not an actor: an actor restart never touches the
-Minecraft connection. It owns one thread, ``pepa-world-link``, that connects,
+The link is a resource of the worker process, not an actor: an actor restart never
+touches the Minecraft connection; it calls into the process's one JS bridge
+(:mod:`pepa.world.bridge`). It owns one thread, ``pepa-world-link``, that connects,
 reconnects with exponential backoff and jitter (tenacity) after a kick, a
 disconnect or a server that is down, logs in with AuthMe, and hands every JS
 event to ``on_event`` (which only ``tell``s an actor).
@@ -14,10 +14,8 @@ string; actions return at once and report ``actionDone`` with their id.
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import logging
-import os
 import queue
 import random
 import threading
@@ -31,10 +29,10 @@ import tenacity
 
 from pepa.threads import thread_name
 from pepa.world.authme import AuthMe, server_line
-from pepa.world.jspy import harden
-from pepa.world.node import JS_DIR, compile_cache_env, node_binary, node_modules
+from pepa.world.bridge import bridge, bridge_alive
+from pepa.world.node import JS_DIR
 
-__all__ = ["LinkSettings", "MinecraftLink", "shutdown_bridge"]
+__all__ = ["LinkSettings", "MinecraftLink"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,63 +70,6 @@ keepalives of all its bots: with 64 bots on 2 cores, eight joining at once held 
 the server's 30 s, and the kicked bots' own rejoins kept it so."""
 
 _joining = threading.BoundedSemaphore(JOINS_AT_ONCE)
-
-_javascript: Any = None
-_bridge_lock = threading.Lock()
-
-BRIDGE_NODE_OPTIONS = "--max-semi-space-size=64"
-"""The bridge's young generation: up to 64 MiB a half (Node's own limit is 16). A bridge of
-eight working bots allocates fast (packets, chunks, path searches' nodes), and each scavenge
-holds the loop every bot of it shares: with a young generation four times as large, scavenges
-come a quarter as often and most of what they would have copied is already dead. V8 grows it
-only under that pressure. JSPyBridge starts Node as ``$NODE_BIN bridge.js``, so the flag goes
-through ``NODE_OPTIONS``, for the bridge's start only (docs/fleet.md, session 43)."""
-
-
-def _bridge() -> Any:
-    """Import JSPyBridge once per process, on the wheel's Node 22."""
-    global _javascript
-    with _bridge_lock:
-        if _javascript is None:
-            os.environ["NODE_BIN"] = str(node_binary())  # read once, at import
-            os.environ.setdefault("PEPA_NODE_MODULES", str(node_modules()))
-            for name, value in compile_cache_env().items():
-                os.environ.setdefault(name, value)
-            options = os.environ.get("NODE_OPTIONS")
-            # the import starts the bridge (its first call waits for the Node process)
-            ours = f"{options} {BRIDGE_NODE_OPTIONS}" if options else BRIDGE_NODE_OPTIONS
-            os.environ["NODE_OPTIONS"] = ours
-            try:
-                import javascript
-            finally:
-                if options is None:
-                    del os.environ["NODE_OPTIONS"]
-                else:
-                    os.environ["NODE_OPTIONS"] = options
-
-            harden(javascript)  # thread-safe calls; a late answer no longer wedges it
-            _javascript = javascript
-        return _javascript
-
-
-def _bridge_alive() -> bool:
-    return _javascript is not None and bool(_javascript.connection.is_alive())
-
-
-def shutdown_bridge() -> None:
-    """Stop the JS bridge's Node process, if this process started one.
-
-    JSPyBridge's exit handler then has nothing left to do but its fixed 0.4 s wait for
-    the bridge's last output ("allow final IO"): it is dropped, so a worker exits at once.
-    """
-    if _javascript is not None:
-        loop = _javascript.config.event_loop
-        try:
-            _javascript.terminate()
-        except Exception as exc:
-            logger.debug("bridge terminate failed: %r", exc)
-        if loop is not None:
-            atexit.unregister(loop.on_exit)
 
 
 class LinkSettings:
@@ -263,7 +204,7 @@ class MinecraftLink:
     @staticmethod
     def _load_helper() -> Any:
         """bot_helper.js in the bridge (loaded once per process; a probe may wrap it)."""
-        return _bridge().require(str(JS_DIR / "bot_helper.js"))
+        return bridge().require(str(JS_DIR / "bot_helper.js"))
 
     def close(self, timeout: float = 5.0) -> None:
         """Leave the server and stop reconnecting."""
@@ -272,7 +213,7 @@ class MinecraftLink:
         self._connected.clear()
         quit_bot = self._fns.get("quit")
         self._fns = {}
-        if quit_bot is not None and _bridge_alive():
+        if quit_bot is not None and bridge_alive():
             # a property read into JS has no timeout: never wait on one unboundedly
             leaver = threading.Thread(
                 target=self._quietly, args=(quit_bot, "pepa stopping"), daemon=True,
@@ -458,7 +399,7 @@ class MinecraftLink:
             return False
 
     def _check_bridge(self, exc: Exception) -> None:
-        if not _bridge_alive():
+        if not bridge_alive():
             self._on_bridge_dead(f"the JS bridge died: {exc}")
         else:
             logger.warning("call into JS failed: %r", exc)
@@ -561,7 +502,7 @@ class MinecraftLink:
     def _join(self) -> None:
         if self._closing.is_set():
             raise ConnectFailed("closing")
-        if not _bridge_alive():
+        if not bridge_alive():
             raise RuntimeError("the JS bridge is not running")
         options = bot_options(self.settings)
         self._drain_stale()
@@ -569,7 +510,7 @@ class MinecraftLink:
             api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
             self._fns = {name: getattr(api, name) for name in METHODS}
         except Exception as exc:  # a busy bridge is not a dead one: try again, backing off
-            if not _bridge_alive():
+            if not bridge_alive():
                 raise RuntimeError(f"the JS bridge process exited: {exc}") from exc
             # the bot that call made anyway may be logging in: give it time to be in and quit
             # (bot_helper.js replaces it), or the server refuses the next one as a duplicate
@@ -590,7 +531,7 @@ class MinecraftLink:
             try:  # a bridge that dies while the bot joins is seen within a second
                 event = self._events.get(timeout=min(remaining, 1.0))
             except queue.Empty:
-                if not _bridge_alive():
+                if not bridge_alive():
                     raise RuntimeError("the JS bridge process exited") from None
                 continue
             kind = event.get("type")
@@ -628,7 +569,7 @@ class MinecraftLink:
             try:
                 event = self._events.get(timeout=1.0)
             except queue.Empty:
-                if not _bridge_alive():
+                if not bridge_alive():
                     self._on_bridge_dead("the JS bridge process exited")
                     return
                 self._say(self._auth.on_tick(time.monotonic()))
@@ -659,7 +600,7 @@ class MinecraftLink:
 
     def _drop_api(self) -> None:
         end, self._fns, self._api = self._fns.get("end"), {}, None
-        if end is not None and _bridge_alive():
+        if end is not None and bridge_alive():
             self._quietly(end)
 
     def _drain_stale(self) -> None:

@@ -17,14 +17,14 @@ from typing import Any
 
 import orjson
 
-from pepa.world.link import _bridge, shutdown_bridge
+from pepa.world.bridge import bridge, shutdown_bridge
 
 THREADS, CALLS = 8, 150
 JS = Path(__file__).resolve().parents[1] / "js" / "bridge_stress.js"
 
 
 def main() -> int:
-    js = _bridge()
+    js = bridge()
     module = js.require(str(JS))
     echo, later = module.echo, module.later
     outcome: dict[str, Any] = {"wrong": 0, "failed": [], "calls": 0}

@@ -20,8 +20,9 @@ from typing import Any
 
 import orjson
 
+from pepa.world.bridge import shutdown_bridge
 from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
+from pepa.world.link import LinkSettings, MinecraftLink
 
 SEED = 424242
 

@@ -16,8 +16,9 @@ from typing import Any
 
 import orjson
 
+from pepa.world.bridge import shutdown_bridge
 from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.link import LinkSettings, MinecraftLink, shutdown_bridge
+from pepa.world.link import LinkSettings, MinecraftLink
 
 
 def main() -> int:
