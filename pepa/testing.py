@@ -239,6 +239,9 @@ class FakeLink:
     def goto(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
         return self._action("goto", x, y, z, reach)
 
+    def charge(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
+        return self._action("charge", x, y, z, reach)
+
     def goto_player(self, name: str, reach: float = 2.0) -> str | None:
         return self._action("gotoPlayer", name, reach)
 

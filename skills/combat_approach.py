@@ -1,4 +1,7 @@
-"""combat.approach: close in on a hostile (an archer) until it is in reach; the chain swings."""
+"""combat.approach: close in on a hostile (an archer) until it is in reach; the chain swings.
+
+The walk is a charge (``link.charge``): unlike a goto it leaves the off-hand shield's guard on,
+so an archer drawing its bow stops the bot behind the raised shield for the shot."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     to = args["to"]
-    return started(link.goto(to["x"], to["y"], to["z"], REACH), "approach")
+    return started(link.charge(to["x"], to["y"], to["z"], REACH), "approach")
 
 
 SKILL = Skill(

@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 METHODS = (
     "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
-    "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
+    "charge", "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
     "hunt", "smelt", "shelter", "wear", "flee", "cover", "surface", "arm",
 )  # fmt: skip
 """bot_helper functions looked up once per connection: a property read is a round trip."""
@@ -286,6 +286,10 @@ class MinecraftLink:
     def goto(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
         """Walk to a position; completion arrives as ``actionDone``."""
         return self._action("goto", x, y, z, reach)
+
+    def charge(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
+        """:meth:`goto` with the shield's guard on: it stops the walk while an archer draws."""
+        return self._action("charge", x, y, z, reach)
 
     def follow(self, name: str, reach: float = 2.0) -> str | None:
         """Keep near player ``name`` until :meth:`stop`."""

@@ -773,26 +773,32 @@ function createBot (opts, onEvent) {
   // a goto's or gotoPlayer's walk that failed: why, and where the bot stands
   const gotoFailed = (id) => (e) => done(id, false, { action: 'goto', error: String(e && e.message), position: vxyz(bot.entity && bot.entity.position) })
 
+  // a walk to within `range` (default 1) of x, y, z: goto's and charge's
+  function walkNear (id, x, y, z, range) {
+    const reach = range == null ? 1 : Number(range)
+    const target = new Vec3(Number(x), Number(y), Number(z))
+    const goal = new goals.GoalNear(target.x, target.y, target.z, reach)
+    bot.pathfinder.goto(goal).then(
+      () => {
+        // the pathfinder may settle for the closest spot it found: say so
+        const off = bot.entity.position.distanceTo(target)
+        if (off > reach + 1.5) done(id, false, { action: 'goto', error: `stopped ${r1(off)} blocks short`, position: vxyz(bot.entity.position) })
+        else done(id, true, { action: 'goto', position: vxyz(bot.entity.position) })
+      },
+      gotoFailed(id))
+    return true
+  }
+
   const api = {
     bot, // raw access, only for the attribute-walk benchmark / debugging
     snapshot: () => JSON.stringify(snapshotObj()),
     ping: () => 1, // the cheapest round trip, for the bridge benchmark
     // Every action takes its id first and returns at once; it later reports
     // {type:'actionDone', id, ok, error?, position}.
-    goto (id, x, y, z, range) {
-      const reach = range == null ? 1 : Number(range)
-      const target = new Vec3(Number(x), Number(y), Number(z))
-      const goal = new goals.GoalNear(target.x, target.y, target.z, reach)
-      bot.pathfinder.goto(goal).then(
-        () => {
-          // the pathfinder may settle for the closest spot it found: say so
-          const off = bot.entity.position.distanceTo(target)
-          if (off > reach + 1.5) done(id, false, { action: 'goto', error: `stopped ${r1(off)} blocks short`, position: vxyz(bot.entity.position) })
-          else done(id, true, { action: 'goto', position: vxyz(bot.entity.position) })
-        },
-        gotoFailed(id))
-      return true
-    },
+    goto: walkNear, // goto(id,x,y,z[,range])
+    // charge(id,x,y,z[,range]): goto's walk with the guard on (not in SUSPENDING): closing in
+    // on an archer, the shield comes up and the walk stops while it draws (melee.js)
+    charge: walkNear,
     // gotoPlayer(id,name[,range]): walk to that player, wherever they are by then: the goal
     // follows them while the bot walks (planned again once they are a block away from where it
     // was planned to), and the walk ends within `range` of that cell
