@@ -6,6 +6,7 @@ import itertools
 import queue
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import psycopg2
 import pytest
@@ -153,11 +154,35 @@ def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
             thread.start()
         for thread in threads:
             thread.join(30)
-        assert sorted(map(str, results)) == ["False", "False", "False", "True"]
+        # one seeds; each other finds it seeded (False) or being seeded (None: it goes on
+        # at once, and its knowledge actor tries again later)
+        assert results.count(True) == 1 and set(results) <= {True, False, None}
+        assert [s.seed("1.16.5", data) for s in stores] == [False] * 4
         assert stores[0].counts()["block_intel"] > 500
     finally:
         for s in stores:
             s.close()
+
+
+def test_a_seed_does_not_wait_while_another_bot_seeds(url: str) -> None:
+    """Another connection holds the seed lock (a bot seeding): a seed answers None at once
+    instead of waiting for it, and seeds once the lock is free."""
+    from pepa.knowledge.store import SEED_LOCK
+    from pepa.world.node import node_modules
+
+    data = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    store = KnowledgeStore(url=url, bot="late").open()
+    seeder = psycopg2.connect(url)
+    try:
+        with seeder.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (SEED_LOCK,))
+        assert store.seed("1.16.5", data) is None
+        assert store.counts()["block_intel"] == 0
+        seeder.rollback()  # the seeder's transaction ends (here without a seed)
+        assert store.seed("1.16.5", data) is True
+    finally:
+        seeder.close()
+        store.close()
 
 
 def test_bots_that_start_together_open_a_new_shared_base_without_a_fault(url: str) -> None:
@@ -208,3 +233,36 @@ def test_bots_that_finish_the_same_skill_at_once_lose_no_count(url: str) -> None
     finally:
         for s in stores:
             s.close()
+
+
+def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
+    url: str, tmp_path: Path
+) -> None:
+    """Its Connected finds another bot seeding (the lock held): the actor answers on, and
+    seeds when it looks again SEED_RETRY seconds on, the lock free by then."""
+    from pepa.actors.knowledge import SEED_RETRY, Knowledge
+    from pepa.events import Connected
+    from pepa.knowledge.store import SEED_LOCK
+    from pepa.testing import ActorHarness
+    from pepa.world.node import node_modules
+
+    data = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    h = ActorHarness(
+        Knowledge, server_dir=tmp_path, db_url=url, data_root=data, username="late",
+        reflect_every=0,
+    )  # fmt: skip
+    probe = KnowledgeStore(url=url, bot="probe").open()
+    seeder = psycopg2.connect(url)
+    try:
+        with seeder.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (SEED_LOCK,))
+        h.send(Connected(server="127.0.0.1:25565", version="1.16.5"))
+        assert probe.meta("seeded:1.16.5") is None
+        seeder.rollback()
+        h.advance(SEED_RETRY)
+        assert probe.meta("seeded:1.16.5") is not None
+        assert probe.counts()["block_intel"] > 500
+    finally:
+        seeder.close()
+        probe.close()
+        h.stop()

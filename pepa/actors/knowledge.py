@@ -81,6 +81,8 @@ __all__ = ["Knowledge"]
 
 logger = logging.getLogger(__name__)
 
+SEED_RETRY = 2.0
+"""Seconds before a seed that found another bot seeding the shared base looks again."""
 REFLECT_EVERY = 1800.0
 """Seconds between two reflections (``PEPA_REFLECT_EVERY``)."""
 RECENT_BUNDLES = 32
@@ -104,6 +106,13 @@ class _Reflect:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Prune:
     """Timer (and once at start): forget what is older than the retention window."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Seed:
+    """Timer: seed the base for ``version`` again (another bot of the fleet was seeding it)."""
+
+    version: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -213,8 +222,9 @@ class Knowledge(SupervisedActor):
                 self.db.log_chat(sender, "in", text)
             case ChatSent(text=text):
                 self.db.log_chat(None, "out", text)
-            case Connected(version=version):
-                self.db.seed(version, self.data_root)
+            case Connected(version=version) | _Seed(version=version):
+                if self.db.seed(version, self.data_root) is None:
+                    self.later(SEED_RETRY, _Seed(version=version))
             case ActiveLessons():
                 return active_lessons(self.db.lessons(min_confidence=ACT_ON))
             case Proposals():

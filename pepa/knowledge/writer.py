@@ -131,15 +131,21 @@ class StoreWriter:
         """What the local tables say about ``topic`` (a recipe, a block, a mob)."""
         return self.run("describing a topic", lambda s: s.describe(topic))
 
-    def seed(self, version: str, data_root: Path | None) -> None:
-        """Recipes, blocks and mobs of ``version`` from minecraft-data, once per version."""
+    def seed(self, version: str, data_root: Path | None) -> bool | None:
+        """Recipes, blocks and mobs of ``version`` from minecraft-data, once per version.
+
+        None: another bot sharing the base is seeding it now (:meth:`KnowledgeStore.seed`);
+        the caller tries again later. False after an error, which is logged: play on."""
         if self.store is None or data_root is None:
-            return
+            return False
         try:
-            if self.store.seed(version, data_root):
-                logger.info("knowledge base seeded from minecraft-data %s", version)
+            seeded = self.store.seed(version, data_root)
         except Exception as exc:  # minecraft-data missing or odd, or the database broke: play on
             logger.warning("cannot seed the knowledge base for %s: %s", version, exc)
+            return False
+        if seeded:
+            logger.info("knowledge base seeded from minecraft-data %s", version)
+        return seeded
 
     def prune(self, before: datetime) -> dict[str, int]:
         """Forget chat, death bundles and danger places older than ``before`` (errors raise:
