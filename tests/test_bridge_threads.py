@@ -18,3 +18,7 @@ def test_threads_and_timed_out_calls_never_wedge_the_bridge_nor_cross_answers() 
     assert outcome["callback"] is True
     # an answer its caller is slow to take holds no other (JSPyBridge's loop waited 5 s on it)
     assert outcome["after_unclaimed_ms"] < 2500
+    # JS's calls to Python, numbered as Python's own calls were: none taken for an answer
+    crossing = outcome["crossing"]
+    assert crossing["failed"] == [] and crossing["wrong"] == []
+    assert crossing["calls"] == 5 * 8 * 150 and crossing["heard"] == 5 * 3000

@@ -19,14 +19,21 @@ worker has eight bots), with short timeouts. JSPyBridge's Python side takes neit
   actors, some 60 threads, the GIL rarely free) answers queued behind each other. Measured
   (``bench/bridge_calls.py``: 16 threads calling, 2 busy in Python): a round trip's median
   37 ms with the barrier, 9 ms without.
+- **A request from JS can be taken for an answer.** JS numbers its requests to Python (a bot's
+  events, ``c: "pyi"``) from 10000 up; Python numbers its own from 0 and passes 10000 after some
+  thousands of calls (a fleet worker's, within its first minute). JSPyBridge's loop gives each
+  request from JS to its callback thread and then also to the Python caller waiting for an
+  answer with the same id: that call returned JS's arguments (``[[12], None]``). Seen at 64
+  bots: 7 perception actors crashed on such a "snapshot" in one run.
 
-:func:`harden` fixes the four, in place, once per process, right after ``import javascript``:
+:func:`harden` fixes the five, in place, once per process, right after ``import javascript``:
 the executor's two request methods and the loop's queueing methods are replaced by locked ones,
 a caller that times out withdraws its request (or, if the answer came meanwhile, takes it), and
-the loop thread itself is swapped for a copy of JSPyBridge's loop (MIT licence) that drops
-answers nobody waits for, hands the others over without waiting (but the ids JS gives a call's
-Python objects: the caller records them before the loop goes on, since JS may call one of them
-next) and survives a broken barrier. Nothing changes on the JS side.
+the loop thread itself is swapped for a copy of JSPyBridge's loop (MIT licence) that takes a
+request from JS for nothing but a request, drops answers nobody waits for, hands the others
+over without waiting (but the ids JS gives a call's Python objects: the caller records them
+before the loop goes on, since JS may call one of them next) and survives a broken barrier.
+Nothing changes on the JS side.
 """
 
 from __future__ import annotations
@@ -149,8 +156,9 @@ def _run_loop(js: Any, loop: Any, lock: threading.Lock, read_all: Any) -> None:
             loop.queue_payload({"r": 0, "action": "free", "ffid": "", "args": freeable})
         for inbound in read_all():
             request = inbound["r"]
-            if inbound.get("c") == "pyi":
+            if inbound.get("c") == "pyi":  # a request from JS, never an answer
                 loop.callbackExecutor.add_job(request, inbound.get("cb"), loop.pyi.inbound, inbound)
+                continue
             with lock:
                 waiting = loop.requests.pop(request, None)
             if waiting is None:

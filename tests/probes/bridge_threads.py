@@ -2,9 +2,10 @@
 many threads and with calls that time out.
 
 Prints one JSON line: {"late_timed_out": bool, "wrong": int, "failed": [...], "calls": int,
-"callback": bool, "after_unclaimed_ms": float}: whether the slow call timed out, how many
-echoes came back with another thread's value, the errors of the calls that should all have been
-answered, and how long a call took after an answer nobody took.
+"callback": bool, "after_unclaimed_ms": float, "crossing": {...}}: whether the slow call timed
+out, how many echoes came back with another thread's value, the errors of the calls that should
+all have been answered, how long a call took after an answer nobody took, and the echoes made
+while JS called Python with request ids the same as theirs (:func:`crossing`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ def main() -> int:
         except Exception as exc:  # reported
             outcome["callback"] = repr(exc)[:200]
         outcome["after_unclaimed_ms"] = after_unclaimed(js, module, echo)
+        outcome["crossing"] = crossing(js, module, echo)
         sys.stdout.write(orjson.dumps(outcome).decode() + "\n")
     finally:
         shutdown_bridge()
@@ -83,6 +85,48 @@ def after_unclaimed(js: Any, module: Any, echo: Any) -> float:
     start = time.perf_counter()
     echo("after", timeout=8)
     return (time.perf_counter() - start) * 1000
+
+
+PULSES, ROUNDS = 3000, 5
+
+
+def crossing(js: Any, module: Any, echo: Any) -> dict[str, Any]:
+    """Echoes from 8 threads while JS calls a Python function PULSES times, ROUNDS times. JS
+    numbers its requests to Python from 10000 up; Python's own ids get there by themselves
+    after some thousands of calls (a fleet worker's, in its first minute), and here each round
+    sets them to about where JS's are. A request from JS taken for the answer to Python's
+    request of the same id gave that echo JS's arguments (a perception read ``[[12], None]``
+    for its snapshot and crashed); about one round in two showed it."""
+    executor = js.config.executor
+    heard = threading.Semaphore(0)
+    outcome: dict[str, Any] = {"calls": 0, "wrong": [], "failed": [], "heard": 0}
+    lock = threading.Lock()
+
+    def caller(n: int) -> None:
+        for i in range(CALLS):
+            value = f"x{n}-{i}"
+            try:
+                got = echo(value, timeout=5)
+            except Exception as exc:  # reported
+                with lock:
+                    outcome["failed"].append(repr(exc)[:200])
+                continue
+            with lock:
+                outcome["calls"] += 1
+                if got != value:
+                    outcome["wrong"].append(repr(got)[:80])
+
+    for round_ in range(ROUNDS):
+        with executor.pepa_ids:
+            executor.i = 10000 + round_ * PULSES  # JS's count of its requests, give or take
+        module.pulse(lambda i: heard.release(), PULSES)
+        threads = [threading.Thread(target=caller, args=(n,)) for n in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        outcome["heard"] += sum(heard.acquire(timeout=10) for _ in range(PULSES))
+    return outcome
 
 
 if __name__ == "__main__":
