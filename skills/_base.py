@@ -22,6 +22,9 @@ class Started:
     """False when the skill could not even start."""
     detail: str = ""
     """Why it could not start."""
+    stale: bool = False
+    """It could not start because the view it was decided on is out of date (a swing whose
+    target is gone: another bot killed it): not the skill's failure, nothing to learn from."""
 
 
 Precondition = Callable[[WorldView, Mapping[str, Any]], "str | None"]

@@ -90,6 +90,28 @@ def test_a_hostile_in_reach_is_hit_once_per_cooldown(tmp_path: Path) -> None:
     assert h.last(ActivityChanged).skill == "combat.attack-nearest zombie"
 
 
+def test_a_swing_at_a_target_already_gone_is_no_failure_and_costs_no_cooldown(
+    tmp_path: Path,
+) -> None:
+    """In a crowd another bot kills the zombie between the view and the swing: the bridge no
+    longer has it. Before, each such swing was a failed combat.attack-nearest (739 in one run
+    of 64 idle bots, and three in a row drafted a proposal in every one of the 64) and spent
+    the 0.6 s cooldown of a swing that never happened."""
+    link = FakeLink(refuse={"attack"})
+    h = harness(tmp_path, link)
+    for n in range(4):
+        if n:
+            h.advance(0.7)
+        h.send(WorldObserved(view=view(entities=[entity(7 + n, "zombie", 2.0)])))
+    assert len(link.calls("attack")) >= 4
+    assert [e for e in h.events(SkillFinished) if not e.ok] == []
+    assert h.events(ProposalDrafted) == []
+    link.refuse.clear()
+    link.clear()
+    h.send(WorldObserved(view=view(entities=[entity(20, "zombie", 2.0)])))
+    assert link.last("attack").args[0] == 20  # at once: the gone one's swing cost nothing
+
+
 def test_a_spotted_hostile_is_fought_before_any_snapshot_shows_it(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)

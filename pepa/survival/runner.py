@@ -98,6 +98,7 @@ class SkillRunner:
         ready = prepare(decision, world, now, last_attack=self.last_attack, escape_mode=choose_mode)
         if ready.wait:
             return "wait"
+        swung_before = self.last_attack
         if swing:
             self.last_attack = now
         why_not = skill.check(world, ready.args)
@@ -108,6 +109,11 @@ class SkillRunner:
         args = {**ready.args, "stop_first": True} if swing and self.stop_owed else ready.args
         self.stop_owed = False  # the swing's own call stops what ran
         started = skill.run(self.link, args, world)
+        if not started.ok and started.stale:  # the view was out of date: refused, no failure
+            self.last_attack = swung_before  # no swing happened: no cooldown to wait out
+            logger.debug("%s did not start: %s", ready.label, started.detail)
+            self.refusal = started.detail
+            return "refused"
         if not started.ok:
             self.outcome(ready.label, skill_id, False, started.detail, 0.0)
             return "failed"
