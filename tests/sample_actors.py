@@ -68,6 +68,9 @@ class Counter(SupervisedActor):
                 release.wait()
             case Finish():
                 self.stop()
+            case IncLater(delay=delay):
+                self.later(delay, Inc())
+                return len(self._laters)
             case _:
                 return super().on_message(message)
         return None
@@ -75,6 +78,14 @@ class Counter(SupervisedActor):
     def identity(self) -> str:
         """The pykka URN of this instance (a proxy-callable method)."""
         return self.actor_urn
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IncLater:
+    """Add one to the counter ``delay`` seconds from now (``later``); answers how many of
+    its ``later`` handles the actor still keeps."""
+
+    delay: float
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

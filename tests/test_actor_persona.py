@@ -115,7 +115,7 @@ def test_only_waiting_lines_keep_a_timer() -> None:
     h.advance(10)
     assert len(said(h)) == 5
     assert h.scheduler.pending() == 0
-    assert len(h.actor._timers) <= 1  # the spent handles are let go of
+    assert len(h.actor._laters) <= 1  # the spent handles are let go of
 
 
 def test_a_line_the_link_refuses_is_not_reported_as_said() -> None:

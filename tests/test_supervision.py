@@ -25,7 +25,18 @@ from pepa.supervision import (
 )
 from tests import sample_actors
 from tests.conftest import Recorder
-from tests.sample_actors import Block, Boom, Counter, Exit, Exiter, Finish, Get, Inc, Ticker
+from tests.sample_actors import (
+    Block,
+    Boom,
+    Counter,
+    Exit,
+    Exiter,
+    Finish,
+    Get,
+    Inc,
+    IncLater,
+    Ticker,
+)
 from tests.waiting import eventually
 
 
@@ -425,3 +436,26 @@ def test_a_tick_whose_delivery_raised_keeps_ticking(runtime: Runtime, recorder: 
     eventually(lambda: len(refused) == 2, timeout=10, what="two refused ticks")
     after = t.ask(Get(), timeout=5)
     eventually(lambda: t.ask(Get(), timeout=5) >= after + 5, timeout=10, what="ticks again")
+
+
+def test_a_later_whose_timer_fires_before_its_handle_is_returned_is_delivered(
+    runtime: Runtime, recorder: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """On a busy machine the timer thread may run a ``later``'s callback before call_later
+    has even returned its handle to the actor (a NameError in the callback, at 64 bots):
+    the message still comes, and the spent handle is not kept."""
+    tree(runtime, [child("c")])
+    running(recorder, "c")
+    c = runtime.registry.handle("c")
+    call_later = runtime.scheduler.call_later
+
+    def timer_thread_first(delay: float, callback: Any) -> Any:
+        callback()  # the timer thread won the race
+        return call_later(delay, lambda: None)
+
+    runtime.scheduler.call_later = timer_thread_first  # type: ignore[method-assign]
+    with caplog.at_level("ERROR"):
+        assert c.ask(IncLater(delay=0.0), timeout=5) == 1  # this one: not yet let go of
+        eventually(lambda: c.ask(Get(), timeout=5) == 1, timeout=10, what="the later Inc")
+        assert c.ask(IncLater(delay=0.0), timeout=5) == 1  # the first, spent, was let go of
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []

@@ -113,6 +113,8 @@ class SupervisedActor(pykka.ThreadingActor):
         self.runtime = supervision.runtime
         self._exit_reported = False
         self._timers: list[TimerHandle] = []
+        self._laters: list[tuple[TimerHandle, list[bool]]] = []
+        """later()'s live handles, each with whether it has fired."""
         self._pending_ticks: dict[int, list[bool]] = {}
 
     # -- hooks for subclasses -------------------------------------------------
@@ -166,9 +168,12 @@ class SupervisedActor(pykka.ThreadingActor):
     def later(self, delay: float, message: Any) -> TimerHandle:
         """Tell this instance ``message`` once, ``delay`` seconds from now."""
         ref, direct = self.actor_ref, Direct(message)
+        fired = [False]
 
         def fire() -> None:
-            timer.cancelled = True  # spent: the next later() lets go of it
+            # not the handle: on a busy machine the timer thread may run this before
+            # call_later's handle is even assigned here (a NameError once, at 64 bots)
+            fired[0] = True
             try:
                 ref.tell(direct)
             except pykka.ActorDeadError:
@@ -176,9 +181,9 @@ class SupervisedActor(pykka.ThreadingActor):
 
         # an actor that keeps asking for one more (the persona while lines wait) would keep
         # every spent handle: only the live ones are kept
-        self._timers = [t for t in self._timers if not t.cancelled]
+        self._laters = [(t, f) for t, f in self._laters if not (t.cancelled or f[0])]
         timer = self.runtime.scheduler.call_later(delay, fire)
-        self._timers.append(timer)
+        self._laters.append((timer, fired))
         return timer
 
     def publish(self, event: Any) -> None:
@@ -307,6 +312,8 @@ class SupervisedActor(pykka.ThreadingActor):
 
     def _run_cleanup(self) -> None:
         for timer in self._timers:
+            timer.cancel()
+        for timer, _ in self._laters:
             timer.cancel()
         try:
             self.cleanup()
