@@ -239,7 +239,8 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
     url: str, tmp_path: Path
 ) -> None:
     """Its Connected finds another bot seeding (the lock held): the actor answers on, and
-    seeds when it looks again SEED_RETRY seconds on, the lock free by then."""
+    seeds when it looks again SEED_RETRY seconds on, the lock free by then. A shared base's
+    seed runs on a thread of its own (the seeding bot's actor was replaced as hung once)."""
     from pepa.actors.knowledge import SEED_RETRY, Knowledge
     from pepa.events import Connected
     from pepa.knowledge.store import SEED_LOCK
@@ -257,9 +258,16 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
         with seeder.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (SEED_LOCK,))
         h.send(Connected(server="127.0.0.1:25565", version="1.16.5"))
+        first = h.actor.seeding
+        assert first is not None
+        first.join(30)  # it found the lock taken
+        h.advance(0)  # its answer: look again later
         assert probe.meta("seeded:1.16.5") is None
         seeder.rollback()
         h.advance(SEED_RETRY)
+        again = h.actor.seeding
+        assert again is not None and again is not first
+        again.join(30)
         assert probe.meta("seeded:1.16.5") is not None
         assert probe.counts()["block_intel"] > 500
     finally:

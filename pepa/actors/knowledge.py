@@ -16,6 +16,7 @@ It answers the typed asks ``ActiveLessons``, ``Proposals`` and ``Reflect``.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pepa.errors import ActorUnavailable
 from pepa.events import (
     ActivityChanged,
     AdviceApplied,
@@ -75,6 +77,7 @@ from pepa.retention import PRUNE_EVERY, RetentionPolicy
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival.progress import KEPT_AREAS
 from pepa.survival.situation import Situation
+from pepa.threads import thread_name
 from pepa.world.death import DeathCause
 
 __all__ = ["Knowledge"]
@@ -83,6 +86,8 @@ logger = logging.getLogger(__name__)
 
 SEED_RETRY = 2.0
 """Seconds before a seed that found another bot seeding the shared base looks again."""
+SEED_JOIN = 10.0
+"""Seconds a stopping actor waits for its seed under way."""
 REFLECT_EVERY = 1800.0
 """Seconds between two reflections (``PEPA_REFLECT_EVERY``)."""
 RECENT_BUNDLES = 32
@@ -116,6 +121,15 @@ class _Seed:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class _Seeded:
+    """The seed's thread is done: True seeded, False seeded before (or failed, logged), None
+    another bot was seeding (look again)."""
+
+    version: str
+    seeded: bool | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _LessonHeard:
     """Another bot sharing the base wrote, graded or decayed a lesson (pepa.knowledge.shared)."""
 
@@ -145,6 +159,8 @@ class Knowledge(SupervisedActor):
         self.username = username
         """This bot: its deaths and its lessons' announcements in a base a fleet shares."""
         self.listener: LessonListener | None = None
+        self.seeding: threading.Thread | None = None
+        """A shared base's seed under way, off this actor's thread (None: none yet)."""
         """Hears the lessons of the other bots sharing a PostgreSQL base (None: alone)."""
         self.retention = retention or RetentionPolicy()
         """What is kept of chat, deaths, danger points, reflections and logs (pepa/retention.py)."""
@@ -197,6 +213,8 @@ class Knowledge(SupervisedActor):
         self.every(self.prune_every, _Prune())
 
     def cleanup(self) -> None:
+        if self.seeding is not None:
+            self.seeding.join(SEED_JOIN)  # a seed under way ends before its database closes
         if self.listener is not None:
             self.listener.close()
         self.wiki_lookups.close()
@@ -223,7 +241,9 @@ class Knowledge(SupervisedActor):
             case ChatSent(text=text):
                 self.db.log_chat(None, "out", text)
             case Connected(version=version) | _Seed(version=version):
-                if self.db.seed(version, self.data_root) is None:
+                self._seed(version)
+            case _Seeded(version=version, seeded=seeded):
+                if seeded is None:
                     self.later(SEED_RETRY, _Seed(version=version))
             case ActiveLessons():
                 return active_lessons(self.db.lessons(min_confidence=ACT_ON))
@@ -262,6 +282,30 @@ class Knowledge(SupervisedActor):
             case _:
                 return super().on_message(message)
         return None
+
+    def _seed(self, version: str) -> None:
+        """Seed the base for ``version``. A shared base's seed runs on a thread of its own: with
+        a fleet joining, the bot that seeds took over the 5 s heartbeat on a busy machine and
+        its actor was replaced as hung. A bot's own SQLite file seeds here (about 120 ms,
+        and one writer at a time suits SQLite)."""
+        if self.db.store is None or not self.db.store.shared:
+            self.db.seed(version, self.data_root)  # never None: no other bot seeds this file
+            return
+        if self.seeding is not None and self.seeding.is_alive():
+            return  # the one under way answers
+        db, data_root, tell = self.db, self.data_root, self.handle.tell
+
+        def run() -> None:
+            seeded = db.seed(version, data_root)
+            try:
+                tell(_Seeded(version=version, seeded=seeded))
+            except ActorUnavailable:
+                pass  # the actor stopped meanwhile; the next one seeds at its Connected
+
+        self.seeding = threading.Thread(
+            target=run, name=thread_name("knowledge-seed", self.username or None), daemon=True
+        )
+        self.seeding.start()
 
     # -- deaths and lessons ----------------------------------------------------------------
 
