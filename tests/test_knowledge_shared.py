@@ -18,6 +18,7 @@ from pepa.knowledge.coach_offline import LessonDraft
 from pepa.knowledge.shared import LessonListener, parse_payload
 from pepa.knowledge.store import LESSON_CHANNEL
 from tests.pg_server import PostgresServer
+from tests.test_knowledge import data_root
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -140,9 +141,7 @@ def test_an_announcement_is_parsed_or_refused(payload: str, parsed: object) -> N
 def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
     import threading
 
-    from pepa.world.node import node_modules
-
-    data = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    data = data_root()
     stores = [KnowledgeStore(url=url, bot=f"bot{i}").open() for i in range(4)]
     results: list[object] = []
     try:
@@ -168,9 +167,8 @@ def test_a_seed_does_not_wait_while_another_bot_seeds(url: str) -> None:
     """Another connection holds the seed lock (a bot seeding): a seed answers None at once
     instead of waiting for it, and seeds once the lock is free."""
     from pepa.knowledge.store import SEED_LOCK
-    from pepa.world.node import node_modules
 
-    data = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    data = data_root()
     store = KnowledgeStore(url=url, bot="late").open()
     seeder = psycopg2.connect(url)
     try:
@@ -245,9 +243,8 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
     from pepa.events import Connected
     from pepa.knowledge.store import SEED_LOCK
     from pepa.testing import ActorHarness
-    from pepa.world.node import node_modules
 
-    data = node_modules() / "minecraft-data" / "minecraft-data" / "data"
+    data = data_root()
     h = ActorHarness(
         Knowledge, server_dir=tmp_path, db_url=url, data_root=data, username="late",
         reflect_every=0,
