@@ -440,6 +440,13 @@ class ActorHarness(Generic[A]):
             self._drain()
         return replies
 
+    def together(self, *messages: Any) -> None:
+        """Deliver messages that arrive together: all in the mailbox before the first is
+        handled, as a burst of events reaches an actor on a busy machine."""
+        for message in messages:
+            self.actor.actor_ref.tell(message)
+        self._drain()
+
     def advance(self, seconds: float) -> None:
         """Move the clock forward in steps, firing timers as they come due."""
         target = self.clock() + seconds

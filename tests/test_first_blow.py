@@ -17,6 +17,7 @@ from pepa.events import (
     ActivityChanged,
     FirstBlow,
     HealthChanged,
+    HostileGone,
     HostileSpotted,
     LessonLearned,
     Pause,
@@ -151,6 +152,34 @@ def test_health_hostiles_and_lessons_disarm_at_once_views_at_most_every_half_sec
     assert link.armed  # one near: a newcomer would still be struck
     h.send(HostileSpotted(name="zombie", distance=10.0, entity_id=4))
     assert link.armed == {}
+
+
+def test_what_arrives_together_is_armed_for_once_after_the_last_of_it(tmp_path: Path) -> None:
+    """At a spawn in a crowd the hostile, the bridge's first blow and the fight's start reach
+    the reflex together: it arms the bridge once, for how things stand after the last."""
+    link, h = in_world(tmp_path)
+    assert link.armed == EVERY_BUT_CREEPERS
+    before = link.armings
+    # hurt and healed in one burst: nothing to tell the bridge (one by one, two armings)
+    h.together(HealthChanged(hp=6, food=20, previous_hp=20),
+               HealthChanged(hp=20, food=20, previous_hp=6))  # fmt: skip
+    assert link.armings == before and link.armed == EVERY_BUT_CREEPERS
+    # two hostiles and a blow in one burst: disarmed once, as it stands after them
+    h.together(
+        HostileSpotted(name="zombie", distance=9.0, entity_id=3),
+        HealthChanged(hp=15, food=20, previous_hp=20),
+        HostileSpotted(name="zombie", distance=10.0, entity_id=4),
+    )
+    assert link.armings == before + 1 and link.armed == {} and link.armed_as == (15, 20)
+    # a pause is never kept waiting: the bridge is disarmed before the pause is announced,
+    # whatever is queued behind it
+    h.send(HostileGone(entity_id=3), HostileGone(entity_id=4))
+    h.send(HealthChanged(hp=20, food=20, previous_hp=15))
+    assert link.armed == EVERY_BUT_CREEPERS
+    seen: list[dict[str, float] | None] = []
+    h.bus.listen(lambda e: seen.append(link.armed) if isinstance(e, PausedChanged) else None)
+    h.together(Pause(), WorldObserved(view=view()), HealthChanged(hp=19, food=20, previous_hp=20))
+    assert seen == [{}] and link.armed == {}
 
 
 def test_after_the_bridge_s_first_blow_the_reflex_fights_on_at_its_own_cadence(

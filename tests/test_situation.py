@@ -102,6 +102,38 @@ def test_recall_backs_off_to_coarser_situations_and_discounts_them() -> None:
     assert len(LEVELS) == 5
 
 
+_LESSON = st.tuples(
+    st.sampled_from([FIGHT, "survive.flee"]),
+    st.fixed_dictionaries({f: st.sampled_from(["", "zombie", "spider"]) for f in ("mob", "crowd")}),
+    st.sampled_from(["avoid", "prefer", "note"]),
+    st.booleans(),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_LESSON, max_size=8), st.sets(st.integers(0, 7)), st.sampled_from(["zombie", "husk"])
+)
+def test_about_says_whether_any_situation_with_the_mob_recalls_a_lesson(
+    lessons: list[tuple[str, dict[str, str], str, bool]], dropped: set[int], mob: str
+) -> None:
+    """``about`` (the arming asks it before it works out a situation) is exactly "some
+    situation with this mob recalls a lesson about the skill", after puts and drops."""
+    index = LessonIndex()
+    for number, (skill, fields, verdict, general) in enumerate(lessons):
+        index.put(number, skill, Situation(**fields), verdict, 0.7, general=general)
+    for number in dropped:
+        index.drop(number)
+    for skill in (FIGHT, "survive.flee"):
+        situations = [Situation(mob=mob, crowd=crowd) for crowd in ("", "zombie", "spider")]
+        recalled = any(index.recall(skill, situation) for situation in situations)
+        assert index.about(skill, mob) == recalled
+        assert index.about(skill, mob) == any(
+            skill == s and fields["mob"] == mob and n not in dropped
+            for n, (s, fields, _, _) in enumerate(lessons)
+        )
+
+
 def _fields(s: Situation) -> dict[str, str]:
     return {f: getattr(s, f) for f in FIELDS}
 

@@ -75,6 +75,8 @@ class Lessons:
         first one of the whitelist when the lesson names none; ``prefer`` runs
         the lesson's alternative, and only when the whitelist allows it.
         """
+        if not self.index.about(skill, hostile):
+            return None
         allowed = ADVICE_ALTERNATIVES.get(skill, ())
         present = replace(situation_of(world), mob=hostile)
         for found in self.index.recall(skill, present):

@@ -23,12 +23,13 @@ which the bridge cannot weigh.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from pepa.survival import combat
 from pepa.survival.chain import Decision, Memory, decide
 from pepa.survival.dispatch import Running, admit
 from pepa.survival.runner import SWING
-from pepa.world.view import WorldView
+from pepa.world.view import Entity, WorldView
 
 __all__ = ["ARMED_KINDS", "PROBE_DISTANCE", "PROBE_ID", "armed", "struck"]
 
@@ -53,8 +54,13 @@ def armed(
     if not world.in_world:
         return {}
     arming: dict[str, float] = {}
+    # the view with the probe is the same for every kind but the probe's name: placed once
+    base = world.with_threat(entity_id=PROBE_ID, name="", distance=PROBE_DISTANCE)
+    at = next(i for i, e in enumerate(base.entities) if e.id == PROBE_ID)
+    before, after = base.entities[:at], base.entities[at + 1 :]
     for name in kinds:
-        probe = world.with_threat(entity_id=PROBE_ID, name=name, distance=PROBE_DISTANCE)
+        newcomer = Entity(id=PROBE_ID, name=name, distance=PROBE_DISTANCE, type="hostile")
+        probe = replace(base, entities=(*before, newcomer, *after))
         decision = decide(probe, now, memory)
         if _strikes(decision) and admit(running, decision) != "keep":
             arming[name] = PROBE_DISTANCE

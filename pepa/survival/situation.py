@@ -270,6 +270,12 @@ class LessonIndex:
     def __len__(self) -> int:
         return len(self._where)
 
+    def about(self, skill: str, mob: str) -> bool:
+        """Whether any lesson about ``skill`` is about ``mob``: every lesson is filed at the
+        mob's own level, and every level's key starts with the mob, so a recall for ``mob``
+        finds nothing without one (the reflex asks this 13 times an arming)."""
+        return (skill, (mob,)) in self._at[-1]
+
     def put(
         self, key: Any, skill: str, situation: Situation, verdict: str, confidence: float,
         *, general: bool = False,
