@@ -190,6 +190,9 @@ class MinecraftLink:
         self.version: str | None = None
         self._auth = AuthMe(settings.password, settings.server_dir / "joined-before.flag")
         self._players: tuple[str, ...] = ()
+        self._helper: Any = None
+        self._reload_helper = False
+        """The handle on bot_helper.js was not one: the next join loads it again."""
 
     # -- lifecycle --------------------------------------------------------------
 
@@ -511,6 +514,8 @@ class MinecraftLink:
         options = bot_options(self.settings)
         self._drain_stale()
         try:
+            if self._reload_helper:  # in the try: a bridge too busy to answer is tried again
+                self._helper, self._reload_helper = self._load_helper(), False
             api = self._helper.createBot(options, self._js_event, timeout=CALL_TIMEOUT)
             self._fns = {name: getattr(api, name) for name in METHODS}
         except Exception as exc:  # a busy bridge is not a dead one: try again, backing off
@@ -519,6 +524,12 @@ class MinecraftLink:
             # the bot that call made anyway may be logging in: give it time to be in and quit
             # (bot_helper.js replaces it), or the server refuses the next one as a duplicate
             self._pause(STRAY_WAIT)
+            if isinstance(exc, (AttributeError, TypeError)):
+                # not the bridge's handle on bot_helper.js, or not its answer (another call's:
+                # docs/world.md); with that handle every attempt would fail the same way
+                self._reload_helper = True
+                raise ConnectFailed(f"the JS bridge answered out of turn ({exc}); "
+                                    "loading bot_helper.js again") from exc  # fmt: skip
             raise ConnectFailed(f"the JS bridge did not answer in time ({exc})") from exc
         self._api = api
         if self._closing.is_set():

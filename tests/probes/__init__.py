@@ -12,10 +12,10 @@ import orjson
 HERE = Path(__file__).resolve().parent
 
 
-def run_probe(name: str, timeout: float) -> dict[str, Any]:
-    """Run ``tests/probes/<name>.py`` in its own process; its last JSON line."""
+def run_probe(name: str, timeout: float, *args: str) -> dict[str, Any]:
+    """Run ``tests/probes/<name>.py`` (with ``args``) in its own process; its last JSON line."""
     result = subprocess.run(
-        [sys.executable, str(HERE / f"{name}.py")], capture_output=True, text=True,
+        [sys.executable, str(HERE / f"{name}.py"), *args], capture_output=True, text=True,
         timeout=timeout, cwd=HERE.parents[1],
     )  # fmt: skip
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]

@@ -2,8 +2,10 @@
 a busy machine is retried, not taken for a dead bridge, and the bot it made anyway is replaced.
 
 The first createBot really runs in the bridge (its bot starts joining) and then fails here as
-JSPyBridge's timeout does. Prints one JSON line: {"joined": bool, "dead": [...], "connects": int,
-"players": int, "still": bool}.
+JSPyBridge's timeout does. With the argument ``crossed``, the link's first handle on
+bot_helper.js is instead what a crossed answer gave a fleet worker (session 45): a list, on
+which every createBot fails; the link must load the module again. Prints one JSON line:
+{"joined": bool, "dead": [...], "connects": int, "players": int, "still": bool, "loads": int}.
 """
 
 from __future__ import annotations
@@ -40,9 +42,24 @@ class SlowOnce:
 
 
 class BusyLink(MinecraftLink):
+    loads = 0
+
     @staticmethod
     def _load_helper() -> Any:
+        BusyLink.loads += 1
         return SlowOnce(MinecraftLink._load_helper())
+
+
+class CrossedLink(MinecraftLink):
+    loads = 0
+
+    @staticmethod
+    def _load_helper() -> Any:
+        CrossedLink.loads += 1
+        helper = MinecraftLink._load_helper()  # the bridge starts and loads the module
+        if CrossedLink.loads == 1:
+            return [[12], None]  # but the answer was another call's (JS's arguments to a request)
+        return helper
 
 
 def main() -> int:
@@ -55,7 +72,8 @@ def main() -> int:
         if event.get("type") in ("end", "kicked"):
             ended.set()
 
-    link = BusyLink(
+    kind = CrossedLink if sys.argv[1:] == ["crossed"] else BusyLink
+    link = kind(
         LinkSettings(host="127.0.0.1", port=world.port, username=NAME, server_dir=root),
         on_event=on_event,
         on_bridge_dead=dead.append,
@@ -69,7 +87,7 @@ def main() -> int:
         players = [p for p in world.op("players") if p["username"] == NAME]
         outcome = {
             "joined": joined, "dead": dead, "connects": link.connects,
-            "players": len(players), "still": link.connected and quiet,
+            "players": len(players), "still": link.connected and quiet, "loads": kind.loads,
         }  # fmt: skip
         sys.stdout.write(orjson.dumps(outcome).decode() + "\n")
     finally:
