@@ -16,7 +16,7 @@ import pytest
 from pepa.config import resolve
 from pepa.errors import ConfigError
 from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.link import LinkSettings, auth_dir, bot_options, keep_private, refused
+from pepa.world.login import LinkSettings, auth_dir, bot_options, keep_private, refused
 from tests.daemon_harness import Daemon
 
 pytestmark = pytest.mark.timeout(60)

@@ -17,7 +17,7 @@ from pepa.fleet.spec import EMBEDDED_NICE, BotSpec, FleetSpec, fleet_of_count, r
 from pepa.fleet.supervisor import FleetSupervisor, bot_configs, path_budget
 from pepa.threads import bot_of, thread_name
 from pepa.voice import moment_of
-from pepa.world.link import LinkSettings, bot_options
+from pepa.world.login import LinkSettings, bot_options
 
 FILE = """
 group = 2
