@@ -166,7 +166,7 @@ def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
 def test_a_seed_does_not_wait_while_another_bot_seeds(url: str) -> None:
     """Another connection holds the seed lock (a bot seeding): a seed answers None at once
     instead of waiting for it, and seeds once the lock is free."""
-    from pepa.knowledge.store import SEED_LOCK
+    from pepa.knowledge.seeding import SEED_LOCK
 
     data = data_root()
     store = KnowledgeStore(url=url, bot="late").open()
@@ -241,7 +241,7 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
     seed runs on a thread of its own (the seeding bot's actor was replaced as hung once)."""
     from pepa.actors.knowledge import SEED_RETRY, Knowledge
     from pepa.events import Connected
-    from pepa.knowledge.store import SEED_LOCK
+    from pepa.knowledge.seeding import SEED_LOCK
     from pepa.testing import ActorHarness
 
     data = data_root()

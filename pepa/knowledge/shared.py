@@ -21,7 +21,8 @@ from collections.abc import Callable
 import psycopg2
 import psycopg2.extensions
 
-from pepa.knowledge.store import LESSON_CHANNEL, psycopg2_arguments
+from pepa.knowledge.database import psycopg2_arguments
+from pepa.knowledge.store import LESSON_CHANNEL
 from pepa.threads import thread_name
 
 __all__ = ["LessonListener", "parse_payload"]

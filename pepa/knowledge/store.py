@@ -14,18 +14,17 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Iterator, Mapping
-from contextlib import closing, contextmanager
+from collections.abc import Mapping
+from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import orjson
 from pony import orm
 
-from pepa.errors import PepaError
 from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION, define, utcnow
+from pepa.knowledge.database import KnowledgeError, bind_arguments, opening_alone
 from pepa.knowledge.records import (
     DeathRecord,
     LessonRecord,
@@ -33,8 +32,8 @@ from pepa.knowledge.records import (
     death_record,
     lesson_record,
 )
+from pepa.knowledge.seeding import seed
 from pepa.knowledge.wikitext import CachedPage
-from pepa.survival.crafting import Recipes
 from pepa.urls import redact_url
 
 __all__ = [
@@ -52,19 +51,6 @@ logger = logging.getLogger(__name__)
 CELL = 16
 """POIs are indexed by 16x16 cells of x and z."""
 
-STARTER_VERDICTS = {
-    "zombie": ("fight", "slow melee mob: fight it with a weapon, back off under 8 hp"),
-    "husk": ("fight", "like a zombie; causes hunger"),
-    "spider": ("fight", "fast and climbs walls: fight in the open"),
-    "skeleton": ("fight", "ranged: close the distance or break line of sight"),
-    "creeper": ("flee", "explodes within 3 blocks: never melee without a shield, run"),
-    "witch": ("flee", "throws potions: keep away"),
-    "enderman": ("ignore", "neutral unless looked at: do not look, do not hit"),
-    "drowned": ("fight", "in water it is faster: fight from land"),
-}
-"""Fight-or-flee verdicts for common mobs, seeded once."""
-
-
 GRADE_UP = 0.05
 """Confidence a lesson gains each time following it went well."""
 GRADE_DOWN = 0.15
@@ -73,71 +59,11 @@ MIN_CONFIDENCE, MAX_CONFIDENCE = 0.05, 0.95
 DECAY_GRACE = timedelta(days=1)
 """A learned lesson neither learned again nor graded this long starts to decay."""
 DECAY_PER_DAY = 0.05
-OPEN_LOCK = 0x9E9A0BE1
-"""PostgreSQL advisory lock held while a bot creates or upgrades a shared base's tables."""
-SEED_LOCK = 0x9E9A5EED
-"""PostgreSQL advisory lock held while a bot seeds a shared base (the others then skip)."""
+"""Confidence a stale lesson loses a day: one learned once (0.7) stops acting (below 0.6) two
+days after its day of grace; one confirmed to the cap (0.95), seven days after."""
 LESSON_CHANNEL = "pepa_lessons"
 """PostgreSQL's channel for lessons written or graded: ``NOTIFY pepa_lessons, '<bot>:<id>'``
 at the commit, heard by every other bot sharing the base (:mod:`pepa.knowledge.shared`)."""
-"""Confidence a stale lesson loses a day: one learned once (0.7) stops acting (below 0.6) two
-days after its day of grace; one confirmed to the cap (0.95), seven days after."""
-
-
-class KnowledgeError(PepaError):
-    """The knowledge base cannot be opened or written."""
-
-
-def bind_arguments(url: str) -> dict[str, Any]:
-    """Pony's ``bind`` arguments for ``sqlite:///path`` or ``postgresql://user:pw@host:port/db``."""
-    parts = urlsplit(url)
-    if parts.scheme == "sqlite":
-        if not parts.path:
-            raise KnowledgeError(f"no file in database URL {url!r}")
-        return {"provider": "sqlite", "filename": parts.path, "create_db": True}
-    if parts.scheme in ("postgres", "postgresql"):
-        database = parts.path.lstrip("/")
-        if not database or not parts.hostname:
-            raise KnowledgeError(f"database URL {redact_url(url)!r} needs a host and a database")
-        arguments: dict[str, Any] = {
-            "provider": "postgres", "host": parts.hostname, "port": parts.port or 5432,
-            "database": unquote(database), "user": unquote(parts.username or "postgres"),
-            "connect_timeout": 10,
-        }  # fmt: skip
-        if parts.password:
-            arguments["password"] = unquote(parts.password)
-        return arguments
-    raise KnowledgeError(
-        f"unsupported database URL {redact_url(url)!r}: use sqlite:///path or postgresql://..."
-    )
-
-
-def psycopg2_arguments(url: str) -> dict[str, Any]:
-    """``psycopg2.connect`` arguments for a ``postgresql://`` URL (a connection beside Pony's:
-    an advisory lock held while opening, a LISTEN)."""
-    arguments = bind_arguments(url)
-    return {
-        "host": arguments["host"], "port": arguments["port"], "dbname": arguments["database"],
-        "user": arguments["user"], "password": arguments.get("password"),
-        "connect_timeout": arguments["connect_timeout"],
-    }  # fmt: skip
-
-
-@contextmanager
-def _opening_alone(url: str) -> Iterator[None]:
-    """Hold PostgreSQL's advisory lock :data:`OPEN_LOCK` on a connection of its own: creating
-    the tables of a new base twice at once fails in one of the two (a fleet's bots start
-    together)."""
-    import psycopg2
-
-    connection = psycopg2.connect(**psycopg2_arguments(url))
-    try:
-        connection.autocommit = True
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s)", (OPEN_LOCK,))
-        yield
-    finally:
-        connection.close()  # the lock goes with the session
 
 
 class KnowledgeStore:
@@ -169,7 +95,7 @@ class KnowledgeStore:
                 self._create()
             else:
                 self.db.bind(**bind_arguments(self.url or ""))
-                with _opening_alone(self.url or ""):  # a fleet's bots open a new base together
+                with opening_alone(self.url or ""):  # a fleet's bots open a new base together
                     self._create()
             self.shared = self.db.provider.dialect == "PostgreSQL"
         except Exception as exc:  # Pony raises many kinds; all mean "cannot use it"
@@ -180,7 +106,7 @@ class KnowledgeStore:
         self._add_columns()
         self.db.generate_mapping(create_tables=True)
         with orm.db_session:
-            self._set_meta("schema_version", str(SCHEMA_VERSION))
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
 
     def _add_columns(self) -> None:
         """Upgrade an older database in place: add the :data:`COLUMNS` its tables lack.
@@ -215,7 +141,8 @@ class KnowledgeStore:
         if self.db.provider is not None:
             self.db.disconnect()
 
-    def _set_meta(self, key: str, value: str) -> None:
+    def set_meta(self, key: str, value: str) -> None:
+        """Write a meta value, inside the caller's db_session."""
         meta = self.e["Meta"]
         row = meta.get(key=key)
         if row is None:
@@ -237,76 +164,10 @@ class KnowledgeStore:
     # -- seeding ------------------------------------------------------------------
 
     def seed(self, version: str, data_root: Path) -> bool | None:
-        """Fill recipes, blocks, mobs and starter lessons from minecraft-data, once per version.
-
-        True: seeded now; False: seeded already. None: another bot of a fleet sharing the
-        base is seeding it right now; try again later. The fleet's bots join together and
-        one seeds while the others go on: waiting on its lock, 10 of 64 bots' knowledge
-        actors were once replaced as hung (no heartbeat answer for 5 s)."""
-        if self.meta(f"seeded:{version}") is not None:
-            return False
-        with orm.db_session:
-            e = self.e
-            if self.shared:
-                # execute, not select: Pony runs a select alone in autocommit, which would
-                # free the lock at once; execute opens the transaction that holds it
-                got = self.db.execute(
-                    "SELECT pg_try_advisory_xact_lock($key)", {}, {"key": SEED_LOCK}
-                ).fetchone()
-                if not got or not got[0]:
-                    return None
-                if e["Meta"].get(key=f"seeded:{version}") is not None:
-                    return False
-            paths = json.loads((data_root / "dataPaths.json").read_text())["pc"][version]
-            items = json.loads((data_root / paths["items"] / "items.json").read_text())
-            blocks = json.loads((data_root / paths["blocks"] / "blocks.json").read_text())
-            entities = json.loads((data_root / paths["entities"] / "entities.json").read_text())
-            names = {item["id"]: item["name"] for item in items}
-            recipes = Recipes.load(version, data_root)
-            for result, variants in recipes.by_result.items():
-                for r in variants:
-                    e["RecipeRow"](
-                        result=result, count=r.count, ingredients=dict(r.ingredients),
-                        needs_table=r.needs_table,
-                    )  # fmt: skip
-            # the names known already, in one query each (a get per row was 860 round trips)
-            known_blocks = set(orm.select(b.name for b in e["BlockIntel"]))
-            known_mobs = set(orm.select(m.name for m in e["MobIntel"]))
-            seeded_mobs = set(orm.select(x.hostile for x in e["Lesson"] if x.source == "seed"))
-            for block in blocks:
-                if block["name"] not in known_blocks:
-                    known_blocks.add(block["name"])
-                    tools = [names.get(int(i), str(i)) for i in (block.get("harvestTools") or {})]
-                    drops = [
-                        names.get(d, str(d)) for d in block.get("drops") or [] if isinstance(d, int)
-                    ]
-                    e["BlockIntel"](
-                        name=block["name"], hardness=block.get("hardness"),
-                        harvest_tools=tools, drops=drops, light=int(block.get("emitLight") or 0),
-                    )  # fmt: skip
-            for entity in entities:
-                if entity.get("type") not in ("mob", "hostile", "passive", "animal", "ambient"):
-                    continue
-                if entity["name"] in known_mobs:
-                    continue
-                known_mobs.add(entity["name"])
-                verdict, note = STARTER_VERDICTS.get(entity["name"], ("", ""))
-                e["MobIntel"](
-                    name=entity["name"], category=entity.get("category") or "",
-                    hostile=entity.get("category") == "Hostile mobs", verdict=verdict, note=note,
-                )  # fmt: skip
-            for mob, (verdict, note) in STARTER_VERDICTS.items():
-                flee = verdict == "flee"
-                if mob in seeded_mobs:  # seeded for another version (a fleet's shared database)
-                    continue
-                e["Lesson"](
-                    skill="combat.attack-nearest", situation="hostile nearby", hostile=mob,
-                    verdict="avoid" if flee else "note",
-                    alternative="survive.flee" if flee else "",
-                    text=f"{mob}: {note}", confidence=0.6, source="seed",
-                )  # fmt: skip
-            self._set_meta(f"seeded:{version}", utcnow().isoformat())
-        return True
+        """Fill recipes, blocks, mobs and starter lessons from minecraft-data, once per version
+        (:func:`pepa.knowledge.seeding.seed`: True seeded now, False already, None another
+        bot of the fleet is seeding the shared base right now)."""
+        return seed(self, version, data_root)
 
     # -- deaths and places ---------------------------------------------------------------
 
@@ -495,7 +356,7 @@ class KnowledgeStore:
         last = self.e["Meta"].get(key="decayed_at")  # a shared base decays once, whoever does
         if last is not None:
             since = max(since, datetime.fromisoformat(last.value))
-        self._set_meta("decayed_at", now.isoformat())
+        self.set_meta("decayed_at", now.isoformat())
         rows = orm.select(
             x for x in self.e["Lesson"]
             if x.source != "seed" and x.confidence > MIN_CONFIDENCE and x.created < stale
