@@ -102,8 +102,8 @@ class _Arm:
     An arming that is due at once waits for it while more messages are in the mailbox: at a
     spawn among 32 bots each bot's reflex had a hostile spotted, a first blow and the end of
     the fight queued, and armed once for each (13 decisions each time) while the world and
-    the bridges waited for a core. Queued behind them, this arms once for all, a few ms
-    later at most: the time the reflex takes for the messages ahead of it."""
+    the bridges waited for a core. Queued behind them, this arms once for all, later by the
+    time the reflex takes for the messages ahead of it (a few ms on a quiet machine)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
