@@ -42,8 +42,7 @@ from typing import Any
 
 import orjson
 
-from pepa.memory import write_atomic
-from pepa.statefiles import SchemaError, load
+from pepa.statefiles import SchemaError, load, write_atomic
 
 __all__ = [
     "NAME",

@@ -17,8 +17,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import secrets
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,9 @@ from pepa.statefiles import (
     Tagged,
     TextFile,
     load,
+    open_append,
     read_bounded,
+    write_atomic,
 )
 from pepa.survival.curriculum import MAX_COUNT, plan_line_problem
 
@@ -48,10 +48,8 @@ __all__ = [
     "Locations",
     "TaskFile",
     "append_line",
-    "open_append",
     "read_text",
     "task_schema",
-    "write_atomic",
 ]
 
 logger = logging.getLogger(__name__)
@@ -107,50 +105,6 @@ def task_schema(known_skill: Callable[[str], bool] | None = None) -> JsonFile[di
     )
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that readers see the old or the new file, never half.
-
-    The temporary file beside it is created 0600 with ``O_EXCL | O_NOFOLLOW``
-    (a planted link at its name fails the open), fsynced, then renamed over
-    ``path`` — which replaces a link at ``path`` rather than writing through it.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    for _ in range(100):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o600)
-        except FileExistsError:
-            continue
-        break
-    else:
-        raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename durable; a file system that cannot is not an error."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 class TaskFile:
     """``current-task.json``: the resume anchor."""
 
@@ -203,35 +157,6 @@ def read_text(path: Path, default: str = "", *, limit: int = READ_LIMIT) -> str:
     except (OSError, UnicodeDecodeError, SchemaError) as exc:
         logger.warning("cannot read %s (%s); using a safe default", path, exc)
         return default
-
-
-def open_append(path: Path) -> int:
-    """A descriptor that appends to ``path`` (created 0600), never through a symbolic link.
-
-    The folder is opened ``O_NOFOLLOW`` (created if missing), the file
-    ``O_NOFOLLOW | O_APPEND | O_NONBLOCK`` inside it (a FIFO cannot block the
-    open); a link raises ELOOP, anything but a regular file EINVAL. The
-    descriptor is blocking and close-on-exec; a file of ours wider than 0600
-    is narrowed. The caller closes it.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
-        fd = os.open(path.name, flags | os.O_CLOEXEC, 0o600, dir_fd=folder)
-    finally:
-        os.close(folder)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        if stat.S_IMODE(info.st_mode) != 0o600 and info.st_uid == os.getuid():
-            os.fchmod(fd, 0o600)
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def append_line(path: Path, line: str) -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import orjson
 
-from pepa.memory import GOAL_FILE, PLAN_FILE, append_line, read_text, write_atomic
-from pepa.statefiles import SchemaError, load
+from pepa.memory import GOAL_FILE, PLAN_FILE, append_line, read_text
+from pepa.statefiles import SchemaError, load, write_atomic
 from pepa.survival.curriculum import rename_skills
 
 __all__ = ["PlanBook"]

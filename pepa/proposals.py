@@ -22,8 +22,7 @@ import stat
 from pathlib import Path
 
 from pepa.errors import PepaError
-from pepa.memory import write_atomic
-from pepa.statefiles import SchemaError, TextFile, load, read_bounded, reject
+from pepa.statefiles import SchemaError, TextFile, load, read_bounded, reject, write_atomic
 
 __all__ = ["MAX_ID", "PROPOSAL_FILE", "ProposalError", "ProposalStore", "clamp"]
 

@@ -33,8 +33,7 @@ from pepa.events import (
     PlayerSpotted,
     Respawned,
 )
-from pepa.memory import write_atomic
-from pepa.statefiles import Int, JsonFile, ListOf, MapOf, Obj, Stamp, Str, load
+from pepa.statefiles import Int, JsonFile, ListOf, MapOf, Obj, Stamp, Str, load, write_atomic
 
 __all__ = [
     "LINES",

@@ -71,9 +71,10 @@ from pepa.knowledge.upkeep import prune_server
 from pepa.knowledge.wiki import WikiClient
 from pepa.knowledge.wiki_actor import WikiFetched, WikiLookups
 from pepa.knowledge.writer import StoreWriter
-from pepa.memory import read_text, write_atomic
+from pepa.memory import read_text
 from pepa.proposals import ProposalError, ProposalStore
 from pepa.retention import PRUNE_EVERY, RetentionPolicy
+from pepa.statefiles import write_atomic
 from pepa.supervision import SupervisedActor, SupervisionContext
 from pepa.survival.progress import KEPT_AREAS
 from pepa.survival.situation import Situation

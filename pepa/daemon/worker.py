@@ -37,10 +37,10 @@ from pepa.daemon import handover
 from pepa.daemon.bothost import BotHost
 from pepa.daemon.handover import ENV_PARENT, ENV_RELOAD_TOKEN, EXIT_FILE
 from pepa.errors import PepaError
-from pepa.memory import write_atomic
 from pepa.retention import MIB
 from pepa.signals import SignalInbox
 from pepa.statedir import StateDirError, secure_state
+from pepa.statefiles import write_atomic
 from pepa.supervision import Scheduler
 from pepa.world.bridge import shutdown_bridge
 from pepa.world.node import WorldError

@@ -34,7 +34,7 @@ from urllib.parse import quote
 import psycopg2
 
 from pepa.errors import PepaError
-from pepa.memory import write_atomic
+from pepa.statefiles import write_atomic
 from pepa.world.embedded import free_port
 
 __all__ = ["LocalPostgres", "PostgresError", "cluster_home", "find_bin_dir"]

@@ -40,11 +40,10 @@ from pepa.daemon.parent import keep_world_alive
 from pepa.errors import LockError
 from pepa.fleet.postgres import LocalPostgres, find_bin_dir
 from pepa.fleet.spec import FleetSpec
-from pepa.memory import write_atomic
 from pepa.planbook import PlanBook
 from pepa.signals import SignalInbox
 from pepa.statedir import secure_state
-from pepa.statefiles import WORKER_EXIT, load
+from pepa.statefiles import WORKER_EXIT, load, write_atomic
 from pepa.supervision import Backoff, RestartIntensity
 from pepa.urls import redact_url
 from pepa.world.embedded import EmbeddedWorld

@@ -26,8 +26,7 @@ from typing import Any
 
 import orjson
 
-from pepa.memory import write_atomic
-from pepa.statefiles import Int, JsonFile, ListOf, Obj, OneOf, Stamp, TupleOf, load
+from pepa.statefiles import Int, JsonFile, ListOf, Obj, OneOf, Stamp, TupleOf, load, write_atomic
 
 __all__ = [
     "BUDGET_FILE",

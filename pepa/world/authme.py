@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pepa.memory import write_atomic
+from pepa.statefiles import write_atomic
 
 __all__ = ["SERVER_KINDS", "AuthMe", "server_line"]
 

@@ -28,7 +28,7 @@ import orjson
 
 from pepa.childenv import scrubbed
 from pepa.config import SANDBOX_PROFILES
-from pepa.memory import open_append
+from pepa.statefiles import open_append
 from pepa.world.node import JS_DIR, WorldError, compile_cache_env, node_binary, node_modules
 from pepa.world.versions import SANDBOX_VERSION
 
@@ -52,7 +52,7 @@ def open_world_log(path: Path, cap: int = WORLD_LOG_CAP) -> int | None:
     """A descriptor appending to ``world.log``; None (one warning) when it is refused.
 
     Over ``cap`` bytes it is first renamed to ``<name>.1`` (replacing an older
-    one). Opened with :func:`pepa.memory.open_append`: never through a symbolic
+    one). Opened with :func:`pepa.statefiles.open_append`: never through a symbolic
     link, a regular file only, 0600.
     """
     try:
