@@ -6,10 +6,11 @@ Every file read back here goes through a schema (:mod:`pepa.statefiles`): a
 corrupt, hand-broken or hostile file is moved aside with one warning and
 counts as no task, no places, no plan — never a crash.
 
-Nothing here follows a symbolic link: :func:`write_atomic` creates its
+Nothing here follows a symbolic link: :func:`pepa.statefiles.write_atomic` creates its
 temporary file with ``O_EXCL | O_NOFOLLOW`` (mode 0600) and renames it over
 the target (a link there is replaced, not written through); :func:`append_line`
-opens with ``O_NOFOLLOW`` and refuses a link or anything but a regular file.
+opens with ``O_NOFOLLOW`` (:func:`pepa.statefiles.open_append`) and refuses a
+link or anything but a regular file.
 """
 
 from __future__ import annotations

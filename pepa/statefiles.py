@@ -1,4 +1,5 @@
-"""State files validated as data: file schemas, a bounded reader, a quarantine.
+"""State files validated as data: file schemas, a bounded reader, a quarantine; and the two
+safe ways to write one (:func:`write_atomic`, :func:`open_append`), never through a link.
 
 The value specs live in :mod:`pepa.schema`; they are re-exported here.
 
