@@ -160,9 +160,9 @@ class Knowledge(SupervisedActor):
         self.username = username
         """This bot: its deaths and its lessons' announcements in a base a fleet shares."""
         self.listener: LessonListener | None = None
+        """Hears the lessons of the other bots sharing a PostgreSQL base (None: alone)."""
         self.seeding: threading.Thread | None = None
         """A shared base's seed under way, off this actor's thread (None: none yet)."""
-        """Hears the lessons of the other bots sharing a PostgreSQL base (None: alone)."""
         self.retention = retention or RetentionPolicy()
         """What is kept of chat, deaths, danger points, reflections and logs (pepa/retention.py)."""
         self.prune_every = prune_every

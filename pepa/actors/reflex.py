@@ -160,6 +160,7 @@ class Reflex(SupervisedActor):
         self.arm_owed = False
         """An arming due at once waits for the :class:`_Arm` queued behind the mailbox."""
         self.arm_queued = False
+        """An :class:`_Arm` is in the mailbox (one at a time)."""
 
     def setup(self) -> None:
         for event_type in (
