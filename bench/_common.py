@@ -10,8 +10,8 @@ from typing import Any
 
 import pykka
 
-from pepa.bus import Bus
-from pepa.supervision import (
+from pepa.runtime import (
+    Bus,
     ChildSpec,
     Registry,
     Runtime,

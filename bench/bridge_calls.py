@@ -1,7 +1,7 @@
 """Calls into JS from many Python threads at once, beside threads busy in Python.
 
 Run: ``.venv/bin/python bench/bridge_calls.py [--threads 16] [--calls 300] [--busy 2]``.
-One JS bridge (pepa's, hardened: pepa/world/jspy.py); ``--threads`` threads each make
+One JS bridge (pepa's, hardened: pepa/link/jspy.py); ``--threads`` threads each make
 ``--calls`` calls of an echo function (a round trip: Python, the bridge's pipe, Node's loop,
 back), while ``--busy`` threads keep computing in Python (a fleet worker's actors: the GIL is
 rarely free), with the workers' GIL switch interval (``pepa.daemon.worker.SWITCH_INTERVAL``).
@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pepa.daemon.worker import SWITCH_INTERVAL
-from pepa.world.bridge import bridge, shutdown_bridge
+from pepa.link.bridge import bridge, shutdown_bridge
 
 JS = Path(__file__).resolve().parent.parent / "tests" / "js" / "bridge_stress.js"
 

@@ -24,11 +24,9 @@ import pykka
 
 from bench._common import describe
 from pepa.actors.knowledge import Knowledge
-from pepa.bus import Bus
-from pepa.errors import PepaError
-from pepa.events import ActivityChanged, Died, LessonLearned, WorldObserved
-from pepa.events.queries import Proposals
-from pepa.supervision import (
+from pepa.base.errors import PepaError
+from pepa.runtime import (
+    Bus,
     ChildSpec,
     Registry,
     Runtime,
@@ -37,6 +35,8 @@ from pepa.supervision import (
     start_tree,
     stop_tree,
 )
+from pepa.runtime.events import ActivityChanged, Died, LessonLearned, WorldObserved
+from pepa.runtime.events.queries import Proposals
 from pepa.testing import entity, view
 from pepa.world.view import WorldView
 

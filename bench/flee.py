@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.worldserver.process import EmbeddedWorld, free_port
 
 BOT = "pepa_bot"
 CLEAR = 20.0

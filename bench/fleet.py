@@ -60,10 +60,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import _stalls
 from bench._common import first_hit
+from pepa.base.node import WorldError
 from pepa.fleet.postgres import find_bin_dir
 from pepa.fleet.status import read_roster
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import WorldError
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.pg_server import PostgresServer
 
 SEED = 424242

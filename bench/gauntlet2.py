@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gauntlet import RESULTS, interval, run
 
-from pepa.config import SANDBOX_PROFILES
+from pepa.daemon.config import SANDBOX_PROFILES
 
 log = logging.getLogger("gauntlet2")
 

@@ -2,7 +2,7 @@
 lessons nearest to the present situation.
 
 Run: ``.venv/bin/python bench/lesson_recall.py``. Fills a fresh SQLite
-knowledge base and the reflex chain's ``Memory`` with 100,000 lessons: 10
+knowledge base and the reflex chain's ``ChainState`` with 100,000 lessons: 10
 skills x 20 mobs, each lesson about a random situation (crowd, day or night,
 health, food, weapon, armour, terrain, one of 400 map cells). Then, for
 2,000 random present moments, times:
@@ -28,10 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pony import orm
 
 from bench._common import describe
-from pepa.knowledge import KnowledgeStore
-from pepa.survival import Memory
-from pepa.survival.chain import decide
-from pepa.survival.situation import Situation, situation_of
+from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.situation import Situation, situation_of
+from pepa.state.knowledge import KnowledgeStore
 from pepa.world.view import WorldView
 
 SKILLS = ["combat.attack-nearest", *(f"skill.{i}" for i in range(9))]
@@ -72,7 +71,7 @@ def present(rng: random.Random) -> WorldView:
 def main() -> None:
     store = KnowledgeStore(Path(tempfile.mkdtemp(prefix="pepa-bench-")) / "knowledge.db").open()
     lesson = store.e["Lesson"]
-    memory = Memory()
+    memory = ChainState()
     rng = random.Random(1)
     with orm.db_session:
         for n in range(LESSONS):

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import describe, first_hit
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.worldserver.process import EmbeddedWorld, free_port
 
 BOT = "pepa_bot"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import describe
-from pepa.world.embedded import free_port
+from pepa.worldserver.process import free_port
 
 ROUNDS = 5
 

@@ -14,8 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import Boom, Get, close, describe, make_tree
-from pepa.errors import ActorCrashed
-from pepa.supervision import Backoff
+from pepa.base.errors import ActorCrashed
+from pepa.runtime import Backoff
 
 ROUNDS = 1000
 

@@ -3,7 +3,7 @@ fight, dig and craft?
 
 Run: ``.venv/bin/python bench/versions.py [--versions 1.12.2,1.16.5 | --quick] [--logs DIR]``.
 For each version (default: every one both mineflayer 4.39 and flying-squid 1.12 support,
-from 1.12.2, :data:`pepa.world.versions.PLAYED`; ``--quick``: the three CI runs, the oldest,
+from 1.12.2, :data:`pepa.game.versions.PLAYED`; ``--quick``: the three CI runs, the oldest,
 1.16.5 and the newest; ``--versions`` also takes the older ones both support, 1.8.8 to
 1.11.2, outside the matrix), one after the other: a fresh flat flying-squid world at that version
 and one ``pepa start`` daemon in it, then the checks of ``tests/version_matrix.py`` (each

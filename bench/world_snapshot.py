@@ -22,9 +22,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import describe
-from pepa.world.bridge import shutdown_bridge
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.link import LinkSettings, MinecraftLink
+from pepa.link.bridge import shutdown_bridge
+from pepa.link.minecraft import LinkSettings, MinecraftLink
+from pepa.worldserver.process import EmbeddedWorld, free_port
 
 MOBS = 100
 

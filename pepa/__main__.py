@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from pepa.cli import main
+from pepa.cli.main import main
 
 sys.exit(main())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pepa.errors import PepaError
+from pepa.base.errors import PepaError
 from skills import (
     acquire_food,
     combat_approach,

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pepa.world.linkapi import Link
+from pepa.link.api import Link
 from pepa.world.view import WorldView
 
 __all__ = ["Link", "Skill", "Started"]

@@ -15,7 +15,8 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pepa.survival.crafting import (
+from pepa.base.node import node_modules
+from pepa.game.crafting import (
     IRON_PICKAXES,
     SMELTING,
     WOOD_STOCK,
@@ -29,7 +30,6 @@ from pepa.survival.crafting import (
     plan_craft,
     prerequisites,
 )
-from pepa.world.node import node_modules
 from pepa.world.view import WorldView
 from skills._base import Link, Started, started
 
@@ -111,7 +111,7 @@ def run_step(
     """Start the next step toward ``count`` of ``item`` (an instant success when held).
 
     ``under_cover``: by night in the shelter (the night plan admits only steps that can go on
-    there, :func:`pepa.survival.night.works_under_cover`): stone and iron are dug from the
+    there, :func:`pepa.policy.reflex.night.works_under_cover`): stone and iron are dug from the
     sealed pocket, the held table or furnace is placed in it and dug back up."""
     try:
         step = next_step(item, count, world)

@@ -1,7 +1,7 @@
 """combat.attack-nearest: hit the closest hostile, then hold the best weapon for the next swing.
 
 One call per swing, which first stops what ran when the swing pre-empts it
-(``stop_first``, set by the skill runner). The JS side (``pepa/world/js/melee.js``)
+(``stop_first``, set by the skill runner). The JS side (``pepa/link/js/melee.js``)
 swings the first at a target at once and may make a later one a critical hit (a
 jump, the swing on the way down); a shield in the off-hand is raised between swings
 there too.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pepa.survival.crafting import held
+from pepa.game.crafting import held
 from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, always, started
 from skills._making import IRON_BLOCKS, STONE_BLOCKS, run_step

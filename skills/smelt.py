@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pepa.survival.crafting import SMELTING
+from pepa.game.crafting import SMELTING
 from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, always
 from skills._making import run_step

@@ -16,11 +16,10 @@ import pykka
 import pytest
 from hypothesis import HealthCheck, settings
 
-from pepa.bus import Bus
-from pepa.knowledge import KnowledgeStore
-from pepa.supervision import ActorStateChanged, Registry, Runtime, Scheduler
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import compile_cache_env
+from pepa.base.node import compile_cache_env
+from pepa.runtime import ActorStateChanged, Bus, Registry, Runtime, Scheduler
+from pepa.state.knowledge import KnowledgeStore
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 from tests.pg_server import PostgresServer, find_bin_dir
 from tests.world_harness import SANDBOX_SEED

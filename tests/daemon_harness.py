@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pepa.ipc.client import IpcClient, IpcClientError
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.worldserver.process import EmbeddedWorld, free_port
 
 VIEW_FIELDS = (
     "connected", "position", "moving", "hp", "food", "timeOfDay", "enclosure", "threats",

@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from pepa.supervision import SupervisedActor, SupervisionContext
+from pepa.runtime import SupervisedActor, SupervisionContext
 
 STARTS: dict[str, int] = {}
 """How many times each test actor's setup ran (reset by tests that read it)."""

@@ -20,7 +20,19 @@ import orjson
 import pytest
 
 from pepa.actors.coach import Coach
-from pepa.events import (
+from pepa.llm import CancelToken, LlmError, LlmTimeout, LlmUnavailable
+from pepa.llm.budget import COOLDOWNS, LlmBudget, load_budget, save_budget
+from pepa.policy.coach.coaching import (
+    Ask,
+    AskGate,
+    IdleStreak,
+    Rejected,
+    failure,
+    judge,
+    plan_skills,
+)
+from pepa.policy.coach.validate import SkillCatalog
+from pepa.runtime.events import (
     AskLlm,
     DeathAnalysed,
     DeathAnalysisRequested,
@@ -35,18 +47,6 @@ from pepa.events import (
     TaskSuggested,
     WorldObserved,
 )
-from pepa.llm import CancelToken, LlmError, LlmTimeout, LlmUnavailable
-from pepa.llm.budget import COOLDOWNS, LlmBudget, load_budget, save_budget
-from pepa.llm.coaching import (
-    Ask,
-    AskGate,
-    IdleStreak,
-    Rejected,
-    failure,
-    judge,
-    plan_skills,
-)
-from pepa.llm.validate import SkillCatalog
 from pepa.testing import ActorHarness, entity, view
 from pepa.world.view import WorldView
 

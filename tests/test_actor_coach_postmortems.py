@@ -17,9 +17,15 @@ from typing import Any
 import pytest
 
 from pepa.actors.coach import DRAIN_EVERY
-from pepa.events import DeathAnalysed, DeathAnalysisRequested, ErrorRaised, PlanProposed, PlanWanted
 from pepa.llm.budget import COOLDOWNS, MAX_CALLS, WINDOW
-from pepa.llm.postmortems import MAX_PENDING
+from pepa.policy.coach.postmortems import MAX_PENDING
+from pepa.runtime.events import (
+    DeathAnalysed,
+    DeathAnalysisRequested,
+    ErrorRaised,
+    PlanProposed,
+    PlanWanted,
+)
 from pepa.testing import ActorHarness
 from pepa.world.death import KINDS, DamageSource, DeathCause
 from tests.test_actor_coach import BUNDLE, PLAN, POSTMORTEM, Model, coach

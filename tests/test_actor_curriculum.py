@@ -17,7 +17,8 @@ import orjson
 import pytest
 
 from pepa.actors.curriculum import Curriculum
-from pepa.events import (
+from pepa.policy.curriculum.assigner import LOST_AFTER_TICKS, RETRY_AFTER
+from pepa.runtime.events import (
     Connected,
     Died,
     GoalSet,
@@ -34,9 +35,8 @@ from pepa.events import (
     TaskWithdrawn,
     WorldObserved,
 )
-from pepa.events.queries import ActiveLesson
-from pepa.memory import PLAN_FILE
-from pepa.survival.assigner import LOST_AFTER_TICKS, RETRY_AFTER
+from pepa.runtime.events.queries import ActiveLesson
+from pepa.state.memory import PLAN_FILE
 from pepa.testing import ActorHarness, view
 from pepa.world.death import DeathCause
 from pepa.world.view import WorldView

@@ -3,7 +3,7 @@
 The actor runs in :class:`ActorHarness` on a fake clock; its socket server is a
 small recording stand-in (``Sockets``) with the three calls the actor makes.
 The real server, with real clients, is tested in tests/test_ipc_server.py and
-tests/test_ipc_limits.py; the pure translations are :mod:`pepa.relay`.
+tests/test_ipc_limits.py; the pure translations are :mod:`pepa.policy.relay.wire`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ import orjson
 import pytest
 
 from pepa.actors.ipc import STATUS_INTERVAL, STATUS_MIN_GAP, Ipc
-from pepa.cli import format_snapshot
-from pepa.errors import AskTimeout
-from pepa.events import (
+from pepa.base.errors import AskTimeout
+from pepa.base.logs import RingBuffer
+from pepa.cli.main import format_snapshot
+from pepa.ipc import protocol
+from pepa.runtime import ActorStateChanged
+from pepa.runtime.events import (
     ActivityChanged,
     AskLlm,
     ChatReceived,
@@ -42,10 +45,7 @@ from pepa.events import (
     SayInChat,
     WorldObserved,
 )
-from pepa.events.queries import Learning, LearningSummary, ProposalIds, Proposals
-from pepa.ipc import protocol
-from pepa.logs import RingBuffer
-from pepa.supervision import ActorStateChanged
+from pepa.runtime.events.queries import Learning, LearningSummary, ProposalIds, Proposals
 from pepa.testing import ActorHarness, entity, view
 from pepa.world.death import DeathCause
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pepa.actors.knowledge import Knowledge
-from pepa.events import (
+from pepa.policy.learning.postmortem import LessonDraft
+from pepa.runtime.events import (
     ActivityChanged,
     AdviceApplied,
     ChatReceived,
@@ -33,7 +34,7 @@ from pepa.events import (
     TopicAsked,
     WorldObserved,
 )
-from pepa.events.queries import (
+from pepa.runtime.events.queries import (
     ActiveLesson,
     ActiveLessons,
     DeathPlaces,
@@ -43,8 +44,7 @@ from pepa.events.queries import (
     Proposals,
     Reflect,
 )
-from pepa.knowledge import KnowledgeStore
-from pepa.knowledge.coach_offline import LessonDraft
+from pepa.state.knowledge import KnowledgeStore
 from pepa.testing import ActorHarness, entity, view
 from pepa.world.death import DeathCause
 

@@ -16,7 +16,7 @@ from pepa.actors.perception import (
     Perception,
     WorldEvent,
 )
-from pepa.events import (
+from pepa.runtime.events import (
     ActionFinished,
     ChatReceived,
     Connected,

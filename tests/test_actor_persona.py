@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from pepa.actors.persona import QUEUE_LIMIT, REFUSAL_COOLDOWN, ChatLimiter, Persona
-from pepa.chat_control import HELP
-from pepa.events import (
+from pepa.policy.persona.commands import HELP
+from pepa.policy.persona.voice import LINES, MIN_GAP, PER_HOUR
+from pepa.runtime.events import (
     ActivityChanged,
     ChatReceived,
     ChatSent,
@@ -30,7 +31,6 @@ from pepa.events import (
     WorldObserved,
 )
 from pepa.testing import ActorHarness, FakeLink, entity, view
-from pepa.voice import LINES, MIN_GAP, PER_HOUR
 
 pytestmark = pytest.mark.timeout(30)
 

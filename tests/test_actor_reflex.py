@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from pepa.actors.reflex import Reflex
-from pepa.events import (
+from pepa.runtime.events import (
     ActionFinished,
     ActivityChanged,
     AdviceApplied,
@@ -33,7 +33,7 @@ from pepa.events import (
     TaskWithdrawn,
     WorldObserved,
 )
-from pepa.events.queries import ActiveLesson, ActiveLessons
+from pepa.runtime.events.queries import ActiveLesson, ActiveLessons
 from pepa.testing import ActorHarness, FakeLink, entity, view
 
 TASK_FILE = "current-task.json"

@@ -15,7 +15,8 @@ import pytest
 
 from pepa.actors.reflex import Reflex
 from pepa.actors.watchdog import Watchdog
-from pepa.events import (
+from pepa.policy.watchdog.progress import DEATH_RADIUS, LADDER
+from pepa.runtime.events import (
     ActionFinished,
     ActivityChanged,
     Connected,
@@ -27,8 +28,7 @@ from pepa.events import (
     StuckDetected,
     WorldObserved,
 )
-from pepa.events.queries import DeathPlaces
-from pepa.survival.progress import DEATH_RADIUS, LADDER
+from pepa.runtime.events.queries import DeathPlaces
 from pepa.testing import Action, ActorHarness, FakeLink, entity, view
 
 pytestmark = pytest.mark.timeout(30)

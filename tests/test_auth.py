@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pepa.config import resolve
-from pepa.errors import ConfigError
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.login import LinkSettings, auth_dir, bot_options, keep_private, refused
+from pepa.base.errors import ConfigError
+from pepa.daemon.config import resolve
+from pepa.link.login import LinkSettings, auth_dir, bot_options, keep_private, refused
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 
 pytestmark = pytest.mark.timeout(60)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pepa.world.authme import MAX_TRIES, RETRY_AFTER, AuthMe, server_line
+from pepa.link.authme import MAX_TRIES, RETRY_AFTER, AuthMe, server_line
 
 
 def test_no_password_no_commands(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_a_wrong_password_stops_trying(tmp_path: Path) -> None:
     assert auth.on_tick(100.0) is None
 
 
-# -- only the server's own lines reach AuthMe (what pepa/world/link.py routes) ------------------
+# -- only the server's own lines reach AuthMe (what pepa/link/minecraft.py routes) -----------
 
 
 def server(text: str) -> dict[str, object]:

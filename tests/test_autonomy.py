@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import skills
-from pepa.survival.curriculum import parse_plan
-from pepa.world.embedded import EmbeddedWorld
+from pepa.policy.curriculum.plan import parse_plan
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 from tests.world_harness import Player

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pepa.world.embedded import free_port
-from pepa.world.node import JS_DIR
+from pepa.link.minecraft import BOT_JS
+from pepa.worldserver.process import free_port
 from tests.test_sandbox_terrain import run_node
 
 pytestmark = pytest.mark.timeout(90)
@@ -37,5 +37,5 @@ setTimeout(() => {
 
 def test_a_dig_animation_before_the_login_is_ignored_not_a_crash() -> None:
     # nothing listens on the port: the bot never logs in, its plugins are in all the same
-    out = run_node(EARLY_PACKET, str(JS_DIR / "bot_helper.js"), str(free_port()))
+    out = run_node(EARLY_PACKET, str(BOT_JS / "bot_helper.js"), str(free_port()))
     assert out == {"injected": True, "survived": True, "block": None, "heard": False}

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.world_harness import HelperBot, give
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(90)]

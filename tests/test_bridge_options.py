@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pepa.world.bridge import BRIDGE_NODE_OPTIONS
+from pepa.link.bridge import BRIDGE_NODE_OPTIONS
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 

@@ -1,4 +1,4 @@
-"""JSPyBridge as pepa runs it (pepa/world/jspy.py): many threads calling at once, calls that
+"""JSPyBridge as pepa runs it (pepa/link/jspy.py): many threads calling at once, calls that
 time out, a late answer; every other call is answered, with its own answer."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from pepa.world.versions import PLAYED, SANDBOX_VERSION
+from pepa.game.versions import PLAYED, SANDBOX_VERSION
 from tests.js import run_script
 
 pytestmark = pytest.mark.timeout(60)

@@ -1,4 +1,4 @@
-"""Who said a chat line, in every form servers send one (pepa/world/js/chat_line.js), run
+"""Who said a chat line, in every form servers send one (pepa/link/js/chat_line.js), run
 through node on lines as mineflayer hands them over: player chat, whispers, system lines of
 the form ``<name> text`` (flying-squid from 1.19, many proxies and chat plugins), and an
 operator's ``--chat-pattern``. No line names a sender who is not on the player list, and
@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from pepa.world.node import JS_DIR, node_binary
+from pepa.base.node import node_binary
+from pepa.link.minecraft import BOT_JS
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -36,7 +37,7 @@ def parsed(*cases: dict[str, Any]) -> list[tuple[str, str | None, str, str | Non
     result = subprocess.run(
         [node_binary(), "-e", RUN], input=json.dumps(list(cases)), capture_output=True,
         text=True, timeout=30, check=True,
-        env={"CHAT_LINE": str(JS_DIR / "chat_line.js"), "LISTED": json.dumps(LISTED),
+        env={"CHAT_LINE": str(BOT_JS / "chat_line.js"), "LISTED": json.dumps(LISTED),
              "ALICE_UUID": ALICE_UUID, "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     return [(r["kind"], r["from"], r["text"], r["source"]) for r in json.loads(result.stdout)]

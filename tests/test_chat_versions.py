@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.world_harness import Player, own_daemon
 

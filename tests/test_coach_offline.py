@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pepa.knowledge.coach_offline import analyse
+from pepa.policy.learning.postmortem import analyse
 
 
 def test_losing_a_fight_teaches_to_flee_that_mob() -> None:

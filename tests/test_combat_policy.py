@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from pepa.survival import Memory, decide
-from pepa.survival.combat import armour_points, assess, crowd_limit, weapon_damage
+from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.combat import armour_points, assess, crowd_limit, weapon_damage
 from pepa.testing import entity, view
 from pepa.world.view import WorldView
 
@@ -108,7 +108,7 @@ def test_after_striking_a_creeper_the_bot_backs_off() -> None:
 
 
 def test_a_creeper_strike_is_followed_by_a_back_off_then_another_strike() -> None:
-    memory = Memory()
+    memory = ChainState()
     creeper = world(mob(1, "creeper", 3.5))
     strike = decide(creeper, 10.0, memory)
     assert (strike.skill, strike.args["entity_id"]) == ("combat.attack-nearest", 1)
@@ -120,7 +120,7 @@ def test_a_creeper_strike_is_followed_by_a_back_off_then_another_strike() -> Non
 
 
 def test_a_flight_goes_on_until_clear_for_a_while_and_eats_on_the_way() -> None:
-    memory = Memory()
+    memory = ChainState()
     crowd = world(mob(1, "zombie", 4), mob(2, "zombie", 5), mob(3, "zombie", 5), hp=6, food=12,
                   items={"bread": 3})  # fmt: skip
     flee = decide(crowd, 0.0, memory)
@@ -145,7 +145,7 @@ def test_a_flight_goes_on_until_clear_for_a_while_and_eats_on_the_way() -> None:
 
 
 def test_a_zombie_in_reach_during_a_flight_is_fought_when_healthy_again() -> None:
-    memory = Memory(flight_since=0.0)
+    memory = ChainState(flight_since=0.0)
     healed = world(mob(1, "zombie", 2.5), hp=16)
     assert decide(healed, 1.0, memory).skill == "combat.attack-nearest"
     far = world(mob(1, "zombie", 6), hp=16)
@@ -153,5 +153,5 @@ def test_a_zombie_in_reach_during_a_flight_is_fought_when_healthy_again() -> Non
 
 
 def test_a_skeleton_close_by_is_closed_in_on() -> None:
-    d = decide(world(mob(1, "skeleton", 6)), 0.0, Memory())
+    d = decide(world(mob(1, "skeleton", 6)), 0.0, ChainState())
     assert (d.skill, d.args["entity_id"], d.args["to"]["x"]) == ("combat.approach", 1, 6.5)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pepa.config import Config, config_from_json, parse_dotenv, read_dotenv, resolve
-from pepa.errors import ConfigError
-from pepa.urls import redact_url
+from pepa.base.errors import ConfigError
+from pepa.base.urls import redact_url
+from pepa.daemon.config import Config, config_from_json, parse_dotenv, read_dotenv, resolve
 
 
 def test_defaults_play_in_the_embedded_world() -> None:
@@ -208,7 +208,7 @@ def test_the_embedded_world_is_the_sandbox_unless_turned_off() -> None:
 def test_sandbox_flags_choose_the_world_and_its_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from pepa.cli import _embedded_world, build_parser, load
+    from pepa.cli.main import _embedded_world, build_parser, load
 
     monkeypatch.chdir(tmp_path)  # no .env
     monkeypatch.delenv("PEPA_SANDBOX", raising=False)
@@ -225,7 +225,7 @@ def test_sandbox_flags_choose_the_world_and_its_folder(
 def test_the_embedded_world_runs_a_version_it_can_and_refuses_others_in_one_line(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from pepa.cli import _embedded_world, build_parser, load
+    from pepa.cli.main import _embedded_world, build_parser, load
 
     monkeypatch.chdir(tmp_path)  # no .env
     for name in ("PEPA_SANDBOX", "MC_VERSION", "MC_HOST"):

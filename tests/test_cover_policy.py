@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 
 from pepa.actors.reflex import Reflex
-from pepa.events import ActionFinished, WorldObserved
-from pepa.survival import Memory, decide
-from pepa.survival.chain import COVER_HOLD, COVER_RETRY, SAFE_FOR
-from pepa.survival.combat import assess
+from pepa.policy.reflex.chain import COVER_HOLD, COVER_RETRY, SAFE_FOR, ChainState, decide
+from pepa.policy.reflex.combat import assess
+from pepa.runtime.events import ActionFinished, WorldObserved
 from pepa.testing import ActorHarness, FakeLink, entity, raw_snapshot, view
 from pepa.world.view import Entity, WorldView
 from skills import get
@@ -82,7 +81,7 @@ def test_cover_is_taken_from_every_archer_in_range_and_never_beside_a_zombie() -
         mob(2, "skeleton", 14, sight=False, dz=3),
         mob(3, "zombie", 15, dz=-4),
     )
-    d = decide(w, 0.0, Memory())
+    d = decide(w, 0.0, ChainState())
     assert (d.reflex, d.skill) == ("defend", "survive.cover")
     assert sorted(d.args["from"]) == [[12.5, 64.0, 0.5], [14.5, 64.0, 3.5]]
     assert d.args["avoid"] == [[15.5, -3.5]]
@@ -90,7 +89,7 @@ def test_cover_is_taken_from_every_archer_in_range_and_never_beside_a_zombie() -
 
 
 def test_cover_is_kept_while_the_archer_is_in_range_and_a_few_seconds_after() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.slot.suggest("gather.wood", {}, "milestone")
     seen = world(mob(1, "skeleton", 12, sight=True))
     go = decide(seen, 0.0, memory)
@@ -114,7 +113,7 @@ def test_cover_is_kept_while_the_archer_is_in_range_and_a_few_seconds_after() ->
 
 
 def test_cover_ends_when_an_archer_in_range_has_not_seen_the_bot_for_a_while() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.slot.suggest("gather.wood", {}, "milestone")
     seen = world(mob(1, "skeleton", 12, sight=True))
     memory.started(decide(seen, 0.0, memory), 0.0)
@@ -130,14 +129,14 @@ def test_cover_ends_when_an_archer_in_range_has_not_seen_the_bot_for_a_while() -
 
 
 def test_an_unseen_skeleton_does_not_stop_the_task() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.slot.suggest("gather.wood", {}, "milestone")
     d = decide(world(mob(1, "skeleton", 9, sight=False)), 0.0, memory)
     assert (d.reflex, d.skill) == ("task", "gather.wood")
 
 
 def test_after_a_search_that_found_no_cover_the_bot_flees_and_searches_again_later() -> None:
-    memory = Memory()
+    memory = ChainState()
     seen = world(mob(1, "skeleton", 12, sight=True))
     go = decide(seen, 0.0, memory)
     memory.started(go, 0.0)  # the search fails at once: the bot still stands in sight
@@ -146,8 +145,8 @@ def test_after_a_search_that_found_no_cover_the_bot_flees_and_searches_again_lat
     assert fled.skill == "survive.flee" and fled.args["flight"] is True
     shielded = world(mob(1, "skeleton", 12, sight=True), worn=["shield"])
     memory.observe(shielded, 0.2)
-    assert decide(shielded, 0.2, Memory(cover_tried_at=0.0)).skill == "combat.approach"
-    assert decide(seen, COVER_RETRY, Memory(cover_tried_at=0.0)).skill == "survive.cover"
+    assert decide(shielded, 0.2, ChainState(cover_tried_at=0.0)).skill == "combat.approach"
+    assert decide(seen, COVER_RETRY, ChainState(cover_tried_at=0.0)).skill == "survive.cover"
 
 
 # -- the view and the link ------------------------------------------------------------------
@@ -209,12 +208,12 @@ def test_cover_reached_counts_as_hidden_before_a_view_shows_it(tmp_path: Path) -
 
 
 def test_an_archer_spotted_before_any_snapshot_waits_for_the_snapshot_that_tells() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.slot.suggest("gather.wood", {}, "milestone")
     spotted = view().with_threat(entity_id=9, name="skeleton", distance=12.0)  # no sight yet
     assert decide(spotted, 0.0, memory).reflex == "task"
     # seen, with no position known: the JS side hides from the archers it sees itself
     placeless = world(entity(9, "skeleton", 12.0, sight=True))
-    d = decide(placeless, 0.0, Memory())
+    d = decide(placeless, 0.0, ChainState())
     assert (d.skill, d.args["from"]) == ("survive.cover", [])
     assert get("survive.cover").check(placeless, d.args) is None

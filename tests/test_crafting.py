@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pepa.survival.crafting import (
+from pepa.base.node import node_modules
+from pepa.game.crafting import (
     CraftingError,
     Recipe,
     Recipes,
@@ -19,8 +20,7 @@ from pepa.survival.crafting import (
     plan_craft_rest,
     prerequisites,
 )
-from pepa.world.node import node_modules
-from pepa.world.versions import PLAYED
+from pepa.game.versions import PLAYED
 
 VERSION = "1.16.5"
 
@@ -129,7 +129,7 @@ def test_every_version_derives_the_whole_default_plan(version: str) -> None:
     """From 1.17 a stone pickaxe's first variant in minecraft-data takes cobbled deepslate,
     which no skill gathers: the plan stopped there (no recipe makes cobbled_deepslate)."""
     import skills
-    from pepa.survival.curriculum import DEFAULT_GOAL, derive_plan
+    from pepa.policy.curriculum.plan import DEFAULT_GOAL, derive_plan
 
     plan = derive_plan(
         DEFAULT_GOAL, Recipes.load(version, DATA), set(skills.REGISTRY) | {"craft.*"}

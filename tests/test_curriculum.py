@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 import skills
-from pepa.survival.assigner import (
+from pepa.base.node import node_modules
+from pepa.game.crafting import Recipes
+from pepa.policy.curriculum.assigner import (
     FAILURES_TO_REST,
     LOST_AFTER_TICKS,
     RETRY_AFTER,
@@ -16,8 +18,7 @@ from pepa.survival.assigner import (
     Task,
     food_in,
 )
-from pepa.survival.crafting import Recipes
-from pepa.survival.curriculum import (
+from pepa.policy.curriculum.plan import (
     DEFAULT_GOAL,
     derive_plan,
     describe_plan,
@@ -31,7 +32,6 @@ from pepa.survival.curriculum import (
     validate_plan,
 )
 from pepa.testing import FakeLink, view
-from pepa.world.node import node_modules
 from pepa.world.view import WorldView
 from skills._making import WOOD_STOCK, next_step, smelting_fuel, wood_to_hold
 

@@ -300,7 +300,7 @@ def test_ask_pi_streams_the_stand_in_pi_output_to_the_socket(short_tmp: Path) ->
 @pytest.mark.integration
 @pytest.mark.timeout(60)
 def test_pepa_world_runs_the_world_alone_and_two_signals_stop_it(short_tmp: Path) -> None:
-    from pepa.world.embedded import free_port
+    from pepa.worldserver.process import free_port
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MC_", "PEPA_"))}
     proc = subprocess.Popen(

@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
-from pepa.world.node import JS_DIR
+from pepa.link.minecraft import BOT_JS
+from pepa.worldserver.process import EmbeddedWorld
 from tests.test_sandbox_terrain import run_node
 from tests.waiting import eventually
 from tests.world_harness import HelperBot, Player, feet, own_sandbox, server_player, teleport
 
-DEATH_CAUSE = JS_DIR / "death_cause.js"
+DEATH_CAUSE = BOT_JS / "death_cause.js"
 
 # --- the decisions, pure -------------------------------------------------------------------
 

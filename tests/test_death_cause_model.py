@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from pepa.actors.perception import WorldEvent
-from pepa.events import Died
-from pepa.knowledge.coach_offline import analyse
-from pepa.knowledge.deaths import DeathAnalysis, drafts_of
-from pepa.llm.prompts import death_facts
+from pepa.policy.coach.prompts import death_facts
+from pepa.policy.learning.deaths import DeathAnalysis, drafts_of
+from pepa.policy.learning.postmortem import analyse
+from pepa.runtime.events import Died
 from pepa.testing import FakeLink, entity, raw_snapshot, view
 from pepa.world.death import KINDS, MAX_SOURCES, DeathCause, death_cause, kind_of_key
 from tests.test_actor_perception import perception

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pepa.survival.chain import Decision
-from pepa.survival.dispatch import Running, admit
+from pepa.policy.reflex.chain import Decision
+from pepa.policy.reflex.dispatch import Running, admit
 
 
 def running(reflex: str, skill: str) -> Running:

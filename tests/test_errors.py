@@ -1,4 +1,4 @@
-"""The exception tree drawn in pepa/errors.py matches every PepaError subclass in the code."""
+"""The exception tree drawn in pepa/base/errors.py matches every PepaError subclass in the code."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import pytest
 
-import pepa.errors
-from pepa.errors import PepaError
+import pepa.base.errors
+from pepa.base.errors import PepaError
 
 PACKAGES = ("pepa", "tui", "skills")
 """Every package pyproject.toml ships: a PepaError subclass may live in any of them."""
@@ -45,8 +45,8 @@ def subclasses(cls: type) -> set[type]:
 
 
 def drawn_tree() -> dict[str, Drawn]:
-    """The rows of the ``::`` block in pepa/errors.py's docstring, by class name."""
-    doc = pepa.errors.__doc__ or ""
+    """The rows of the ``::`` block in pepa/base/errors.py's docstring, by class name."""
+    doc = pepa.base.errors.__doc__ or ""
     block = doc.split("::\n\n", 1)[1].split("\n\n", 1)[0]
     rows: dict[str, Drawn] = {}
     ancestors: list[str] = []
@@ -82,12 +82,12 @@ def test_every_subclass_is_drawn(tree: dict[str, Drawn], classes: dict[str, type
     missing = sorted(
         f"{cls.__module__}.{name}" for name, cls in classes.items() if name not in tree
     )
-    assert not missing, f"add to the tree in pepa/errors.py: {missing}"
+    assert not missing, f"add to the tree in pepa/base/errors.py: {missing}"
 
 
 def test_every_drawn_class_exists(tree: dict[str, Drawn], classes: dict[str, type]) -> None:
     stale = sorted(set(tree) - set(classes))
-    assert not stale, f"drawn in pepa/errors.py but not a PepaError subclass: {stale}"
+    assert not stale, f"drawn in pepa/base/errors.py but not a PepaError subclass: {stale}"
 
 
 def test_rows_name_the_defining_module(tree: dict[str, Drawn], classes: dict[str, type]) -> None:
@@ -115,6 +115,6 @@ def test_the_tree_is_recognised() -> None:
     """Guards the parser: a tree it failed to read would make the other tests vacuous."""
     rows = drawn_tree()
     assert rows["LineTooLong"] == Drawn(
-        name="LineTooLong", module="pepa.errors", parent="ProtocolError"
+        name="LineTooLong", module="pepa.base.errors", parent="ProtocolError"
     )
     assert len(rows) > 10

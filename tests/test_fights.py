@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pepa.ipc import protocol
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon, wait_for_threat
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, own_daemon, server_player, teleport
@@ -76,7 +76,7 @@ def test_waiting_for_an_unseen_operator_the_bot_still_fights(
 def test_the_bridge_strikes_the_first_blow_as_armed_and_never_while_paused(
     fresh: tuple[EmbeddedWorld, Daemon],
 ) -> None:
-    """The reflex arms the bridge ahead of time (pepa.survival.firstblow): a zombie that
+    """The reflex arms the bridge ahead of time (pepa.policy.reflex.firstblow): a zombie that
     appears in reach is struck on its spawn, before Python hears of it, and the reflex goes on
     with the fight. A pause disarms the bridge before the pause is announced."""
     world, daemon = fresh

@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from pepa.actors.reflex import ARM_EVERY, Reflex
-from pepa.events import (
+from pepa.link.minecraft import BOT_JS
+from pepa.policy.reflex.chain import ChainState, Decision
+from pepa.policy.reflex.combat import MOBS
+from pepa.policy.reflex.dispatch import Running
+from pepa.policy.reflex.firstblow import ARMED_KINDS, PROBE_DISTANCE, armed
+from pepa.runtime.events import (
     ActionFinished,
     ActivityChanged,
     FirstBlow,
@@ -27,12 +32,7 @@ from pepa.events import (
     TaskSuggested,
     WorldObserved,
 )
-from pepa.survival import Decision, Memory
-from pepa.survival.combat import MOBS
-from pepa.survival.dispatch import Running
-from pepa.survival.firstblow import ARMED_KINDS, PROBE_DISTANCE, armed
 from pepa.testing import ActorHarness, FakeLink, entity, view
-from pepa.world.node import JS_DIR
 from pepa.world.view import WorldView
 from tests.test_actor_reflex import harness
 from tests.test_sandbox_terrain import run_node
@@ -66,16 +66,16 @@ def in_world(tmp_path: Path, **kw: Any) -> tuple[FakeLink, ActorHarness[Reflex]]
 
 def test_a_healthy_bot_is_armed_for_every_kind_but_creepers() -> None:
     assert ARMED_KINDS and "creeper" not in ARMED_KINDS
-    assert armed(view(hp=20, food=20), 0.0, Memory(), None) == EVERY_BUT_CREEPERS
+    assert armed(view(hp=20, food=20), 0.0, ChainState(), None) == EVERY_BUT_CREEPERS
 
 
 def test_a_task_under_way_gives_way_to_the_first_blow() -> None:
     task = running("gather.wood", "task")
-    assert armed(view(hp=20, food=20), 0.0, Memory(), task) == EVERY_BUT_CREEPERS
+    assert armed(view(hp=20, food=20), 0.0, ChainState(), task) == EVERY_BUT_CREEPERS
 
 
 def test_nothing_is_armed_when_the_chain_would_not_swing_at_a_newcomer() -> None:
-    memory = Memory()
+    memory = ChainState()
     cases: list[tuple[str, WorldView, Running | None]] = [
         ("not in the world", WorldView(), None),
         ("hp at the flight line", view(hp=8, food=20), None),
@@ -89,7 +89,7 @@ def test_nothing_is_armed_when_the_chain_would_not_swing_at_a_newcomer() -> None
 
 
 def test_a_lesson_disarms_the_kind_it_is_about_only() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.learn(**AVOID_ZOMBIES)
     arming = armed(view(hp=20, food=20), 0.0, memory, None)
     assert "zombie" not in arming
@@ -234,5 +234,5 @@ def test_the_bridge_strikes_only_what_it_was_armed_for_in_reach_as_armed() -> No
         {"sinceSwingMs": 2000, "lastTargetHere": True},  # the last swing long ago
     ]
     cases = [READY, *({**READY, **c} for c in struck), *({**READY, **c} for c in held)]
-    out = run_node(STRIKE, str(JS_DIR / "firstblow.js"), json.dumps(cases))
+    out = run_node(STRIKE, str(BOT_JS / "firstblow.js"), json.dumps(cases))
     assert out == [True] * (1 + len(struck)) + [False] * len(held)

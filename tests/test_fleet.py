@@ -30,7 +30,7 @@ from pepa.fleet.postgres import cluster_home
 from pepa.fleet.spec import EMBEDDED_NICE
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon, take_on_a_zombie
 from tests.fleet_helpers import joins, pepa, roster, server_root
 from tests.tui_helpers import Tmux

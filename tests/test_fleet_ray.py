@@ -29,7 +29,7 @@ import pytest
 from pepa.fleet.postgres import cluster_home
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 from tests.fleet_helpers import JOINED, joins, pepa, roster, server_root
 from tests.waiting import eventually

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from pepa import logs
-from pepa.config import Config
-from pepa.errors import ConfigError
-from pepa.events import PlayerSpotted
+from pepa.base import logs
+from pepa.base.errors import ConfigError
+from pepa.base.threads import bot_of, thread_name
+from pepa.daemon.config import Config
 from pepa.fleet.onray import RayFleetSupervisor
 from pepa.fleet.spec import EMBEDDED_NICE, BotSpec, FleetSpec, fleet_of_count, read_fleet_file
 from pepa.fleet.supervisor import FleetSupervisor, bot_configs, path_budget
-from pepa.threads import bot_of, thread_name
-from pepa.voice import moment_of
-from pepa.world.login import LinkSettings, bot_options
+from pepa.link.login import LinkSettings, bot_options
+from pepa.policy.persona.voice import moment_of
+from pepa.runtime.events import PlayerSpotted
 
 FILE = """
 group = 2

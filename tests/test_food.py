@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from pepa.survival.food import FOOD_PRIORITY, NEVER_EATEN, STARVING_ONLY, best_food
-from pepa.world.node import node_modules
-from pepa.world.versions import PLAYED
+from pepa.base.node import node_modules
+from pepa.game.versions import PLAYED
+from pepa.policy.reflex.food import FOOD_PRIORITY, NEVER_EATEN, STARVING_ONLY, best_food
 
 DATA = node_modules() / "minecraft-data" / "minecraft-data" / "data"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pepa.world.node import JS_DIR
+from pepa.link.minecraft import BOT_JS
 from tests.test_sandbox_terrain import run_node
 
 pytestmark = pytest.mark.timeout(90)
@@ -51,7 +51,7 @@ async function outcome (events) {
 
 
 def test_goto_waits_for_the_search_and_rejects_a_goal_it_cannot_reach() -> None:
-    out = run_node(SCRIPT, str(JS_DIR / "goto.js"))
+    out = run_node(SCRIPT, str(BOT_JS / "goto.js"))
     assert out == {
         # upstream: 'resolved' after the first partial update, the bot still where it was
         "searching": [None, None, None, "resolved"],

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from pepa.actors.perception import chat_event, players_event
 from pepa.actors.persona import Persona
-from pepa.chat_control import parse
-from pepa.events import ChatReceived, ChatSent, OperatorOrder, PlayersListed
-from pepa.identity import OperatorAccounts, account_uuid, fold, same_name, valid_name
-from pepa.supervision import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.policy.persona.commands import parse
+from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.runtime.events import ChatReceived, ChatSent, OperatorOrder, PlayersListed
+from pepa.state.identity import OperatorAccounts, account_uuid, fold, same_name, valid_name
 from tests.chat_link import ChatLink
 from tests.conftest import Recorder
 from tests.descriptors import no_free_descriptors

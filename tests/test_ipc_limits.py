@@ -20,17 +20,17 @@ from typing import Any
 import orjson
 import pytest
 
-from pepa import cli
 from pepa.actors.ipc import Ipc
-from pepa.events import ClientConnected, CommandReceived, GoalSet
-from pepa.events.queries import ProposalIds, Proposals
+from pepa.base.logs import REPEAT_LIMIT, RingBuffer
+from pepa.cli import main as cli
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.ipc.protocol import Chat, Command, Goal, Snapshot
 from pepa.ipc.ratelimit import COMMAND_BURST, COMMAND_RATE
 from pepa.ipc.server import IpcServer
-from pepa.logs import REPEAT_LIMIT, RingBuffer
-from pepa.supervision import ChildSpec, Runtime, SupervisedActor, Supervisor, start_tree
+from pepa.runtime import ChildSpec, Runtime, SupervisedActor, Supervisor, start_tree
+from pepa.runtime.events import ClientConnected, CommandReceived, GoalSet
+from pepa.runtime.events.queries import ProposalIds, Proposals
 from tests.conftest import Recorder
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pepa.errors import LineTooLong, ProtocolError
+from pepa.base.errors import LineTooLong, ProtocolError
 from pepa.ipc import protocol
 from pepa.ipc.protocol import (
     COMMAND_TYPES,

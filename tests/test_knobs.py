@@ -1,4 +1,4 @@
-"""Knobs of the survival policy turned by lessons (``pepa/survival/knobs.py``): validated,
+"""Knobs of the survival policy turned by lessons (``pepa/policy/reflex/knobs.py``): validated,
 bounded, recalled by situation, and what the offline post-mortem turns. Pure."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from pepa.knowledge.coach_offline import analyse
-from pepa.survival.chain import Memory, decide
-from pepa.survival.knobs import KNOBS, TUNE, Tuning, knob_skill, parse_change, tuning
-from pepa.survival.situation import situation_of
+from pepa.policy.learning.postmortem import analyse
+from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.knobs import KNOBS, TUNE, Tuning, knob_skill, parse_change, tuning
+from pepa.policy.reflex.situation import situation_of
 from pepa.world.view import WorldView
 
 HERE = {"x": 0.5, "y": 70.0, "z": 0.5}
@@ -32,7 +32,7 @@ def mob(name: str, distance: float, n: int = 1) -> list[dict[str, Any]]:
             for i in range(n)]  # fmt: skip
 
 
-def learn_from(memory: Memory, post: Any) -> None:
+def learn_from(memory: ChainState, post: Any) -> None:
     for knob in (post.lesson, *post.knobs):
         if knob is not None:
             memory.learn(knob.skill, knob.hostile, knob.verdict, knob.alternative,
@@ -93,7 +93,7 @@ def test_blown_up_by_a_creeper_the_bot_keeps_its_distance_in_like_fights() -> No
         "knob.creeper_keep", "creeper", TUNE, "+7",
     )  # fmt: skip
     assert keep.signature.startswith("cause=explosion;mob=creeper;crowd=1;hp=high;weapon=fist")
-    memory = Memory()
+    memory = ChainState()
     near = world(threats=creeper(3.0))
     assert decide(near, 0.0, memory).skill == "combat.attack-nearest"  # strike it in reach
     memory.learn(keep.skill, keep.hostile, keep.verdict, keep.alternative, keep.confidence,
@@ -110,7 +110,7 @@ def test_starved_once_the_bot_eats_earlier_everywhere() -> None:
     earlier, _ = post.knobs
     assert (earlier.skill, earlier.alternative, earlier.signature) == ("knob.eat_below", "+3", "")
     peckish = world(food=17, inventory={"items": {"bread": 3}})
-    memory = Memory()
+    memory = ChainState()
     assert decide(peckish, 0.0, memory).reflex == "idle"
     memory.learn(earlier.skill, earlier.hostile, earlier.verdict, earlier.alternative,
                  earlier.confidence, earlier.signature)  # fmt: skip
@@ -122,7 +122,7 @@ def test_starved_once_the_bot_eats_earlier_everywhere() -> None:
 
 
 def test_a_knob_lesson_with_a_change_out_of_bounds_moves_nothing() -> None:
-    memory = Memory()
+    memory = ChainState()
     signature = situation_of(world(threats=creeper(3.0)), cause="explosion").signature()
     memory.learn("knob.creeper_keep", "creeper", TUNE, "+999", 0.95, signature)
     memory.learn("knob.no_such_knob", "", TUNE, "+1", 0.95, "")
@@ -142,7 +142,7 @@ def test_killed_by_two_zombies_the_bot_flees_from_two_in_like_fights() -> None:
     assert (crowd.skill, crowd.alternative, crowd.hostile) == ("knob.crowd", "-1", "zombie")
     assert crowd.signature == margin.signature
     assert "mob=zombie;crowd=2;hp=mid;weapon=fist;armour=none" in crowd.signature
-    memory = Memory()
+    memory = ChainState()
     assert decide(pair, 0.0, memory).skill == "combat.attack-nearest"  # 2 of 3: it fights
     learn_from(memory, post)
     fled = decide(pair, 0.0, memory)
@@ -164,7 +164,7 @@ def test_shot_dead_by_a_skeleton_the_bot_wants_more_health_before_closing_in() -
     }
     post = analyse("shot by skeleton", bundle)
     (margin,) = fighting(post)  # alone: no crowd
-    memory = Memory()
+    memory = ChainState()
     assert decide(near, 0.0, memory).skill == "combat.approach"  # 14 > 12: close in
     learn_from(memory, post)
     fled = decide(near, 0.0, memory)
@@ -181,7 +181,7 @@ def test_shot_dead_by_a_skeleton_the_bot_wants_more_health_before_closing_in() -
 
 
 def test_lessons_never_make_the_crowd_below_two_nor_a_death_unseen_teach_a_fight() -> None:
-    memory = Memory()
+    memory = ChainState()
     signature = situation_of(world(hp=10, threats=mob("zombie", 2.0, 2))).signature()
     memory.learn("knob.crowd", "zombie", TUNE, "-2", 0.95, signature)
     alone = world(hp=10, threats=mob("zombie", 2.0))
@@ -195,7 +195,7 @@ def test_drowned_once_the_bot_comes_up_for_air_sooner_everywhere() -> None:
     post = analyse("drowned", {"cause": {"key": "death.attack.drown"}, "snapshots": []})
     (sooner,) = post.knobs
     assert (sooner.skill, sooner.alternative, sooner.signature) == ("knob.air_below", "+8", "")
-    memory = Memory()
+    memory = ChainState()
     under = world(air=12, headInWater=True)
     assert decide(under, 0.0, memory).reflex == "idle"  # 9 s of air left: the default waits
     low = decide(world(air=8, headInWater=True), 0.0, memory)
@@ -211,11 +211,11 @@ def test_drowned_once_the_bot_comes_up_for_air_sooner_everywhere() -> None:
 
 def test_breathing_comes_before_a_fight() -> None:
     zombie = world(air=4, headInWater=True, threats=mob("zombie", 2.0))
-    assert decide(zombie, 0.0, Memory()).reflex == "breathe"
+    assert decide(zombie, 0.0, ChainState()).reflex == "breathe"
 
 
 def test_a_hidden_archer_nearest_lends_its_lesson_to_no_other_fight() -> None:
-    memory = Memory()
+    memory = ChainState()
     skeleton_fight = situation_of(world(hp=14, threats=mob("skeleton", 6.0))).signature()
     memory.learn("knob.fight_margin", "skeleton", TUNE, "+8", 0.95, skeleton_fight)
     hidden = {"id": 20, "name": "skeleton", "distance": 5.0, "sight": False,
@@ -253,7 +253,7 @@ def test_caught_out_by_night_the_bot_starts_for_shelter_sooner_everywhere() -> N
     assert "knob.dusk_lead" not in [k.skill for k in by_day.knobs]
     # at 11200 with no bed the default policy works on; with the lesson it shelters
     evening = world(timeOfDay=11200, isDay=True)
-    memory = Memory()
+    memory = ChainState()
     assert decide(evening, 0.0, memory).reflex == "idle"
     learn_from(memory, post)
     early = decide(evening, 0.0, memory)
@@ -267,7 +267,7 @@ def test_caught_out_by_night_the_bot_starts_for_shelter_sooner_everywhere() -> N
     memory.observe(world(timeOfDay=14000, enclosure={"openSides": 0, "ceiling": 2}), 0.5)
     out = decide(morning, 1.0, memory)  # the way out in the morning is no lesson's doing
     assert out.skill == "survive.escape" and out.advice is None and "lesson" not in out.reason
-    memory = Memory()
+    memory = ChainState()
     learn_from(memory, post)
     # closed in early, the walls are its shelter, not a trap to escape from
     closed = world(timeOfDay=11300, enclosure={"openSides": 0, "ceiling": 2})
@@ -283,7 +283,7 @@ def test_killed_with_no_armour_on_the_plan_makes_armour_first_everywhere() -> No
     for snapshot in armoured["snapshots"]:
         snapshot["worn"] = ["iron_chestplate"]
     assert "knob.gear_first" not in [k.skill for k in analyse("slain", armoured).knobs]
-    memory = Memory()
+    memory = ChainState()
     assert memory.tuning(world(), names=("gear_first",)).gear_first == 0
     learn_from(memory, bare)
     assert memory.tuning(world(), names=("gear_first",)).gear_first == 1
@@ -294,7 +294,7 @@ def test_starved_once_the_bot_hunts_for_the_night_before_dusk_everywhere() -> No
     _, stock = post.knobs
     assert (stock.skill, stock.alternative, stock.signature) == ("knob.night_food", "+4", "")
     late = world(timeOfDay=10000, inventory={"items": {"bread": 1, "golden_apple": 5}})
-    memory = Memory()
+    memory = ChainState()
     assert decide(late, 0.0, memory).reflex == "idle"  # the default: no stocking up
     learn_from(memory, post)
     hunt = decide(late, 0.0, memory)
@@ -327,7 +327,7 @@ def test_killed_in_a_fight_begun_hungry_the_bot_eats_before_like_fights() -> Non
     fed = {**bundle, "snapshots": [world(hp=20, food=19, threats=mob("zombie", 10.0),
                                          inventory={"items": {"bread": 2}}).to_wire()]}  # fmt: skip
     assert "knob.fight_food" not in [k.skill for k in analyse("slain", fed).knobs]
-    memory = Memory()
+    memory = ChainState()
     assert decide(met, 0.0, memory).reflex == "idle"  # 17 food: the default waits
     learn_from(memory, analyse("slain", bundle))
     meal = decide(met, 0.0, memory)

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from pony import orm
 
-from pepa.knowledge import KnowledgeError, KnowledgeStore
-from pepa.knowledge._models import COLUMNS, SCHEMA_VERSION, utcnow
-from pepa.knowledge.coach_offline import LessonDraft
-from pepa.knowledge.store import bind_arguments, redact_url
-from pepa.world.node import node_modules
+from pepa.base.node import node_modules
+from pepa.policy.learning.postmortem import LessonDraft
+from pepa.state.knowledge import KnowledgeError, KnowledgeStore
+from pepa.state.knowledge._models import COLUMNS, SCHEMA_VERSION, utcnow
+from pepa.state.knowledge.store import bind_arguments, redact_url
 from tests.pg_server import PostgresServer
 
 TABLES = {
@@ -68,7 +68,7 @@ def test_a_second_version_adds_no_second_seed_lessons_and_grading_still_works(
     lessons = store.counts()["lessons"]
     store.seed("1.18.2", data_root())  # a fleet's shared database, or an upgraded server
     assert store.counts()["lessons"] == lessons
-    from pepa.knowledge.coach_offline import LessonDraft
+    from pepa.policy.learning.postmortem import LessonDraft
 
     twice = LessonDraft(
         skill="combat.attack-nearest", situation="seed", hostile="creeper", verdict="avoid",
@@ -130,7 +130,7 @@ def test_a_database_that_cannot_be_opened_is_one_clear_error(tmp_path: Path) -> 
 
 
 def test_a_lesson_learned_again_grows_more_confident(store: KnowledgeStore) -> None:
-    from pepa.knowledge.coach_offline import LessonDraft
+    from pepa.policy.learning.postmortem import LessonDraft
 
     draft = LessonDraft(
         skill="combat.attack-nearest", situation="hostile nearby", hostile="zombie",
@@ -143,7 +143,7 @@ def test_a_lesson_learned_again_grows_more_confident(store: KnowledgeStore) -> N
 
 
 def test_an_applied_lesson_is_graded_by_its_outcome(store: KnowledgeStore) -> None:
-    from pepa.knowledge.coach_offline import LessonDraft
+    from pepa.policy.learning.postmortem import LessonDraft
 
     draft = LessonDraft(
         skill="combat.attack-nearest", situation="hostile nearby", hostile="zombie",

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pepa.events import AdviceApplied, LessonLearned
-from pepa.events.queries import ActiveLesson
-from pepa.knowledge import LessonRecord
-from pepa.knowledge.deaths import (
+from pepa.policy.learning.deaths import (
     ADVICE_WINDOW,
     DeathAnalysis,
     Grade,
@@ -16,6 +13,9 @@ from pepa.knowledge.deaths import (
     announcement,
     drafts_of,
 )
+from pepa.runtime.events import AdviceApplied, LessonLearned
+from pepa.runtime.events.queries import ActiveLesson
+from pepa.state.knowledge import LessonRecord
 from pepa.testing import entity, view
 
 pytestmark = pytest.mark.timeout(10)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pepa.knowledge import KnowledgeStore
+from pepa.state.knowledge import KnowledgeStore
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -26,7 +26,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from pepa.knowledge import KnowledgeStore
+    from pepa.state.knowledge import KnowledgeStore
 
     store = KnowledgeStore(Path(sys.argv[1])).open()
     n = 0

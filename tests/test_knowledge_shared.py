@@ -12,11 +12,11 @@ import psycopg2
 import pytest
 from pony import orm
 
-from pepa.knowledge import KnowledgeStore
-from pepa.knowledge._models import utcnow
-from pepa.knowledge.coach_offline import LessonDraft
-from pepa.knowledge.shared import LessonListener, parse_payload
-from pepa.knowledge.store import LESSON_CHANNEL
+from pepa.policy.learning.postmortem import LessonDraft
+from pepa.state.knowledge import KnowledgeStore
+from pepa.state.knowledge._models import utcnow
+from pepa.state.knowledge.shared import LessonListener, parse_payload
+from pepa.state.knowledge.store import LESSON_CHANNEL
 from tests.pg_server import PostgresServer
 from tests.test_knowledge import data_root
 
@@ -166,7 +166,7 @@ def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
 def test_a_seed_does_not_wait_while_another_bot_seeds(url: str) -> None:
     """Another connection holds the seed lock (a bot seeding): a seed answers None at once
     instead of waiting for it, and seeds once the lock is free."""
-    from pepa.knowledge.seeding import SEED_LOCK
+    from pepa.state.knowledge.seeding import SEED_LOCK
 
     data = data_root()
     store = KnowledgeStore(url=url, bot="late").open()
@@ -240,8 +240,8 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
     seeds when it looks again SEED_RETRY seconds on, the lock free by then. A shared base's
     seed runs on a thread of its own (the seeding bot's actor was replaced as hung once)."""
     from pepa.actors.knowledge import SEED_RETRY, Knowledge
-    from pepa.events import Connected
-    from pepa.knowledge.seeding import SEED_LOCK
+    from pepa.runtime.events import Connected
+    from pepa.state.knowledge.seeding import SEED_LOCK
     from pepa.testing import ActorHarness
 
     data = data_root()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon, take_on_a_zombie
 from tests.test_wiki import Wiki
 from tests.test_wiki import wiki as loopback_wiki  # noqa: F401 - the loopback wiki fixture

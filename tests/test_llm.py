@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from pepa.config import resolve
+from pepa.daemon.config import resolve
 from pepa.llm import (
     CancelToken,
     LlmSettings,
@@ -22,8 +22,13 @@ from pepa.llm import (
     settings_from_config,
 )
 from pepa.llm.budget import LlmBudget, load_budget, save_budget
-from pepa.llm.prompts import death_facts, next_action_prompt, postmortem_prompt, world_facts
-from pepa.llm.validate import (
+from pepa.policy.coach.prompts import (
+    death_facts,
+    next_action_prompt,
+    postmortem_prompt,
+    world_facts,
+)
+from pepa.policy.coach.validate import (
     LLM_CONFIDENCE_CAP,
     ReplyRejected,
     SkillCatalog,

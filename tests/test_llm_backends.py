@@ -17,17 +17,6 @@ import orjson
 import pytest
 
 from pepa.actors.coach import Coach
-from pepa.events import (
-    AskLlm,
-    DeathAnalysed,
-    DeathAnalysisRequested,
-    ErrorRaised,
-    LlmChunkReceived,
-    LlmFinished,
-    ReflexTicked,
-    TaskSuggested,
-    WorldObserved,
-)
 from pepa.llm import (
     CancelToken,
     LlmCancelled,
@@ -39,9 +28,20 @@ from pepa.llm import (
     PiBackend,
 )
 from pepa.llm.budget import LlmBudget, load_budget, save_budget
-from pepa.supervision import ChildSpec, InjectFault, Ping, Runtime, Supervisor, start_tree
+from pepa.runtime import ChildSpec, InjectFault, Ping, Runtime, Supervisor, start_tree
+from pepa.runtime.events import (
+    AskLlm,
+    DeathAnalysed,
+    DeathAnalysisRequested,
+    ErrorRaised,
+    LlmChunkReceived,
+    LlmFinished,
+    ReflexTicked,
+    TaskSuggested,
+    WorldObserved,
+)
 from pepa.testing import view
-from pepa.world.embedded import free_port
+from pepa.worldserver.process import free_port
 from tests.conftest import Recorder
 from tests.llm_standins import OpenAIStandIn, Reply, install_pi
 from tests.llm_standins.pi_script import calls, printing

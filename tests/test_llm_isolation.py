@@ -20,7 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pepa.events import (
+from pepa.llm import LlmError, LlmUnavailable, PiBackend, child_env
+from pepa.llm import _pi as pi_backend
+from pepa.llm._isolation import NEVER_NAMES, NEVER_PREFIXES, PROVIDER_KEYS
+from pepa.llm._pi import DISCOVERY_OFF, NO_TOOLS, agent_argv, supported_options, text_argv
+from pepa.runtime import Runtime
+from pepa.runtime.events import (
     AskLlm,
     DeathAnalysisRequested,
     ErrorRaised,
@@ -28,12 +33,7 @@ from pepa.events import (
     PlanProposed,
     PlanWanted,
 )
-from pepa.llm import LlmError, LlmUnavailable, PiBackend, child_env
-from pepa.llm import _pi as pi_backend
-from pepa.llm._isolation import NEVER_NAMES, NEVER_PREFIXES, PROVIDER_KEYS
-from pepa.llm._pi import DISCOVERY_OFF, NO_TOOLS, agent_argv, supported_options, text_argv
-from pepa.supervision import Runtime
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.conftest import Recorder
 from tests.llm_standins.pi_script import HELP, OLD_HELP, install_recorder, runs
 from tests.waiting import eventually

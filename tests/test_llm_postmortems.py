@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pepa.llm.postmortems import MAX_PENDING, PostMortemQueue, signature
+from pepa.policy.coach.postmortems import MAX_PENDING, PostMortemQueue, signature
 from pepa.world.death import KINDS, DamageSource, DeathCause
 
 pytestmark = pytest.mark.timeout(30)

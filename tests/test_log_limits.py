@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pepa import logs
-from pepa.logs import BusHandler, DailyFileHandler, RepeatFilter, RepeatLimiter
+from pepa.base import logs
+from pepa.base.logs import BusHandler, DailyFileHandler, RepeatFilter, RepeatLimiter
 
 
 class FakeClock:
@@ -172,8 +172,7 @@ def test_supervision_reports_are_never_limited_and_bare_templates_are_keyed_by_t
 
     # bounded by restart intensity, and one template for every actor: all pass
     crashes = [
-        passes("pepa.supervision._actor", "%s %s: %s", "perception", "crashed", "x")
-        for _ in range(10)
+        passes("pepa.runtime._actor", "%s %s: %s", "perception", "crashed", "x") for _ in range(10)
     ]
     assert all(crashes)
     assert [passes("pepa.x", "%s", text) for text in ("a gave up", "b gave up", "a gave up")] == [

@@ -1,6 +1,6 @@
 """Critical hits and the shield: the sandbox's vanilla rules, and the bot using them.
 
-The decisions are pure JS (``pepa/world/js/melee.js``: ``critPlan``, ``guardWanted``,
+The decisions are pure JS (``pepa/link/js/melee.js``: ``critPlan``, ``guardWanted``,
 ``rechargeMs``), checked through node with no server. The fights run the real
 ``pepa start`` daemon against the survival sandbox, whose server counts crits
 (``life_stats.crits``, mobs.js) and shield blocks (``hazards.shieldBlocks``, combat.js).
@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
-from pepa.world.node import JS_DIR
+from pepa.link.minecraft import BOT_JS
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.test_sandbox_terrain import run_node
 from tests.waiting import eventually
 from tests.world_harness import own_daemon, server_player, teleport
 
 BOT = "pepa_bot"
-MELEE = JS_DIR / "melee.js"
+MELEE = BOT_JS / "melee.js"
 FLOOR_Y = 140
 """The arena: a stone floor at FLOOR_Y - 1 high in the sky, 25 x 25 blocks, nothing on it (no
 cover from a skeleton: the policy charges it behind the shield)."""

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from pepa.actors.reflex import MORNING_RETRY, NIGHT_RETRY, WAYS_OUT, Reflex
-from pepa.events import ActionFinished, TaskSuggested, WorldObserved
-from pepa.survival import night
-from pepa.survival.chain import Memory, decide
+from pepa.policy.reflex import night
+from pepa.policy.reflex.chain import ChainState, decide
+from pepa.runtime.events import ActionFinished, TaskSuggested, WorldObserved
 from pepa.testing import ActorHarness, FakeLink, entity, view
 from pepa.world.view import Vec3, WorldView
 from skills.craft import craft_skill
@@ -90,40 +90,40 @@ def test_the_shelter_is_where_the_bot_is_closed_in_by_night_until_it_leaves() ->
 
 
 def test_walls_by_night_are_a_shelter_not_a_trap_but_a_trap_by_day() -> None:
-    memory = Memory()
+    memory = ChainState()
     closed = at(14000, **SHELTERED, position=(0.5, 62.0, 0.5))
     memory.observe(closed, 10.0)
     assert memory.shelter is not None and memory.trapped_since is None
     decision = decide(closed, 30.0, memory)
     assert (decision.reflex, decision.skill) == ("night", None)  # wait, no escape
     half_built = at(12500, open_sides=0, ceiling=None)  # dug down, no roof yet
-    memory = Memory()
+    memory = ChainState()
     memory.observe(half_built, 10.0)
     assert memory.trapped_since is None
     # the morning: out of the shelter with the escape skill, and the trapped rule agrees
-    memory = Memory()
+    memory = ChainState()
     memory.observe(closed, 10.0)
     dawn = at(10, **SHELTERED, position=(0.5, 62.0, 0.5))
     memory.observe(dawn, 20.0)
     assert decide(dawn, 20.0, memory).skill == "survive.escape"
     assert memory.trapped_since == 20.0
-    by_day = Memory()
+    by_day = ChainState()
     by_day.observe(at(6000, open_sides=0), 10.0)
     assert by_day.trapped_since == 10.0
 
 
 def test_the_chain_puts_defence_hunger_and_orders_before_the_night() -> None:
     dusk = 12100
-    assert decide(at(dusk), 0.0, Memory()).skill == "survive.shelter"
+    assert decide(at(dusk), 0.0, ChainState()).skill == "survive.shelter"
     fight = at(dusk, entities=[entity(1, "zombie", 2.0)])
-    assert decide(fight, 0.0, Memory()).reflex == "defend"
-    supper = decide(at(dusk, food=18, items={"bread": 2}), 0.0, Memory())
+    assert decide(fight, 0.0, ChainState()).reflex == "defend"
+    supper = decide(at(dusk, food=18, items={"bread": 2}), 0.0, ChainState())
     assert (supper.reflex, supper.skill, supper.args) == ("eat", "survive.eat", {"item": "bread"})
-    just_ate = Memory(last_eat=0.0)
+    just_ate = ChainState(last_eat=0.0)
     assert decide(at(dusk, food=18, items={"bread": 2}), 1.0, just_ate).skill == ("survive.shelter")
-    kept = decide(at(dusk, food=18, items={"golden_apple": 1}), 0.0, Memory())
+    kept = decide(at(dusk, food=18, items={"golden_apple": 1}), 0.0, ChainState())
     assert kept.skill == "survive.shelter"  # golden apples are not a supper
-    assert decide(at(dusk), 0.0, Memory(night_retry_at=10.0)).reflex == "idle"
+    assert decide(at(dusk), 0.0, ChainState(night_retry_at=10.0)).reflex == "idle"
 
 
 def finish(h: ActorHarness[Reflex], link: FakeLink, **kw: Any) -> None:
@@ -242,7 +242,7 @@ def test_the_shelter_is_kept_while_the_bot_mines_below_its_floor_by_night() -> N
 
 
 def test_the_chain_runs_the_mining_task_by_night_and_the_gather_skill_keeps_under_cover() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.slot.suggest("gather.stone", {"count": 3}, "milestone")
     closed = at(14000, **SHELTERED, position=(0.5, 62.0, 0.5), items={"wooden_pickaxe": 1})
     memory.observe(closed, 10.0)
@@ -275,7 +275,7 @@ def test_the_bot_leaves_its_shelter_in_full_day_with_no_hostile_near() -> None:
     assert unknown is not None and (unknown.kind, unknown.skill) == ("wait", None)
     assert step(replace(view(), time_of_day=None)) is None
     # the trapped rule agrees: walls round a bot waiting for full day are not a trap
-    memory = Memory()
+    memory = ChainState()
     memory.observe(at(14000, **SHELTERED, position=(0.5, 62.0, 0.5)), 10.0)
     dawn = at(23700, **SHELTERED, position=(0.5, 62.0, 0.5))
     memory.observe(dawn, 20.0)

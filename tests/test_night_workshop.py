@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.world_harness import (
     HELPER,
     SIDES,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 from tests.world_harness import (

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import compile_cache_env
+from pepa.base.node import compile_cache_env
+from pepa.worldserver.process import EmbeddedWorld, free_port
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -8,12 +8,11 @@ import orjson
 import pytest
 
 from pepa.actors.persona import ChatLimiter
-from pepa.bus import Bus
+from pepa.base.errors import LockError
 from pepa.daemon.lock import StateLock
-from pepa.errors import LockError
-from pepa.proposals import ProposalError, ProposalStore
-from pepa.snapshot import build_snapshot
-from pepa.supervision import Registry
+from pepa.policy.relay.snapshot import build_snapshot
+from pepa.runtime import Bus, Registry
+from pepa.state.proposals import ProposalError, ProposalStore
 from pepa.testing import entity, view
 
 

@@ -32,14 +32,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pepa import config as config_module
-from pepa.childenv import SECRET_ENV, is_secret, scrub_environ, scrubbed
-from pepa.config import Config
+from pepa.base.childenv import SECRET_ENV, is_secret, scrub_environ, scrubbed
+from pepa.base.dirs import PRIVATE, StateDirError, judge, secure_dir, secure_state
+from pepa.base.signals import SignalInbox
+from pepa.daemon import config as config_module
 from pepa.daemon import handover
+from pepa.daemon.config import Config
 from pepa.ipc import protocol
-from pepa.signals import SignalInbox
-from pepa.statedir import PRIVATE, StateDirError, judge, secure_dir, secure_state
-from pepa.world.embedded import free_port
+from pepa.worldserver.process import free_port
 from tests.daemon_harness import Daemon
 from tests.pg_server import PostgresServer
 

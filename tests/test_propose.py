@@ -16,11 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from pepa.cli import main
-from pepa.config import resolve
-from pepa.errors import ConfigError
-from pepa.proposals import ProposalStore
-from pepa.propose import (
+from pepa.base.errors import ConfigError
+from pepa.cli.main import main
+from pepa.cli.propose import (
     ApplyResult,
     ProposeError,
     age_text,
@@ -38,6 +36,8 @@ from pepa.propose import (
     proposal_title,
     secret_reason,
 )
+from pepa.daemon.config import resolve
+from pepa.state.proposals import ProposalStore
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -422,11 +422,11 @@ def test_secret_names_and_the_commit_plan() -> None:
     ):  # fmt: skip
         assert not secret_reason(path), path
     plan = plan_commit(
-        ["README.md", "pepa/cli.py"],
+        ["README.md", "pepa/cli/main.py"],
         ["pepa/new.py", "skills/x.py", "tests/t.py", "docs/d.md", "notes.txt", "pepa.py"],
     )
     assert plan.paths == (
-        "README.md", "pepa/cli.py", "pepa/new.py", "skills/x.py", "tests/t.py", "docs/d.md",
+        "README.md", "pepa/cli/main.py", "pepa/new.py", "skills/x.py", "tests/t.py", "docs/d.md",
     )  # fmt: skip
     assert (plan.left_out, plan.secrets) == (("notes.txt", "pepa.py"), ())
     assert plan_commit(["config/prod.pem"], ["x/.env"]).secrets == ("config/prod.pem", "x/.env")

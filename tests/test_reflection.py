@@ -11,17 +11,7 @@ from pathlib import Path
 import pytest
 
 from pepa.actors.knowledge import Knowledge
-from pepa.events import (
-    ActivityChanged,
-    Died,
-    PlanRevised,
-    ReflectionWanted,
-    SkillFinished,
-    WorldObserved,
-)
-from pepa.events.queries import Reflect
-from pepa.knowledge import DeathRecord
-from pepa.knowledge.reflection import (
+from pepa.policy.learning.reflection import (
     DeathFact,
     Window,
     adjust_plan,
@@ -29,7 +19,17 @@ from pepa.knowledge.reflection import (
     proposal,
     reflect,
 )
-from pepa.supervision import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.runtime.events import (
+    ActivityChanged,
+    Died,
+    PlanRevised,
+    ReflectionWanted,
+    SkillFinished,
+    WorldObserved,
+)
+from pepa.runtime.events.queries import Reflect
+from pepa.state.knowledge import DeathRecord
 from pepa.testing import entity, view
 from tests.conftest import Recorder
 
@@ -194,8 +194,8 @@ def test_reflection_never_writes_plan_md_itself_however_full_it_is(
 
 
 def test_the_plan_lines_reflection_adds_are_milestones_the_curriculum_works() -> None:
-    from pepa.knowledge.reflection import ARMED, FED
-    from pepa.survival.curriculum import actionable_lines
+    from pepa.policy.curriculum.plan import actionable_lines
+    from pepa.policy.learning.reflection import ARMED, FED
 
     found = actionable_lines([*ARMED, FED])
     assert [(m.count, m.item, m.skill) for m in found] == [

@@ -1,5 +1,5 @@
 """A bot at rest skips its physics ticks, yet falls when its ground goes and is knocked back
-by a blow (real server and mineflayer; pepa/world/js/rest.js)."""
+by a blow (real server and mineflayer; pepa/link/js/rest.js)."""
 
 from __future__ import annotations
 

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 from pony import orm
 
 from pepa.actors.knowledge import Knowledge
-from pepa.config import resolve
-from pepa.errors import ConfigError
-from pepa.knowledge import KnowledgeStore
-from pepa.knowledge._models import utcnow
-from pepa.retention import (
+from pepa.base.errors import ConfigError
+from pepa.daemon.config import resolve
+from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.state.knowledge import KnowledgeStore
+from pepa.state.knowledge._models import utcnow
+from pepa.state.retention import (
     MIB,
     DatedFile,
     RetentionPolicy,
@@ -27,7 +28,6 @@ from pepa.retention import (
     reflection_time,
     reflections_to_prune,
 )
-from pepa.supervision import ChildSpec, Runtime, Supervisor, start_tree
 from tests.conftest import Recorder
 from tests.waiting import eventually
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
-from pepa.world.node import WorldError
+from pepa.base.node import WorldError
+from pepa.worldserver.process import EmbeddedWorld
 from tests.test_sandbox_terrain import run_node
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, own_sandbox, server_player, teleport

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld, free_port
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.test_sandbox_terrain import Crafter, free_spot, run_node
 from tests.waiting import eventually
 from tests.world_harness import SANDBOX_SEED, own_sandbox, teleport

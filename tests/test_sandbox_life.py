@@ -3,7 +3,7 @@
 Day and night with time acceleration, hostile spawning in the dark and
 burning at daybreak, zombies that walk to a player and hit, hunger and
 starvation, animals that drop food, eating and beds — all server-side in
-``pepa/world/js/sandbox/plugins/`` (docs/sandbox-life.md). Each test starts
+``pepa/worldserver/js/plugins/`` (docs/sandbox-life.md). Each test starts
 its own seeded sandbox; the player is ``tests/js/operator.js``.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, server_player, teleport
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.test_sandbox_terrain import run_node
 from tests.waiting import eventually
 from tests.world_harness import Player, own_sandbox, teleport

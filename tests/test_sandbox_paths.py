@@ -1,6 +1,6 @@
 """Mobs that find their way in the survival sandbox (docs/sandbox-life.md, AI and Movement).
 
-The A* of ``pepa/world/js/sandbox/life/path.js`` is run as a pure function
+The A* of ``pepa/worldserver/js/life/path.js`` is run as a pure function
 through node on small worlds of real block names; then, in one real sandbox
 server for the module, a zombie walks around a wall to hit a real mineflayer
 client (tests/js/operator.js) and a spider climbs a tower to reach it at night.
@@ -17,8 +17,9 @@ from typing import Any
 import orjson
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
-from pepa.world.node import JS_DIR, node_binary, node_modules
+from pepa.base.node import node_binary, node_modules
+from pepa.worldserver import SERVER_JS
+from pepa.worldserver.process import EmbeddedWorld
 from tests.waiting import eventually
 from tests.world_harness import Player, own_sandbox, server_player, teleport
 
@@ -30,7 +31,7 @@ pytestmark = [
     pytest.mark.xdist_group("sandbox_paths"),  # one world for the module, on one worker
 ]
 
-PATH_JS = JS_DIR / "sandbox" / "life" / "path.js"
+PATH_JS = SERVER_JS / "life" / "path.js"
 NAME = "pathy"
 ARENA_Y = 120
 """A stone floor high above the terrain: open sky, nothing but what a test builds."""

@@ -18,10 +18,10 @@ from typing import Any
 import orjson
 import pytest
 
-from pepa.cli import _embedded_world, build_parser, load, main
-from pepa.config import SANDBOX_PROFILES
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import WorldError, node_binary, node_modules
+from pepa.base.node import WorldError, node_binary, node_modules
+from pepa.cli.main import _embedded_world, build_parser, load, main
+from pepa.daemon.config import SANDBOX_PROFILES
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.conftest import SANDBOX_SEED
 from tests.test_sandbox_terrain import run_node
 
@@ -194,7 +194,7 @@ console.log(JSON.stringify({
 @pytest.mark.timeout(60)
 def test_the_profile_table_and_what_a_world_records() -> None:
     table = run_node(TABLE)
-    assert tuple(table["names"]) == SANDBOX_PROFILES  # pepa.config knows the same names
+    assert tuple(table["names"]) == SANDBOX_PROFILES  # pepa.daemon.config knows the same names
     assert "nightmare" in table["unknown"] and "default or hard" in table["unknown"]
     default, hard = table["default"], table["hard"]
     assert (default["difficulty"], default["startTime"], default["hazards"]) == (1, 0, False)

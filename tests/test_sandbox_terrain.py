@@ -18,9 +18,10 @@ from typing import Any
 import orjson
 import pytest
 
+from pepa.base.node import node_binary, node_modules
 from pepa.ipc.client import IpcClient
-from pepa.world.embedded import EmbeddedWorld
-from pepa.world.node import JS_DIR, node_binary, node_modules
+from pepa.worldserver import SERVER_JS
+from pepa.worldserver.process import EmbeddedWorld
 from tests.conftest import SANDBOX_SEED
 from tests.daemon_harness import Daemon
 from tests.world_harness import Player, distance, teleport
@@ -28,7 +29,7 @@ from tests.world_harness import Player, distance, teleport
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 CRAFTER_JS = Path(__file__).resolve().parent / "js" / "crafter.js"
-SANDBOX = JS_DIR / "sandbox"
+SANDBOX = SERVER_JS
 NAME = "crafty"
 
 

@@ -11,9 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa.actors.persona import Persona
-from pepa.events import ChatSent, SayInChat
-from pepa.saysafe import CHAT_LIMIT, LEGACY_CHAT_LIMIT, chat_limit, chat_line, one_line, safe_chat
-from pepa.supervision import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.policy.persona.saysafe import (
+    CHAT_LIMIT,
+    LEGACY_CHAT_LIMIT,
+    chat_limit,
+    chat_line,
+    one_line,
+    safe_chat,
+)
+from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.runtime.events import ChatSent, SayInChat
 from tests.chat_link import ChatLink
 from tests.conftest import Recorder
 from tests.waiting import eventually

@@ -27,12 +27,12 @@ import pytest
 from blessed import Terminal
 from blessed.keyboard import Keystroke
 
-from pepa.config import Config
+from pepa.base.signals import SignalInbox
+from pepa.daemon.config import Config
 from pepa.daemon.parent import ProcessSupervisor
 from pepa.daemon.worker import Worker
 from pepa.ipc import protocol
-from pepa.signals import SignalInbox
-from pepa.supervision import Backoff
+from pepa.runtime import Backoff
 from tests.daemon_harness import Daemon
 
 

@@ -1,4 +1,4 @@
-"""Situations and recall by situation (``pepa/survival/situation.py``), and the chain's advice
+"""Situations and recall by situation (``pepa/policy/reflex/situation.py``), and the chain's advice
 through it. Pure: no threads, no server."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pepa.survival.chain import Memory, decide
-from pepa.survival.situation import (
+from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.situation import (
     FIELDS,
     LEVELS,
     LessonIndex,
@@ -144,7 +144,7 @@ def test_a_lesson_from_one_fight_changes_like_fights_only_until_confirmed() -> N
     learned again (0.9), it flees that zombie too."""
     at_night = world(hp=10, isDay=False, threats=zombies(1))
     met = situation_of(at_night, cause="mob").signature()
-    memory = Memory()
+    memory = ChainState()
     assert decide(at_night, 0.0, memory).skill == FIGHT  # the policy alone fights it
     memory.learn(FIGHT, "zombie", "avoid", "survive.flee", 0.7, met)
     like = world(hp=11, isDay=False, threats=zombies(1), position={"x": 900, "y": 70, "z": 9})
@@ -157,20 +157,20 @@ def test_a_lesson_from_one_fight_changes_like_fights_only_until_confirmed() -> N
 
 
 def test_a_lesson_with_no_situation_acts_anywhere_as_before() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.learn(FIGHT, "zombie", "avoid", "survive.flee", 0.6)
     for view in (world(threats=zombies(1)), world(hp=15, isDay=False, threats=zombies(1))):
         assert decide(view, 0.0, memory).advice == (FIGHT, "zombie", "avoid", "")
 
 
 def test_a_lesson_about_another_mob_never_applies() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.learn(FIGHT, "skeleton", "avoid", "survive.flee", 0.95)
     assert decide(world(threats=zombies(1)), 0.0, memory).skill == FIGHT
 
 
 def test_many_lessons_about_other_fights_never_hide_one_about_the_mob_anywhere() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.learn(FIGHT, "creeper", "avoid", "survive.flee", 0.6)  # a seed: any situation
     for hp in ("low", "mid", "high"):
         for weapon in ("iron", "diamond"):

@@ -19,7 +19,7 @@ import pytest
 
 from pepa.ipc.client import IpcClient
 from pepa.ipc.protocol import Pause, Resume, Snapshot
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 from tests.world_harness import HelperBot, distance, own_daemon, server_player, teleport

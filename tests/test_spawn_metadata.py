@@ -4,7 +4,7 @@ the embedded world and three plain clients standing together, in one Node proces
 flying-squid's spawnEntity sent the metadata of an entity shown to one player to every player
 near it: with the mend off, each of the three clients got a spawned zombie's metadata 3 times
 and a dropped item's 6 times (1.16.5). In the sandbox with 32 working bots those writes were
-47 of the 125 s its server spent writing packets (pepa/world/js/plugins/spawn_metadata.js).
+47 of the 125 s its server spent writing packets (pepa/worldserver/js/fixes/spawn_metadata.js).
 """
 
 from __future__ import annotations

@@ -21,12 +21,7 @@ from hypothesis import strategies as st
 
 import skills
 from pepa.actors.curriculum import Curriculum
-from pepa.events import PlanProposed
-from pepa.memory import GOAL_FILE, PLAN_FILE, Locations, TaskFile
-from pepa.proposals import PROPOSAL_FILE, ProposalStore, clamp
-from pepa.statefiles import load
-from pepa.supervision import ChildSpec, Runtime, Supervisor, start_tree
-from pepa.survival.curriculum import (
+from pepa.policy.curriculum.plan import (
     MAX_COUNT,
     MAX_GOAL,
     MAX_NAME,
@@ -36,6 +31,11 @@ from pepa.survival.curriculum import (
     render_plan,
     validate_plan,
 )
+from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.runtime.events import PlanProposed
+from pepa.state.files import load
+from pepa.state.memory import GOAL_FILE, PLAN_FILE, Locations, TaskFile
+from pepa.state.proposals import PROPOSAL_FILE, ProposalStore, clamp
 from tests.conftest import Recorder
 from tests.waiting import eventually
 

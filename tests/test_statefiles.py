@@ -20,10 +20,14 @@ from hypothesis import strategies as st
 
 from pepa.actors.curriculum import Curriculum
 from pepa.daemon.parent import ProcessSupervisor
-from pepa.events import TaskSuggested, WorldObserved
 from pepa.ipc import protocol
 from pepa.llm.budget import KINDS, load_budget, save_budget
-from pepa.memory import (
+from pepa.policy.curriculum.plan import plan_line_problem
+from pepa.policy.persona.voice import MIN_GAP, PERSONA_FILE, Voice
+from pepa.runtime import ActorStateChanged, ChildSpec, Runtime, Supervisor, start_tree
+from pepa.runtime.events import TaskSuggested, WorldObserved
+from pepa.state.files import WORKER_EXIT, SchemaError, load
+from pepa.state.memory import (
     GOAL_FILE,
     LOCATIONS_FILE,
     PLAN_FILE,
@@ -34,13 +38,9 @@ from pepa.memory import (
     task_schema,
     write_atomic,
 )
-from pepa.proposals import ProposalError, ProposalStore
-from pepa.statefiles import WORKER_EXIT, SchemaError, load
-from pepa.supervision import ActorStateChanged, ChildSpec, Runtime, Supervisor, start_tree
-from pepa.survival.curriculum import plan_line_problem
-from pepa.voice import MIN_GAP, PERSONA_FILE, Voice
-from pepa.world.embedded import free_port
+from pepa.state.proposals import ProposalError, ProposalStore
 from pepa.world.view import WorldView
+from pepa.worldserver.process import free_port
 from tests.conftest import Recorder
 from tests.daemon_harness import Daemon
 from tests.descriptors import no_free_descriptors

@@ -12,8 +12,8 @@ from typing import Any
 import pykka
 import pytest
 
-from pepa.errors import ActorCrashed, ActorUnavailable, AskTimeout
-from pepa.supervision import (
+from pepa.base.errors import ActorCrashed, ActorUnavailable, AskTimeout
+from pepa.runtime import (
     Backoff,
     ChildSpec,
     InjectFault,
@@ -403,7 +403,7 @@ def test_a_periodic_callback_that_raises_is_logged_and_keeps_running(
             raise RuntimeError(f"tick {len(calls)} broke")
 
     try:
-        with caplog.at_level("ERROR", logger="pepa.supervision._scheduler"):
+        with caplog.at_level("ERROR", logger="pepa.runtime._scheduler"):
             handle = scheduler.call_every(0.01, flaky)
             assert fourth.wait(10), f"the timer stopped after {len(calls)} call(s)"
             handle.cancel()

@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pepa.supervision import Backoff, RestartIntensity
+from pepa.runtime import Backoff, RestartIntensity
 
 
 def test_first_restart_of_a_failure_run_is_immediate() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pepa.ipc import protocol
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, own_daemon, server_player, teleport

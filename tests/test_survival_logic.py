@@ -7,9 +7,10 @@ import math
 import pytest
 
 import skills
-from pepa.survival import FailureTracker, Memory, ProgressWatch, SkillMetrics, decide
-from pepa.survival.chain import FOOD_PRIORITY
-from pepa.survival.taskslot import TaskSlot
+from pepa.policy.reflex.chain import FOOD_PRIORITY, ChainState, decide
+from pepa.policy.reflex.failures import FailureTracker, SkillMetrics
+from pepa.policy.reflex.taskslot import TaskSlot
+from pepa.policy.watchdog.progress import ProgressWatch
 from pepa.world.view import Vec3, WorldView
 from skills.survive_escape import choose_mode
 
@@ -32,24 +33,24 @@ def hostile(entity_id: int, distance: float, x: float = 0.0, z: float = 0.0) -> 
 
 
 def test_nothing_to_do_is_idle() -> None:
-    assert decide(world(), 0.0, Memory()).reflex == "idle"
+    assert decide(world(), 0.0, ChainState()).reflex == "idle"
 
 
 def test_offline_is_idle() -> None:
-    assert decide(world(connected=False), 0.0, Memory()).reason == "not in the world"
+    assert decide(world(connected=False), 0.0, ChainState()).reason == "not in the world"
 
 
 def test_closest_hostile_within_four_blocks_is_attacked() -> None:
-    d = decide(world(threats=[hostile(9, 6.0), hostile(7, 3.0)]), 0.0, Memory())
+    d = decide(world(threats=[hostile(9, 6.0), hostile(7, 3.0)]), 0.0, ChainState())
     assert (d.reflex, d.skill, d.args["entity_id"]) == ("defend", "combat.attack-nearest", 7)
 
 
 def test_hostile_beyond_four_blocks_is_left_alone_when_healthy() -> None:
-    assert decide(world(threats=[hostile(7, 6.0)]), 0.0, Memory()).reflex == "idle"
+    assert decide(world(threats=[hostile(7, 6.0)]), 0.0, ChainState()).reflex == "idle"
 
 
 def test_low_health_near_a_hostile_flees_directly_away() -> None:
-    d = decide(world(hp=6, threats=[hostile(7, 3.0, x=3.0)]), 0.0, Memory())
+    d = decide(world(hp=6, threats=[hostile(7, 3.0, x=3.0)]), 0.0, ChainState())
     assert (d.reflex, d.skill) == ("defend", "survive.flee")
     assert d.args["to"]["x"] == pytest.approx(-16.0)
     assert d.args["to"]["z"] == pytest.approx(0.0)
@@ -57,13 +58,13 @@ def test_low_health_near_a_hostile_flees_directly_away() -> None:
 
 def test_three_hostiles_within_twelve_flee_even_when_healthy() -> None:
     crowd = [hostile(i, 8.0, x=0.0, z=8.0) for i in range(3)]
-    d = decide(world(threats=crowd), 0.0, Memory())
+    d = decide(world(threats=crowd), 0.0, ChainState())
     assert d.skill == "survive.flee"
     assert d.args["to"]["z"] < 0
 
 
 def test_an_order_ranks_below_defend_escape_and_eat_and_above_the_task() -> None:
-    memory = Memory(slot=TaskSlot(order={"kind": "follow", "operator": "alice"}))
+    memory = ChainState(slot=TaskSlot(order={"kind": "follow", "operator": "alice"}))
     assert decide(world(threats=[hostile(7, 2.0)]), 0.0, memory).reflex == "defend"
     hungry = world(food=10, inventory={"items": {"bread": 2}})
     assert decide(hungry, 0.0, memory).reflex == "eat"
@@ -78,36 +79,39 @@ def test_an_order_ranks_below_defend_escape_and_eat_and_above_the_task() -> None
 def test_hungry_eats_the_best_food_with_a_cooldown() -> None:
     items = {"bread": 2, "cooked_beef": 1, "rotten_flesh": 5}
     w = world(food=10, inventory={"items": items})
-    d = decide(w, 100.0, Memory())
+    d = decide(w, 100.0, ChainState())
     assert (d.skill, d.args["item"]) == ("survive.eat", "cooked_beef")
-    assert decide(w, 100.0, Memory(last_eat=98.0)).reflex == "idle"
+    assert decide(w, 100.0, ChainState(last_eat=98.0)).reflex == "idle"
 
 
 def test_rotten_flesh_only_when_starving() -> None:
     w = world(food=10, inventory={"items": {"rotten_flesh": 5}})
-    assert decide(w, 0.0, Memory()).reflex == "idle"
-    assert decide(world(food=5, inventory={"items": {"rotten_flesh": 5}}), 0.0, Memory()).skill == (
-        "survive.eat"
-    )
+    assert decide(w, 0.0, ChainState()).reflex == "idle"
+    assert decide(
+        world(food=5, inventory={"items": {"rotten_flesh": 5}}), 0.0, ChainState()
+    ).skill == ("survive.eat")
 
 
 def test_not_hungry_at_sixteen() -> None:
-    assert decide(world(food=16, inventory={"items": {"bread": 1}}), 0.0, Memory()).reflex == "idle"
+    assert (
+        decide(world(food=16, inventory={"items": {"bread": 1}}), 0.0, ChainState()).reflex
+        == "idle"
+    )
 
 
 def test_night_with_a_bed_and_no_hostile_within_eight_sleeps() -> None:
     bed = {"x": 3, "y": 5, "z": 0, "distance": 3.0}
-    d = decide(world(timeOfDay=14000, beds=[bed]), 0.0, Memory())
+    d = decide(world(timeOfDay=14000, beds=[bed]), 0.0, ChainState())
     assert (d.skill, d.args["bed"]) == ("survive.sleep", {"x": 3, "y": 5, "z": 0})
     near = world(timeOfDay=14000, beds=[bed], threats=[hostile(1, 7.0)])
-    assert decide(near, 0.0, Memory()).skill == "survive.shelter"  # the bed would refuse
-    refused = decide(world(timeOfDay=14000, beds=[bed]), 5.0, Memory(sleep_retry_at=30.0))
+    assert decide(near, 0.0, ChainState()).skill == "survive.shelter"  # the bed would refuse
+    refused = decide(world(timeOfDay=14000, beds=[bed]), 5.0, ChainState(sleep_retry_at=30.0))
     assert refused.skill == "survive.shelter"
-    assert decide(world(timeOfDay=6000, beds=[bed]), 0.0, Memory()).reflex == "idle"
+    assert decide(world(timeOfDay=6000, beds=[bed]), 0.0, ChainState()).reflex == "idle"
 
 
 def test_trapped_for_three_seconds_escapes() -> None:
-    memory = Memory()
+    memory = ChainState()
     trapped = world(enclosure={"openSides": 0, "ceiling": None})
     memory.observe(trapped, 10.0)
     assert decide(trapped, 11.0, memory).reflex == "idle"
@@ -117,7 +121,7 @@ def test_trapped_for_three_seconds_escapes() -> None:
 
 
 def test_a_bot_working_its_way_through_tight_spaces_is_not_trapped() -> None:
-    memory = Memory()
+    memory = ChainState()
     enclosed = {"openSides": 0, "ceiling": 2}
     memory.observe(world(enclosure=enclosed), 10.0)
     # it moved on two blocks, still enclosed (digging through leaves): the clock starts again
@@ -128,7 +132,7 @@ def test_a_bot_working_its_way_through_tight_spaces_is_not_trapped() -> None:
 
 
 def test_a_gathering_task_gets_the_diggers_grace_before_escaping() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.slot.task = {"skill": "gather.wood", "args": {}}
     canopy = world(enclosure={"openSides": 0, "ceiling": 2})
     memory.observe(canopy, 0.0)
@@ -226,7 +230,7 @@ def test_progress_needs_a_whole_block() -> None:
 
 
 def test_starving_at_zero_food_eats() -> None:
-    d = decide(world(food=0, inventory={"items": {"bread": 1}}), 0.0, Memory())
+    d = decide(world(food=0, inventory={"items": {"bread": 1}}), 0.0, ChainState())
     assert (d.skill, d.args["item"]) == ("survive.eat", "bread")
 
 
@@ -234,12 +238,12 @@ def test_flee_has_a_direction_when_the_threats_surround_the_bot() -> None:
     around = [hostile(1, 1.0, x=1.0), hostile(2, 1.0, x=-1.0), hostile(3, 1.0, z=1.0)]
     balanced = [hostile(1, 1.0, x=1.0), hostile(2, 1.0, x=-1.0)]
     for threats in (around, balanced):
-        to = decide(world(hp=4, threats=threats), 0.0, Memory()).args["to"]
+        to = decide(world(hp=4, threats=threats), 0.0, ChainState()).args["to"]
         assert math.hypot(to["x"] - HERE["x"], to["z"] - HERE["z"]) == pytest.approx(16.0)
 
 
 def test_a_lesson_to_avoid_fighting_a_mob_makes_the_bot_flee_it() -> None:
-    memory = Memory()
+    memory = ChainState()
     w = world(threats=[hostile(7, 3.0, x=3.0)])
     assert decide(w, 0.0, memory).skill == "combat.attack-nearest"
     memory.learn("combat.attack-nearest", "zombie", "avoid", "survive.flee", 0.55)
@@ -253,7 +257,7 @@ def test_a_lesson_to_avoid_fighting_a_mob_makes_the_bot_flee_it() -> None:
 
 def test_advice_runs_only_whitelisted_alternatives() -> None:
     w = world(threats=[hostile(7, 3.0, x=3.0)])
-    memory = Memory()
+    memory = ChainState()
     memory.learn("combat.attack-nearest", "zombie", "prefer", "survive.pillar-up", 0.8)
     d = decide(w, 0.0, memory)
     assert (d.skill, d.advice) == (
@@ -271,11 +275,11 @@ def test_advice_runs_only_whitelisted_alternatives() -> None:
 
 
 def test_a_dead_bot_decides_nothing() -> None:
-    assert decide(world(hp=-5, threats=[hostile(7, 2.0)]), 0.0, Memory()).reflex == "idle"
+    assert decide(world(hp=-5, threats=[hostile(7, 2.0)]), 0.0, ChainState()).reflex == "idle"
 
 
 def test_the_task_slot_runs_below_the_survival_reflexes() -> None:
-    memory = Memory()
+    memory = ChainState()
     memory.slot.suggest("nav.explore", {}, "pi: look around")
     d = decide(world(), 0.0, memory)
     assert (d.reflex, d.skill, d.reason) == ("task", "nav.explore", "pi: look around")

@@ -1,7 +1,7 @@
 """A mob's moves and turns go out every 3 ticks, its turns with its moves, as vanilla's entity
 tracker sends them, and every player sees it where and as the server has it
 (tests/js/tracking.js: the embedded world and two plain clients in one Node process;
-pepa/world/js/plugins/tracking.js).
+pepa/worldserver/js/fixes/tracking.js).
 
 The zombie walks a tenth of a block every tick, once 9 blocks at once (a teleport), turning a
 little every tick; the second client is brought near it just after a step not yet sent; once

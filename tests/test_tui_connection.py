@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pepa.errors import PepaError
+from pepa.base.errors import PepaError
 from pepa.ipc import protocol
 from pepa.ipc.protocol import Chat, Command, Pause
 from pepa.ipc.server import IpcServer

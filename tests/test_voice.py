@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pepa.voice import MIN_GAP, PER_HOUR, Voice, line_for
+from pepa.policy.persona.voice import MIN_GAP, PER_HOUR, Voice, line_for
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, server_player, teleport

@@ -26,8 +26,8 @@ import pykka
 import pytest
 
 import pepa
-from pepa.knowledge import KnowledgeStore
-from pepa.knowledge.wiki import (
+from pepa.state.knowledge import KnowledgeStore
+from pepa.state.knowledge.wiki import (
     CachedPage,
     WikiClient,
     default_user_agent,
@@ -39,8 +39,8 @@ from pepa.knowledge.wiki import (
     robots_allowed,
     summarise,
 )
-from pepa.knowledge.wiki_actor import WikiFetched, WikiLookups
-from pepa.world.embedded import free_port
+from pepa.state.knowledge.wikilookups import WikiFetched, WikiLookups
+from pepa.worldserver.process import free_port
 
 pytestmark = pytest.mark.timeout(20)
 
@@ -465,7 +465,7 @@ def test_a_redirect_is_followed_once_and_both_pages_are_cached(
 def test_credentials_in_the_wiki_url_never_reach_a_log_or_an_error(
     clock: Clock, pace: Pace, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="pepa.knowledge.wiki")
+    caplog.set_level(logging.DEBUG, logger="pepa.state.knowledge.wiki")
     client = make_client(f"http://wikiuser:s3cr3t@127.0.0.1:{free_port()}", clock, pace)
     result = client.fetch("Bread")
     assert result.status == "offline"
@@ -476,7 +476,7 @@ def test_credentials_in_the_wiki_url_never_reach_a_log_or_an_error(
 def test_with_the_server_down_a_lookup_is_quiet(
     store: KnowledgeStore, clock: Clock, pace: Pace, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="pepa.knowledge.wiki")
+    caplog.set_level(logging.DEBUG, logger="pepa.state.knowledge.wiki")
     client = make_client(f"http://127.0.0.1:{free_port()}", clock, pace)
     result = client.fetch("Bread")
     assert (result.ok, result.status) == (False, "offline")

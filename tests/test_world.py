@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pepa.ipc import protocol
-from pepa.world.embedded import EmbeddedWorld
+from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.world_harness import Player, server_player, teleport, wait_near
 

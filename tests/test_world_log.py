@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from pepa.world.embedded import WORLD_LOG_CAP, EmbeddedWorld, _keep_line, free_port, open_world_log
+from pepa.worldserver.process import (
+    WORLD_LOG_CAP,
+    EmbeddedWorld,
+    _keep_line,
+    free_port,
+    open_world_log,
+)
 from tests.waiting import eventually
 
 pytestmark = pytest.mark.timeout(60)

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from pepa.actors.persona import describe_status
-from pepa.chat_control import parse
-from pepa.events import (
+from pepa.policy.perception.model import WorldModel
+from pepa.policy.persona.commands import parse
+from pepa.runtime.events import (
     DawnBroke,
     DuskFell,
     HealthChanged,
@@ -16,8 +17,7 @@ from pepa.events import (
     HostileSpotted,
     PlayerSpotted,
 )
-from pepa.memory import TaskFile
-from pepa.world.model import WorldModel
+from pepa.state.memory import TaskFile
 from pepa.world.view import Vec3, WorldView
 
 OPS = ("alice", "Bob")
@@ -200,7 +200,7 @@ def test_task_file_round_trips_and_survives_corruption(tmp_path: Path) -> None:
     tasks.clear()
     tasks.clear()
     assert not (tmp_path / "current-task.json").exists()
-    # no temp files left behind; the two bad files were moved aside (pepa.statefiles)
+    # no temp files left behind; the two bad files were moved aside (pepa.state.files)
     assert sorted(p.name.split(".bad-")[0] for p in tmp_path.iterdir()) == [
         "current-task.json",
         "current-task.json",

@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import WorldError
-from pepa.world.versions import PLAYED
+from pepa.base.node import WorldError
+from pepa.game.versions import PLAYED
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 from tests.world_harness import (

@@ -1,6 +1,6 @@
 """Scenario harness: a real flying-squid world with the test plugin, and human stand-ins.
 
-The world is :class:`pepa.world.embedded.EmbeddedWorld` with its control
+The world is :class:`pepa.worldserver.process.EmbeddedWorld` with its control
 channel on: tests drive the server side through ``world.op(...)`` (spawn a
 mob, set hp and food, give items, set the time, kill, build walls and pits,
 teleport, kick). :class:`Player` is a second mineflayer client — an operator
@@ -25,8 +25,8 @@ from typing import Any
 
 import orjson
 
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.node import compile_cache_env, node_binary, node_modules
+from pepa.base.node import compile_cache_env, node_binary, node_modules
+from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
 

@@ -10,7 +10,7 @@ The loop is the only impure part of the dashboard besides the reader thread::
 Terminal modes are stacked context managers (fullscreen, cbreak, hidden
 cursor, in-band resize notification), so the terminal is restored on every
 exit: ``q``, Ctrl-C, SIGTERM, or a crash. Signal handlers only record
-(SIGINT and SIGTERM in a :class:`~pepa.signals.SignalInbox`, SIGWINCH in a
+(SIGINT and SIGTERM in a :class:`~pepa.base.signals.SignalInbox`, SIGWINCH in a
 :class:`_ResizeFlag`); the loop looks at them on every tick. The SIGINT/SIGTERM
 inbox is the outermost context: installed before the first terminal mode and
 removed after the last is restored, so a signal never raises in the middle of
@@ -34,8 +34,8 @@ from typing import Any, TypeVar
 from blessed import Terminal
 from blessed.keyboard import Keystroke
 
-from pepa.errors import PepaError
-from pepa.signals import SignalInbox
+from pepa.base.errors import PepaError
+from pepa.base.signals import SignalInbox
 from tui.connection import Connection
 from tui.reducer import reduce
 from tui.render import render

@@ -28,7 +28,7 @@ from typing import Any
 
 import tenacity
 
-from pepa.errors import LineTooLong, PepaError, ProtocolError
+from pepa.base.errors import LineTooLong, PepaError, ProtocolError
 from pepa.ipc.client import IpcClient, IpcClientError
 from pepa.ipc.protocol import Command
 from tui.state import Connected, Disconnected
@@ -48,7 +48,7 @@ class Connection:
     """Keeps a connection to the daemon open on a thread of its own.
 
     ``resolve`` returns the socket path (called on the reader thread; it may
-    raise :class:`~pepa.errors.PepaError`). ``post`` receives the daemon's
+    raise :class:`~pepa.base.errors.PepaError`). ``post`` receives the daemon's
     events (dicts) and the connection's pseudo-events, on the reader thread:
     it must only enqueue.
     """

@@ -28,8 +28,8 @@ from typing import Any
 
 from blessed import Terminal
 
+from pepa.base.signals import SignalInbox
 from pepa.ipc.protocol import Command
-from pepa.signals import SignalInbox
 from tui.app import (
     _QUERY_TIMEOUT,
     TICK,

@@ -11,8 +11,8 @@ Three jobs, one back end (``pi``, ``openai`` or ``offline``; see docs/llm.md):
   through ``complete()``, which never has tools (docs/llm.md, "Isolation").
 - ``DeathAnalysisRequested`` (the knowledge actor, after its own offline
   post-mortem) asks the model why the bot died; a reply that passes
-  :func:`pepa.llm.validate.validate_postmortem` becomes :class:`DeathAnalysed`.
-  Every request waits in a :class:`pepa.llm.postmortems.PostMortemQueue`
+  :func:`pepa.policy.coach.validate.validate_postmortem` becomes :class:`DeathAnalysed`.
+  Every request waits in a :class:`pepa.policy.coach.postmortems.PostMortemQueue`
   (bounded, alike deaths merged, oldest cause first) until the gate admits
   it: the queue drains when a request arrives, when a reply is handled and
   every :data:`DRAIN_EVERY` seconds, so the deaths of a spiral are explained
@@ -22,7 +22,7 @@ Three jobs, one back end (``pi``, ``openai`` or ``offline``; see docs/llm.md):
   :class:`TaskSuggested`. ``PlanWanted`` asks for a plan; milestones checked
   against the skill registry become :class:`PlanProposed`.
 
-The decisions are plain objects of :mod:`pepa.llm.coaching` (the idle streak,
+The decisions are plain objects of :mod:`pepa.policy.coach.coaching` (the idle streak,
 the gate over the shared :class:`pepa.llm.budget.LlmBudget` kept in
 ``llm-budget.json``, what a reply becomes); this actor receives, asks them and
 sends. Structured asks run on a worker thread (the ``worker`` seam), never in
@@ -42,8 +42,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pepa.errors import SupervisionError
-from pepa.events import (
+from pepa.base.errors import SupervisionError
+from pepa.base.threads import thread_name
+from pepa.llm import Backend, LlmError, LlmSettings, LlmUnavailable, Running, make_backend
+from pepa.llm.budget import load_budget, save_budget
+from pepa.policy.coach.coaching import (
+    IDLE_TICKS,
+    REFLECTION_LINES,
+    Ask,
+    AskGate,
+    IdleStreak,
+    Outcome,
+    Rejected,
+    failure,
+    judge,
+    plan_skills,
+)
+from pepa.policy.coach.postmortems import PostMortemQueue
+from pepa.policy.coach.prompts import (
+    next_action_prompt,
+    plan_prompt,
+    postmortem_prompt,
+    reflection_prompt,
+)
+from pepa.policy.coach.validate import SkillCatalog
+from pepa.runtime import ActorHandle, SupervisedActor, SupervisionContext
+from pepa.runtime.events import (
     AskLlm,
     DeathAnalysed,
     DeathAnalysisRequested,
@@ -58,30 +82,6 @@ from pepa.events import (
     TaskSuggested,
     WorldObserved,
 )
-from pepa.llm import Backend, LlmError, LlmSettings, LlmUnavailable, Running, make_backend
-from pepa.llm.budget import load_budget, save_budget
-from pepa.llm.coaching import (
-    IDLE_TICKS,
-    REFLECTION_LINES,
-    Ask,
-    AskGate,
-    IdleStreak,
-    Outcome,
-    Rejected,
-    failure,
-    judge,
-    plan_skills,
-)
-from pepa.llm.postmortems import PostMortemQueue
-from pepa.llm.prompts import (
-    next_action_prompt,
-    plan_prompt,
-    postmortem_prompt,
-    reflection_prompt,
-)
-from pepa.llm.validate import SkillCatalog
-from pepa.supervision import ActorHandle, SupervisedActor, SupervisionContext
-from pepa.threads import thread_name
 from pepa.world.view import WorldView
 
 __all__ = ["DRAIN_EVERY", "IDLE_TICKS", "QUESTION_TIMEOUT", "Coach", "Worker"]

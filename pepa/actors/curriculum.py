@@ -3,12 +3,12 @@
 On start it reads the memory files in the order of ``docs/memory.md``;
 ``current-task.json`` only to learn which milestone is out (the reflex chain's
 task slot writes that file and resumes the task itself). It is the one writer
-of ``plan.md``, ``goal.md`` and the diary (:class:`pepa.planbook.PlanBook`):
+of ``plan.md``, ``goal.md`` and the diary (:class:`pepa.state.planbook.PlanBook`):
 goals, LLM plans (``PlanProposed``) and reflection's changes (``PlanRevised``)
 all land here. It hands milestones to the task slot (``TaskSuggested``), takes
 them back (``TaskWithdrawn``), ticks them off as the inventory shows them, and
 keeps ``locations.json`` and ``inventory-log.jsonl``. Which milestone goes
-out, and when, is :class:`pepa.survival.assigner.Assigner`'s decision.
+out, and when, is :class:`pepa.policy.curriculum.assigner.Assigner`'s decision.
 """
 
 from __future__ import annotations
@@ -20,8 +20,28 @@ from pathlib import Path
 from typing import Any
 
 import skills
-from pepa.errors import SupervisionError
-from pepa.events import (
+from pepa.base.errors import SupervisionError
+from pepa.game.crafting import Recipes
+from pepa.policy.curriculum.assigner import Assigner, Task, food_in
+from pepa.policy.curriculum.plan import (
+    DEFAULT_GOAL,
+    Milestone,
+    actionable_lines,
+    clean_goal,
+    derive_plan,
+    describe_plan,
+    goal_reply,
+    is_gear,
+    next_milestone,
+    parse_plan,
+    rename_skill,
+    render_plan,
+    tick,
+)
+from pepa.policy.learning.reflection import adjust_plan
+from pepa.policy.reflex.advice import Lessons
+from pepa.runtime import SupervisedActor, SupervisionContext
+from pepa.runtime.events import (
     Connected,
     Died,
     GoalSet,
@@ -39,29 +59,9 @@ from pepa.events import (
     TaskWithdrawn,
     WorldObserved,
 )
-from pepa.events.queries import ActiveLessons
-from pepa.knowledge.reflection import adjust_plan
-from pepa.memory import Locations, TaskFile
-from pepa.planbook import PlanBook
-from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.survival.advice import Lessons
-from pepa.survival.assigner import Assigner, Task, food_in
-from pepa.survival.crafting import Recipes
-from pepa.survival.curriculum import (
-    DEFAULT_GOAL,
-    Milestone,
-    actionable_lines,
-    clean_goal,
-    derive_plan,
-    describe_plan,
-    goal_reply,
-    is_gear,
-    next_milestone,
-    parse_plan,
-    rename_skill,
-    render_plan,
-    tick,
-)
+from pepa.runtime.events.queries import ActiveLessons
+from pepa.state.memory import Locations, TaskFile
+from pepa.state.planbook import PlanBook
 from pepa.world.view import WorldView
 
 __all__ = ["DEFAULT_GOAL", "INVENTORY_LOG_EVERY", "Curriculum"]

@@ -5,7 +5,7 @@ IPC actor restart never drops a dashboard: connections and commands wait in
 the actor's stable mailbox while it restarts. This actor turns bus events into
 protocol events (``status``, ``log``, ``actor``, ``error``, ``ask-pi-*``),
 answers new connections with ``hello``, and routes commands to the actors
-(the stateless translations both ways are :mod:`pepa.relay`).
+(the stateless translations both ways are :mod:`pepa.policy.relay.wire`).
 
 Every command but ``cmd:snapshot`` (answered here, to the asker) makes another
 actor work, so each client has a rate for them (:mod:`pepa.ipc.ratelimit`, 10
@@ -17,9 +17,9 @@ behind it hold.
 The world fields of every ``status`` are the latest :class:`WorldView`'s
 :meth:`~pepa.world.view.WorldView.to_wire` (built when a status goes out, not
 per observation); the proposals come from the knowledge actor's
-:class:`~pepa.events.queries.Proposals` answer at start, then from
+:class:`~pepa.runtime.events.queries.Proposals` answer at start, then from
 :class:`ProposalsChanged`. Times come from the runtime's clock
-(:meth:`~pepa.supervision.SupervisedActor.now`).
+(:meth:`~pepa.runtime.SupervisedActor.now`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pepa.errors import SupervisionError
-from pepa.events import (
+from pepa.base.errors import SupervisionError
+from pepa.base.logs import RingBuffer
+from pepa.ipc import protocol
+from pepa.ipc.ratelimit import COMMAND_BURST, COMMAND_RATE, CommandRate
+from pepa.policy.relay.snapshot import build_snapshot
+from pepa.policy.relay.wire import RELAYED, command_event, log_event, to_clients
+from pepa.runtime import InjectFault, SupervisedActor, SupervisionContext
+from pepa.runtime.events import (
     ActivityChanged,
     ClientConnected,
     CommandReceived,
@@ -45,13 +51,7 @@ from pepa.events import (
     ProposalsChanged,
     WorldObserved,
 )
-from pepa.events.queries import Learning, LearningSummary, Proposals
-from pepa.ipc import protocol
-from pepa.ipc.ratelimit import COMMAND_BURST, COMMAND_RATE, CommandRate
-from pepa.logs import RingBuffer
-from pepa.relay import RELAYED, command_event, log_event, to_clients
-from pepa.snapshot import build_snapshot
-from pepa.supervision import InjectFault, SupervisedActor, SupervisionContext
+from pepa.runtime.events.queries import Learning, LearningSummary, Proposals
 from pepa.world.view import WorldView
 
 __all__ = ["Ipc", "SocketServer"]

@@ -3,13 +3,13 @@
 Only this actor's thread touches ``knowledge.db`` (or a fleet's PostgreSQL).
 It routes each message to the module that decides and stores or sends what
 that module answers: deaths, post-mortems and lesson grades
-(:mod:`pepa.knowledge.deaths`); every write to the knowledge base
-(:mod:`pepa.knowledge.writer`: a broken database costs a warning, the bot
+(:mod:`pepa.policy.learning.deaths`); every write to the knowledge base
+(:mod:`pepa.state.knowledge.writer`: a broken database costs a warning, the bot
 plays on without memory); "am I in a loop?" every 30 minutes
-(:mod:`pepa.knowledge.reflection`; plan changes go to ``plan.md``'s one
+(:mod:`pepa.policy.learning.reflection`; plan changes go to ``plan.md``'s one
 writer, the curriculum, as :class:`PlanRevised`); wiki lookups off this
-thread (:mod:`pepa.knowledge.wiki_actor`); retention at start and once a day
-(:mod:`pepa.knowledge.upkeep`); proposals on disk (:mod:`pepa.proposals`).
+thread (:mod:`pepa.state.knowledge.wikilookups`); retention at start and once a day
+(:mod:`pepa.state.knowledge.upkeep`); proposals on disk (:mod:`pepa.state.proposals`).
 It answers the typed asks ``ActiveLessons``, ``Proposals`` and ``Reflect``.
 """
 
@@ -24,8 +24,22 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pepa.errors import ActorUnavailable
-from pepa.events import (
+from pepa.base.errors import ActorUnavailable
+from pepa.base.threads import thread_name
+from pepa.policy.learning.deaths import (
+    ACT_ON,
+    DeathAnalysis,
+    Grade,
+    active_lessons,
+    announcement,
+    drafts_of,
+)
+from pepa.policy.learning.postmortem import LessonDraft
+from pepa.policy.learning.reflection import Window, death_facts, proposal, reflect
+from pepa.policy.reflex.situation import Situation
+from pepa.policy.watchdog.progress import KEPT_AREAS
+from pepa.runtime import SupervisedActor, SupervisionContext
+from pepa.runtime.events import (
     ActivityChanged,
     AdviceApplied,
     ChatReceived,
@@ -46,7 +60,7 @@ from pepa.events import (
     TopicAsked,
     WorldObserved,
 )
-from pepa.events.queries import (
+from pepa.runtime.events.queries import (
     ActiveLessons,
     DeathPlaces,
     Learning,
@@ -55,30 +69,16 @@ from pepa.events.queries import (
     Proposals,
     Reflect,
 )
-from pepa.knowledge._models import utcnow
-from pepa.knowledge.coach_offline import LessonDraft
-from pepa.knowledge.deaths import (
-    ACT_ON,
-    DeathAnalysis,
-    Grade,
-    active_lessons,
-    announcement,
-    drafts_of,
-)
-from pepa.knowledge.reflection import Window, death_facts, proposal, reflect
-from pepa.knowledge.shared import LessonListener
-from pepa.knowledge.upkeep import prune_server
-from pepa.knowledge.wiki import WikiClient
-from pepa.knowledge.wiki_actor import WikiFetched, WikiLookups
-from pepa.knowledge.writer import StoreWriter
-from pepa.memory import read_text
-from pepa.proposals import ProposalError, ProposalStore
-from pepa.retention import PRUNE_EVERY, RetentionPolicy
-from pepa.statefiles import write_atomic
-from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.survival.progress import KEPT_AREAS
-from pepa.survival.situation import Situation
-from pepa.threads import thread_name
+from pepa.state.files import write_atomic
+from pepa.state.knowledge._models import utcnow
+from pepa.state.knowledge.shared import LessonListener
+from pepa.state.knowledge.upkeep import prune_server
+from pepa.state.knowledge.wiki import WikiClient
+from pepa.state.knowledge.wikilookups import WikiFetched, WikiLookups
+from pepa.state.knowledge.writer import StoreWriter
+from pepa.state.memory import read_text
+from pepa.state.proposals import ProposalError, ProposalStore
+from pepa.state.retention import PRUNE_EVERY, RetentionPolicy
 from pepa.world.death import DeathCause
 
 __all__ = ["Knowledge"]
@@ -132,7 +132,8 @@ class _Seeded:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _LessonHeard:
-    """Another bot sharing the base wrote, graded or decayed a lesson (pepa.knowledge.shared)."""
+    """Another bot sharing the base wrote, graded or decayed a lesson
+    (:mod:`pepa.state.knowledge.shared`)."""
 
     bot: str
     lesson_id: int
@@ -164,7 +165,8 @@ class Knowledge(SupervisedActor):
         self.seeding: threading.Thread | None = None
         """A shared base's seed under way, off this actor's thread (None: none yet)."""
         self.retention = retention or RetentionPolicy()
-        """What is kept of chat, deaths, danger points, reflections and logs (pepa/retention.py)."""
+        """What is kept of chat, deaths, danger points, reflections and logs
+        (:mod:`pepa.state.retention`)."""
         self.prune_every = prune_every
         self.reflect_every = reflect_every
         self.window = Window(utcnow())

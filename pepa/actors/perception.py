@@ -18,7 +18,10 @@ from dataclasses import dataclass, fields, replace
 from operator import attrgetter
 from typing import Any
 
-from pepa.events import (
+from pepa.link.api import Link
+from pepa.policy.perception.model import WorldModel
+from pepa.runtime import SupervisedActor, SupervisionContext, TimerHandle
+from pepa.runtime.events import (
     ActionFinished,
     ChatReceived,
     Connected,
@@ -31,10 +34,7 @@ from pepa.events import (
     Respawned,
     WorldObserved,
 )
-from pepa.supervision import SupervisedActor, SupervisionContext, TimerHandle
 from pepa.world.death import death_cause
-from pepa.world.linkapi import Link
-from pepa.world.model import WorldModel
 from pepa.world.view import Entity, WorldView
 
 __all__ = ["Perception", "WorldEvent", "chat_event", "first_blow", "players_event"]

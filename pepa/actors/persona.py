@@ -1,15 +1,15 @@
 """Persona: the bot's voice, and the ear for operators' chat commands.
 
 Everything the bot says goes through one rate-limited queue
-(:class:`pepa.chat_outbox.Outbox`: a burst of 3, then one line per 1.5 s), so
+(:class:`pepa.policy.persona.outbox.Outbox`: a burst of 3, then one line per 1.5 s), so
 a server never kicks it for spam and no reply is lost in a burst. Unprompted,
-it remarks on its life in short Russian lines (:mod:`pepa.voice`: death,
+it remarks on its life in short Russian lines (:mod:`pepa.policy.persona.voice`: death,
 respawn, a major skill, a threat, dusk and dawn, a player nearby), at most one
 a minute and eight an hour. Chat lines addressed to the bot by name are parsed
-and answered by :mod:`pepa.chat_control`: operators — the bound accounts of
-:mod:`pepa.identity`, on the player list — are obeyed, anyone else gets one
+and answered by :mod:`pepa.policy.persona.commands`: operators — the bound accounts of
+:mod:`pepa.state.identity`, on the player list — are obeyed, anyone else gets one
 polite refusal (at most once a minute each). Every line but the daemon user's
-``cmd:chat`` is made safe to say first (:func:`pepa.saysafe.safe_chat`: no
+``cmd:chat`` is made safe to say first (:func:`pepa.policy.persona.saysafe.safe_chat`: no
 ``§`` codes, no control characters, one line, never a ``/`` command).
 
 The actor only routes: events in, policy called with the time, lines and
@@ -25,15 +25,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pepa.chat_control import (
+from pepa.link.api import Link
+from pepa.policy.persona.commands import (
     REFUSAL_COOLDOWN,
     Refusals,
     answer,
     describe_status,
     heard,
 )
-from pepa.chat_outbox import QUEUE_LIMIT, ChatLimiter, Outbox
-from pepa.events import (
+from pepa.policy.persona.outbox import QUEUE_LIMIT, ChatLimiter, Outbox
+from pepa.policy.persona.saysafe import chat_limit, chat_line
+from pepa.policy.persona.voice import Voice, moment_of
+from pepa.runtime import SupervisedActor, SupervisionContext
+from pepa.runtime.events import (
     ActivityChanged,
     ChatReceived,
     ChatSent,
@@ -49,11 +53,7 @@ from pepa.events import (
     SayInChat,
     WorldObserved,
 )
-from pepa.identity import OperatorAccounts, valid_name
-from pepa.saysafe import chat_limit, chat_line
-from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.voice import Voice, moment_of
-from pepa.world.linkapi import Link
+from pepa.state.identity import OperatorAccounts, valid_name
 from pepa.world.view import WorldView
 
 __all__ = [

@@ -1,8 +1,8 @@
 """Reflex: runs the reflex chain and the skills it picks; owns the pause switch and the task slot.
 
-The chain is the pure :func:`pepa.survival.decide`; what a decision does to
+The chain is the pure :func:`pepa.policy.reflex.decide`; what a decision does to
 the running skill, its arguments and cooldowns are the pure rules of
-:mod:`pepa.survival.dispatch`. This actor feeds the chain the latest world
+:mod:`pepa.policy.reflex.dispatch`. This actor feeds the chain the latest world
 view the moment perception publishes one — and, for speed, a hostile the
 moment it is spotted, before any snapshot — and turns each decision into a
 skill run: a higher reflex pre-empts the running skill (the JS action is
@@ -11,7 +11,7 @@ the metrics and the failure tracker (a proposal after three identical
 failures in a row).
 
 It is the one writer of ``current-task.json``: the task slot
-(:class:`pepa.survival.TaskSlot`) holds an operator's order and the
+(:class:`pepa.policy.reflex.TaskSlot`) holds an operator's order and the
 curriculum's milestone, and the file holds what a restart should resume —
 the order while there is one, else the milestone.
 """
@@ -25,8 +25,16 @@ from pathlib import Path
 from typing import Any, cast
 
 import skills
-from pepa.errors import SupervisionError
-from pepa.events import (
+from pepa.actors.skillrunner import SkillRunner
+from pepa.base.errors import SupervisionError
+from pepa.link.api import Link
+from pepa.policy.reflex.chain import PRIORITY, ChainState, Decision, decide
+from pepa.policy.reflex.dispatch import IdleChores, Running, admit, label, order_reply
+from pepa.policy.reflex.firstblow import armed, struck
+from pepa.policy.reflex.taskslot import TaskSlot
+from pepa.policy.watchdog.progress import SUSPENDING
+from pepa.runtime import SupervisedActor, SupervisionContext
+from pepa.runtime.events import (
     ActionFinished,
     ActivityChanged,
     Connected,
@@ -50,15 +58,8 @@ from pepa.events import (
     TaskWithdrawn,
     WorldObserved,
 )
-from pepa.events.queries import ActiveLessons
-from pepa.memory import TaskFile
-from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.survival import PRIORITY, Decision, Memory, TaskSlot, decide
-from pepa.survival.dispatch import IdleChores, Running, admit, label, order_reply
-from pepa.survival.firstblow import armed, struck
-from pepa.survival.progress import SUSPENDING
-from pepa.survival.runner import SkillRunner
-from pepa.world.linkapi import Link
+from pepa.runtime.events.queries import ActiveLessons
+from pepa.state.memory import TaskFile
 from pepa.world.view import WorldView
 
 __all__ = ["Reflex"]
@@ -81,7 +82,7 @@ STOCK_RETRY = 30.0
 SHELTER_SETTLE = 2.0
 """Seconds a finished shelter is not built again: the world view catches up with its walls."""
 ARM_EVERY = 0.5
-"""Seconds between two armings of the bridge's first blow (:mod:`pepa.survival.firstblow`)
+"""Seconds between two armings of the bridge's first blow (:mod:`pepa.policy.reflex.firstblow`)
 while only the view changes (a working bot's changes 5 times a second; each arming asks the
 chain once for each kind of hostile: 0.4 ms in all with 40 entities in view, 0.8 ms before
 session 46). What may disarm it goes at once: the health, a hostile spotted (a third one
@@ -135,8 +136,8 @@ class Reflex(SupervisedActor):
         """False: the curriculum is off, so a milestone in current-task.json is not resumed."""
         self.poll = poll
         self.first_blow = first_blow and poll is None
-        """False: the bridge is never armed (:mod:`pepa.survival.firstblow`), every swing is this
-        actor's; a polling loop (benchmarks) has none either, as polling bots have none."""
+        """False: the bridge is never armed (:mod:`pepa.policy.reflex.firstblow`), every swing
+        is this actor's; a polling loop (benchmarks) has none either, as polling bots have none."""
         self.tick = poll or tick
         self.paused = paused
         self.tasks = (
@@ -145,7 +146,7 @@ class Reflex(SupervisedActor):
             else None
         )
         self.written: dict[str, Any] | None = None
-        self.memory = Memory()
+        self.memory = ChainState()
         self.world = WorldView()
         self.runner = SkillRunner(link, self.publish)
         self.waiting_for: str | None = None
@@ -309,7 +310,7 @@ class Reflex(SupervisedActor):
         self._react(now)
 
     def _arm(self, now: float, *, at_once: bool, now_or_never: bool = False) -> None:
-        """Tell the bridge what to strike first (:mod:`pepa.survival.firstblow`) when that
+        """Tell the bridge what to strike first (:mod:`pepa.policy.reflex.firstblow`) when that
         changed: at once after what may disarm it (after the rest of the mailbox, see
         :class:`_Arm`; ``now_or_never``: not later), else at most every :data:`ARM_EVERY`."""
         if self.link is None or not self.first_blow:

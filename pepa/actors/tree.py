@@ -31,11 +31,11 @@ from pepa.actors.perception import Perception
 from pepa.actors.persona import Persona
 from pepa.actors.reflex import Reflex
 from pepa.actors.watchdog import Watchdog
+from pepa.base.logs import RingBuffer
+from pepa.link.api import Link
 from pepa.llm import LlmSettings
-from pepa.logs import RingBuffer
-from pepa.retention import RetentionPolicy
-from pepa.supervision import ChildSpec, Supervisor
-from pepa.world.linkapi import Link
+from pepa.runtime import ChildSpec, Supervisor
+from pepa.state.retention import RetentionPolicy
 
 __all__ = ["build_tree"]
 
@@ -67,7 +67,7 @@ def build_tree(
     reload_token: str = "",
     fellows: tuple[str, ...] = (),
 ) -> ChildSpec:
-    """The root child spec, ready for :func:`pepa.supervision.start_tree`."""
+    """The root child spec, ready for :func:`pepa.runtime.start_tree`."""
     timing = {"heartbeat_interval": heartbeat_interval, "heartbeat_timeout": heartbeat_timeout}
     brain = ChildSpec(
         id="brain",

@@ -9,7 +9,7 @@ is the verdict's cause) for the reflex to act on. A pre-empted walk is never
 a stall, nor is waiting to see an operator (judged again once a player
 comes into sight), and nothing is judged while
 defend, escape or eat runs. The rules
-are the pure :class:`pepa.survival.ProgressWatch`; this actor only routes
+are the pure :class:`pepa.policy.reflex.ProgressWatch`; this actor only routes
 events to it and its verdicts out, one ``stuck: <cause> → <step>`` log line
 each (the gauntlet counts them by cause).
 
@@ -25,8 +25,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pepa.errors import SupervisionError
-from pepa.events import (
+from pepa.base.errors import SupervisionError
+from pepa.link.api import Link
+from pepa.policy.watchdog.progress import MOVEMENT_SKILLS, ProgressWatch, StuckVerdict
+from pepa.runtime import SupervisedActor, SupervisionContext
+from pepa.runtime.events import (
     ActionFinished,
     ActivityChanged,
     Connected,
@@ -36,10 +39,7 @@ from pepa.events import (
     StuckDetected,
     WorldObserved,
 )
-from pepa.events.queries import DeathPlaces
-from pepa.supervision import SupervisedActor, SupervisionContext
-from pepa.survival.progress import MOVEMENT_SKILLS, ProgressWatch, StuckVerdict
-from pepa.world.linkapi import Link
+from pepa.runtime.events.queries import DeathPlaces
 
 __all__ = ["MOVEMENT_SKILLS", "Watchdog"]
 

@@ -25,20 +25,19 @@ from typing import Any
 
 import pykka
 
-from pepa import logs
 from pepa.actors.perception import WorldEvent
 from pepa.actors.tree import build_tree
-from pepa.bus import Bus
-from pepa.config import EMBEDDED_HOST, Config
-from pepa.errors import SupervisionError
-from pepa.events import ClientConnected, CommandReceived
+from pepa.base import logs
+from pepa.base.errors import SupervisionError
+from pepa.base.node import WorldError, node_modules
+from pepa.daemon.config import EMBEDDED_HOST, Config
 from pepa.ipc.server import IpcServer
+from pepa.link.minecraft import LinkSettings, MinecraftLink
 from pepa.llm import settings_from_config
-from pepa.retention import MIB, RetentionPolicy
-from pepa.supervision import Ping, Registry, Runtime, Scheduler, start_tree, stop_tree
-from pepa.world.embedded import DEFAULT_VERSION
-from pepa.world.link import LinkSettings, MinecraftLink
-from pepa.world.node import WorldError, node_modules
+from pepa.runtime import Bus, Ping, Registry, Runtime, Scheduler, start_tree, stop_tree
+from pepa.runtime.events import ClientConnected, CommandReceived
+from pepa.state.retention import MIB, RetentionPolicy
+from pepa.worldserver.process import DEFAULT_VERSION
 
 __all__ = [
     "EXIT_BRIDGE",
@@ -85,7 +84,8 @@ class BotHost:
     ) -> None:
         self.config = config
         self.label = label
-        """The bot's name on its threads (pepa.threads) when it shares the process; "" alone."""
+        """The bot's name on its threads (:mod:`pepa.base.threads`) when it shares the process;
+        "" alone."""
         self._on_exit = on_exit
         self._exited = threading.Event()
         self.stopping = threading.Event()
@@ -172,8 +172,8 @@ class BotHost:
 
         Returns False when the start was cut short (a stop, the tree not
         starting: reported through ``on_exit``). Raises
-        :class:`~pepa.errors.PepaError` (a socket that cannot be bound) and
-        :class:`~pepa.world.node.WorldError` (no Node).
+        :class:`~pepa.base.errors.PepaError` (a socket that cannot be bound) and
+        :class:`~pepa.base.node.WorldError` (no Node).
         """
         logging.getLogger().addHandler(self._bus_handler)
         self._root = start_tree(

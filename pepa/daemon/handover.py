@@ -20,7 +20,7 @@ from __future__ import annotations
 import fcntl
 import os
 
-from pepa.errors import PepaError
+from pepa.base.errors import PepaError
 
 __all__ = [
     "ENV_CONFIG_FD", "ENV_PARENT", "ENV_RELOAD_TOKEN", "EXIT_FILE", "MAX_PAYLOAD",

@@ -6,7 +6,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from pepa.errors import LockError
+from pepa.base.errors import LockError
 
 __all__ = ["StateLock"]
 

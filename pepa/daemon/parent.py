@@ -6,11 +6,11 @@ backoff (immediate the first time, then exponential with jitter, reset after a
 stable minute). More than ``max_restarts`` restarts within ``period`` seconds
 and it gives up: one line saying why, exit code 3. SIGINT and SIGTERM stop the
 worker (SIGTERM, then SIGKILL after ``stop_timeout``) and exit 0; the handlers
-only record the signal (:class:`~pepa.signals.SignalInbox`), the loop acts.
+only record the signal (:class:`~pepa.base.signals.SignalInbox`), the loop acts.
 
 Before it takes the lock it makes the state directories private
-(:mod:`pepa.statedir`). The worker gets an environment without
-secrets (:mod:`pepa.childenv`) and its configuration through a pipe
+(:mod:`pepa.base.dirs`). The worker gets an environment without
+secrets (:mod:`pepa.base.childenv`) and its configuration through a pipe
 (:mod:`pepa.daemon.handover`).
 
 With ``reload`` (``pepa start --reload``) it also watches the Python sources
@@ -34,18 +34,18 @@ from typing import TextIO
 
 import orjson
 
-from pepa.childenv import scrubbed
-from pepa.config import Config
+from pepa.base.childenv import scrubbed
+from pepa.base.dirs import secure_state
+from pepa.base.errors import PepaError
+from pepa.base.signals import SignalInbox
 from pepa.daemon import handover
+from pepa.daemon.config import Config
 from pepa.daemon.handover import ENV_PARENT, ENV_RELOAD_TOKEN, EXIT_FILE
 from pepa.daemon.lock import StateLock
 from pepa.daemon.reload import Reloader, describe, source_roots
-from pepa.errors import PepaError
-from pepa.signals import SignalInbox
-from pepa.statedir import secure_state
-from pepa.statefiles import WORKER_EXIT, load
-from pepa.supervision import Backoff, RestartIntensity
-from pepa.world.embedded import EmbeddedWorld
+from pepa.runtime import Backoff, RestartIntensity
+from pepa.state.files import WORKER_EXIT, load
+from pepa.worldserver.process import EmbeddedWorld
 
 __all__ = ["EXIT_GAVE_UP", "ProcessSupervisor"]
 
@@ -125,7 +125,7 @@ class ProcessSupervisor:
     def run(self) -> int:
         """Supervise until stopped or given up; return the exit code.
 
-        Raises :class:`~pepa.statedir.StateDirError` (exit code 2) when a
+        Raises :class:`~pepa.base.dirs.StateDirError` (exit code 2) when a
         state directory is not safely this user's.
         """
         config = self.config

@@ -37,8 +37,8 @@ from pathlib import Path
 
 import orjson
 
-from pepa.childenv import scrubbed
-from pepa.errors import PepaError
+from pepa.base.childenv import scrubbed
+from pepa.base.errors import PepaError
 from pepa.ipc.client import IpcClient
 from pepa.ipc.protocol import ReloadFailed
 
@@ -202,7 +202,8 @@ def module_name(path: Path, roots: Iterable[Path]) -> str | None:
 
 
 def describe(paths: Iterable[Path], roots: Iterable[Path], limit: int = 5) -> str:
-    """``skills/nav.py, pepa/cli.py`` — the changed files, relative to their package's parent."""
+    """``skills/nav.py, pepa/cli/main.py``: the changed files, relative to their package's
+    parent."""
     roots = tuple(roots)
     names = []
     for path in sorted(paths):
@@ -265,7 +266,7 @@ def check_imports(
     """Compile ``changed`` and import ``modules`` plus the changed modules, in a subprocess.
 
     The subprocess is this interpreter with this environment less its
-    secrets (:func:`pepa.childenv.scrubbed`) and this working directory, as
+    secrets (:func:`pepa.base.childenv.scrubbed`) and this working directory, as
     the next worker will be. It runs in its own session (a
     Ctrl-C reaches only ``pepa start``) and is killed after ``timeout`` or as
     soon as ``cancelled()`` is true.

@@ -8,7 +8,7 @@ a requested stop, 2 bad configuration or an unsafe state directory, 3 the actor
 tree gave up, 1 anything unexpected. The reason of a non-zero exit is left in
 ``worker-exit.json`` for the parent.
 
-Signals only record (:class:`~pepa.signals.SignalInbox`): SIGTERM and SIGINT
+Signals only record (:class:`~pepa.base.signals.SignalInbox`): SIGTERM and SIGINT
 stop the worker, SIGUSR1 logs every thread's traceback. A thread of its own
 (``signals``) acts on them from the start of :meth:`Worker.run` to its end, so
 a main thread stuck in the start or the teardown (an actor that does not
@@ -30,20 +30,20 @@ from pathlib import Path
 import orjson
 import pykka.debug
 
-from pepa import logs
-from pepa.childenv import scrub_environ
-from pepa.config import Config, config_from_json
+from pepa.base import logs
+from pepa.base.childenv import scrub_environ
+from pepa.base.dirs import StateDirError, secure_state
+from pepa.base.errors import PepaError
+from pepa.base.node import WorldError
+from pepa.base.signals import SignalInbox
 from pepa.daemon import handover
 from pepa.daemon.bothost import BotHost
+from pepa.daemon.config import Config, config_from_json
 from pepa.daemon.handover import ENV_PARENT, ENV_RELOAD_TOKEN, EXIT_FILE
-from pepa.errors import PepaError
-from pepa.retention import MIB
-from pepa.signals import SignalInbox
-from pepa.statedir import StateDirError, secure_state
-from pepa.statefiles import write_atomic
-from pepa.supervision import Scheduler
-from pepa.world.bridge import shutdown_bridge
-from pepa.world.node import WorldError
+from pepa.link.bridge import shutdown_bridge
+from pepa.runtime import Scheduler
+from pepa.state.files import write_atomic
+from pepa.state.retention import MIB
 
 __all__ = ["ENV_PARENT", "EXIT_FILE", "Worker", "main"]
 

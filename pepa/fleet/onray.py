@@ -41,14 +41,14 @@ from typing import Any
 
 import orjson
 
-from pepa.childenv import scrub_environ
-from pepa.config import config_from_json
-from pepa.errors import ConfigError
+from pepa.base.childenv import scrub_environ
+from pepa.base.dirs import StateDirError, secure_state
+from pepa.base.errors import ConfigError
+from pepa.daemon.config import config_from_json
 from pepa.fleet.fleetsock import FLEET_SOCKET, FleetSocket
 from pepa.fleet.status import BotLine, fleet_lines
 from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group, set_goal
 from pepa.fleet.worker import FleetWorker
-from pepa.statedir import StateDirError, secure_state
 
 __all__ = ["GroupHost", "RayFleetSupervisor"]
 

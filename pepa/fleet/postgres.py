@@ -33,9 +33,9 @@ from urllib.parse import quote
 
 import psycopg2
 
-from pepa.errors import PepaError
-from pepa.statefiles import write_atomic
-from pepa.world.embedded import free_port
+from pepa.base.errors import PepaError
+from pepa.state.files import write_atomic
+from pepa.worldserver.process import free_port
 
 __all__ = ["LocalPostgres", "PostgresError", "cluster_home", "find_bin_dir"]
 

@@ -2,7 +2,7 @@
 
 Read from a fleet file (TOML) or made from ``pepa fleet --bots N``. Pure:
 no file is touched here but the one read, and every mistake is a
-:class:`~pepa.errors.ConfigError` with one line that names the key::
+:class:`~pepa.base.errors.ConfigError` with one line that names the key::
 
     group = 8                     # bots per worker process (1-64, default 8)
     nice = 10                     # the workers' CPU priority below normal (0-19; default 10
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pepa.errors import ConfigError
-from pepa.survival.curriculum import clean_goal
+from pepa.base.errors import ConfigError
+from pepa.policy.curriculum.plan import clean_goal
 
 __all__ = [
     "EMBEDDED_NICE",

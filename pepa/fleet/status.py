@@ -20,7 +20,7 @@ import orjson
 from pepa.daemon.worker import EXIT_FILE
 from pepa.fleet.supervisor import ROSTER, processes
 from pepa.ipc.client import IpcClient, IpcClientError
-from pepa.statefiles import WORKER_EXIT, load
+from pepa.state.files import WORKER_EXIT, load
 
 __all__ = ["BotLine", "fleet_lines", "format_fleet", "read_roster", "roster_bots"]
 

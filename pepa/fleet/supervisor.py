@@ -31,22 +31,22 @@ from typing import Any, TextIO
 
 import orjson
 
-from pepa.childenv import scrubbed
-from pepa.config import Config
+from pepa.base.childenv import scrubbed
+from pepa.base.dirs import secure_state
+from pepa.base.errors import LockError
+from pepa.base.signals import SignalInbox
+from pepa.base.urls import redact_url
 from pepa.daemon import handover
+from pepa.daemon.config import Config
 from pepa.daemon.handover import ENV_PARENT, EXIT_FILE
 from pepa.daemon.lock import StateLock
 from pepa.daemon.parent import keep_world_alive
-from pepa.errors import LockError
 from pepa.fleet.postgres import LocalPostgres, find_bin_dir
 from pepa.fleet.spec import FleetSpec
-from pepa.planbook import PlanBook
-from pepa.signals import SignalInbox
-from pepa.statedir import secure_state
-from pepa.statefiles import WORKER_EXIT, load, write_atomic
-from pepa.supervision import Backoff, RestartIntensity
-from pepa.urls import redact_url
-from pepa.world.embedded import EmbeddedWorld
+from pepa.runtime import Backoff, RestartIntensity
+from pepa.state.files import WORKER_EXIT, load, write_atomic
+from pepa.state.planbook import PlanBook
+from pepa.worldserver.process import EmbeddedWorld
 
 __all__ = ["ROSTER", "FleetSupervisor", "bot_configs"]
 

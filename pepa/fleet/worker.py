@@ -34,11 +34,15 @@ from pathlib import Path
 
 import orjson
 
-from pepa import logs
-from pepa.childenv import scrub_environ
-from pepa.config import Config, config_from_json
+from pepa.base import logs
+from pepa.base.childenv import scrub_environ
+from pepa.base.dirs import StateDirError, secure_state
+from pepa.base.errors import PepaError
+from pepa.base.node import WorldError
+from pepa.base.signals import SignalInbox
 from pepa.daemon import handover
 from pepa.daemon.bothost import EXIT_BRIDGE, EXIT_CONFIG, EXIT_GAVE_UP, EXIT_STOP, BotHost
+from pepa.daemon.config import Config, config_from_json
 from pepa.daemon.worker import (
     EXIT_FILE,
     SWITCH_INTERVAL,
@@ -47,13 +51,9 @@ from pepa.daemon.worker import (
     _fail_start,
     _write_exit,
 )
-from pepa.errors import PepaError
-from pepa.retention import MIB, PRUNE_EVERY, RetentionPolicy, prune_logs
-from pepa.signals import SignalInbox
-from pepa.statedir import StateDirError, secure_state
-from pepa.supervision import Backoff, RestartIntensity, Scheduler
-from pepa.world.bridge import shutdown_bridge
-from pepa.world.node import WorldError
+from pepa.link.bridge import shutdown_bridge
+from pepa.runtime import Backoff, RestartIntensity, Scheduler
+from pepa.state.retention import MIB, PRUNE_EVERY, RetentionPolicy, prune_logs
 
 __all__ = ["BOT_PERIOD", "BOT_RESTARTS", "FleetWorker", "group_dir", "lower_priority", "main"]
 

@@ -13,7 +13,7 @@ import stat
 import sys
 from pathlib import Path
 
-from pepa.errors import PepaError
+from pepa.base.errors import PepaError
 from pepa.ipc.client import daemon_listening
 
 logger = logging.getLogger(__name__)

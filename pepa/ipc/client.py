@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from pepa.errors import PepaError, ProtocolError
+from pepa.base.errors import PepaError, ProtocolError
 from pepa.ipc.protocol import Command, LineSplitter, encode, encode_command
 
 logger = logging.getLogger(__name__)

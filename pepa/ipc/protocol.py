@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from pepa.errors import LineTooLong, ProtocolError
+from pepa.base.errors import LineTooLong, ProtocolError
 
 logger = logging.getLogger(__name__)
 

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from pepa.errors import LineTooLong, ProtocolError
+from pepa.base.errors import LineTooLong, ProtocolError
+from pepa.base.threads import thread_name
 from pepa.ipc._socketfile import AF_UNIX_PATH_MAX, IpcServerError, bind, unlink_if_ours
 from pepa.ipc.protocol import MAX_LINE_BYTES, Command, LineSplitter, decode_command, encode, error
-from pepa.threads import thread_name
 
 __all__ = [
     "ACK_TIMEOUT",
@@ -131,7 +131,7 @@ class IpcServer:
             raise ValueError("IpcServer limits must be positive")
         self.path = Path(path)
         self.label = label
-        """The bot this server is for, in a fleet worker (its thread's name: pepa.threads)."""
+        """The bot this server is for, in a fleet worker (its thread's name: pepa.base.threads)."""
         self.fault_injection = fault_injection
         self.max_line_bytes = max_line_bytes
         self.max_client_buffer = max_client_buffer

@@ -2,8 +2,8 @@
 
 See docs/llm.md. Structured asks never run an agent with its tools, and every
 LLM command runs in a private directory with an allow-listed environment
-(:func:`child_env`). The public modules :mod:`pepa.llm.validate`,
-:mod:`pepa.llm.budget` and :mod:`pepa.llm.prompts` are pure; the back ends
+(:func:`child_env`). The public modules :mod:`pepa.policy.coach.validate`,
+:mod:`pepa.llm.budget` and :mod:`pepa.policy.coach.prompts` are pure; the back ends
 run processes and sockets.
 """
 

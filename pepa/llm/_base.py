@@ -2,12 +2,12 @@
 
 ::
 
-    LlmError                  an LLM call failed (pepa.errors.PepaError)
+    LlmError                  an LLM call failed (pepa.base.errors.PepaError)
     ├── LlmUnavailable        no back end to ask: no model configured, `pi` not found,
     │                         connection refused
     ├── LlmTimeout            no complete reply before the deadline
     ├── LlmCancelled          the caller gave up on the call
-    └── ReplyRejected         a reply that failed strict validation (pepa.llm.validate)
+    └── ReplyRejected         a reply that failed strict validation (pepa.policy.coach.validate)
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from pepa.errors import PepaError
+from pepa.base.errors import PepaError
 
 __all__ = [
     "Backend",

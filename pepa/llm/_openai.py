@@ -24,6 +24,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from pepa.base.threads import thread_name
+from pepa.base.urls import redact_url
 from pepa.llm._base import (
     CancelToken,
     Chunk,
@@ -33,8 +35,6 @@ from pepa.llm._base import (
     LlmTimeout,
     LlmUnavailable,
 )
-from pepa.threads import thread_name
-from pepa.urls import redact_url
 
 __all__ = ["OpenAIBackend"]
 

@@ -38,7 +38,7 @@ class LlmSettings:
 
 
 def settings_from_config(config: Any) -> LlmSettings:
-    """The LLM part of a :class:`pepa.config.Config`."""
+    """The LLM part of a :class:`pepa.daemon.config.Config`."""
     return LlmSettings(
         pi_command=config.pi_command,
         openai_url=config.openai_url or DEFAULT_OPENAI_URL,
@@ -65,7 +65,7 @@ def make_backend(name: str, settings: LlmSettings) -> Backend:
 class OfflineBackend:
     """No model: free questions are answered with a hint, structured asks refused.
 
-    The offline post-mortem itself (``pepa.knowledge.coach_offline``) runs in
+    The offline post-mortem itself (``pepa.policy.learning.postmortem``) runs in
     the knowledge actor for every death, whatever the back end.
     """
 

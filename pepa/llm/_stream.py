@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from pepa.threads import thread_name
+from pepa.base.threads import thread_name
 
 __all__ = ["StreamingCommand", "kill_group"]
 

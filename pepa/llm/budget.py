@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from pepa.statefiles import Int, JsonFile, ListOf, Obj, OneOf, Stamp, TupleOf, load, write_atomic
+from pepa.state.files import Int, JsonFile, ListOf, Obj, OneOf, Stamp, TupleOf, load, write_atomic
 
 __all__ = [
     "BUDGET_FILE",

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from pepa.world.node import node_binary, node_modules
+from pepa.base.node import node_binary, node_modules
 
 HERE = Path(__file__).resolve().parent
 

@@ -12,7 +12,7 @@ const path = require('path')
 const root = path.resolve(__dirname, '..', '..')
 const modules = process.env.PEPA_NODE_MODULES || path.join(root, 'node_modules')
 const mc = require(path.join(modules, 'minecraft-protocol'))
-const plugins = path.join(root, 'pepa', 'world', 'js', 'plugins')
+const plugins = path.join(root, 'pepa', 'worldserver', 'js', 'fixes')
 const { corking } = require(path.join(plugins, 'corked.js'))
 const broadcast = require(path.join(plugins, 'broadcast.js'))
 

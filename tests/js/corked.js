@@ -6,7 +6,7 @@
 // Prints {"calls": [{"kind": "write"|"writev", "chunks": n}, ...], "received": "..."}.
 const net = require('net')
 const path = require('path')
-const { corking, watchLoop } = require(path.join(__dirname, '..', '..', 'pepa', 'world', 'js', 'plugins', 'corked.js'))
+const { corking, watchLoop } = require(path.join(__dirname, '..', '..', 'pepa', 'worldserver', 'js', 'fixes', 'corked.js'))
 
 const mode = process.argv[2]
 const calls = []

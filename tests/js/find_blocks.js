@@ -15,7 +15,8 @@
 const path = require('path')
 const { performance } = require('perf_hooks')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
-const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
+const JS = path.resolve(__dirname, '..', '..', 'pepa', 'link', 'js') // the bot's
+const SERVER_JS = path.resolve(__dirname, '..', '..', 'pepa', 'worldserver', 'js') // the world server's
 const [version, seeds, queries] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])]
 const registry = require(path.join(NM, 'prismarine-registry'))(version)
 const prismarineBlock = require(path.join(NM, 'prismarine-block'))
@@ -24,7 +25,7 @@ const { OctahedronIterator } = require(path.join(NM, 'prismarine-world')).iterat
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const { sandboxWorld, surface, botOver } = require('./terrain')
 const { createFinder } = require(path.join(JS, 'find.js'))
-const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js'))
+const { seeded } = require(path.join(SERVER_JS, 'life', 'state.js'))
 
 const names = (suffix) => registry.blocksArray.filter(b => b.name.endsWith(suffix)).map(b => b.name)
 const logs = new Set(names('_log').filter(n => !n.startsWith('stripped_')))

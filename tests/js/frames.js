@@ -1,5 +1,5 @@
 'use strict'
-// A bot's packet reading (pepa/world/js/frames.js) against minecraft-protocol's own streams.
+// A bot's packet reading (pepa/base/js/frames.js) against minecraft-protocol's own streams.
 //   node frames.js check|socket|encrypted|all VERSION SEED   (all: the three, by name)
 //   node frames.js bench VERSION PACKETS ROUNDS
 // Two clients of mineflayer's minecraft-protocol get the same bytes, as a server sends them:
@@ -21,13 +21,13 @@ const crypto = require('crypto')
 const net = require('net')
 const zlib = require('zlib')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
-const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
+const SERVER_JS = path.resolve(__dirname, '..', '..', 'pepa', 'worldserver', 'js') // the world server's
 const mcp = path.dirname(require.resolve('minecraft-protocol/package.json', { paths: [path.join(NM, 'mineflayer')] }))
 const { Client } = require(mcp)
 const { createSerializer } = require(path.join(mcp, 'src', 'transforms', 'serializer'))
 const framing = require(path.join(mcp, 'src', 'transforms', 'framing'))
-const { peekingSplitter, readDirect, directConnect } = require(path.join(JS, 'frames.js'))
-const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js'))
+const { peekingSplitter, readDirect, directConnect } = require(path.resolve(__dirname, '..', '..', 'pepa', 'base', 'js', 'frames.js'))
+const { seeded } = require(path.join(SERVER_JS, 'life', 'state.js'))
 
 peekingSplitter(framing)
 const [mode, version] = [process.argv[2], process.argv[3] || '1.16.5']

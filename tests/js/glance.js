@@ -8,7 +8,7 @@
 // reached (the server got a look there), steps (the looks it got on the way)}.
 const path = require('path')
 const { root, until, run } = require('./one_world')
-const { createBot } = require(path.join(root, 'pepa', 'world', 'js', 'bot_helper.js'))
+const { createBot } = require(path.join(root, 'pepa', 'link', 'js', 'bot_helper.js'))
 
 const degrees = (yaw) => ((((180 - (yaw * 180) / Math.PI) % 360) + 360) % 360) // as mineflayer sends it
 

@@ -1,5 +1,5 @@
 'use strict'
-// The bot's own JS module (pepa/world/js/bot_helper.js) as a test client: its
+// The bot's own JS module (pepa/link/js/bot_helper.js) as a test client: its
 // actions run exactly as Python runs them, driven by JSON lines on stdin.
 //   node helper_bot.js HOST PORT USERNAME
 //   stdin:  {"id":1,"op":"smelt","args":["iron_ore",1,"coal"]}  (an action; its id goes first)
@@ -16,7 +16,7 @@
 const path = require('path')
 const readline = require('readline')
 const { Vec3 } = require('vec3')
-const { createBot } = require(path.join(__dirname, '..', '..', 'pepa', 'world', 'js', 'bot_helper.js'))
+const { createBot } = require(path.join(__dirname, '..', '..', 'pepa', 'link', 'js', 'bot_helper.js'))
 
 const [host, port, username] = process.argv.slice(2)
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')

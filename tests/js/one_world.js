@@ -14,7 +14,7 @@ const path = require('path')
 
 const root = path.resolve(__dirname, '..', '..')
 const modules = process.env.PEPA_NODE_MODULES || path.join(root, 'node_modules')
-const { startServer } = require(path.join(root, 'pepa', 'world', 'js', 'server.js'))
+const { startServer } = require(path.join(root, 'pepa', 'worldserver', 'js', 'server.js'))
 
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 const print = process.stdout.write.bind(process.stdout)

@@ -10,13 +10,14 @@
 // block_at_ns, open_ns: the time each way took in all.
 const path = require('path')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
-const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
+const JS = path.resolve(__dirname, '..', '..', 'pepa', 'link', 'js') // the bot's
+const SERVER_JS = path.resolve(__dirname, '..', '..', 'pepa', 'worldserver', 'js') // the world server's
 const [version, seed] = [process.argv[2], Number(process.argv[3] || 1)]
 const registry = require(path.join(NM, 'prismarine-registry'))(version)
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const { sandboxWorld, surface, botOver } = require('./terrain')
 const coverModule = require(path.join(JS, 'cover.js'))
-const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js'))
+const { seeded } = require(path.join(SERVER_JS, 'life', 'state.js'))
 
 // the sandbox's generator knows the blocks' names from 1.13 on: before, stone up to y 60
 function flatWorld () {

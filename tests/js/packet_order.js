@@ -1,5 +1,5 @@
 'use strict'
-// pepa/world/js/sandbox/plugins/packets.js (inOrder) on a stand-in for a player's client: bursts
+// pepa/worldserver/js/plugins/packets.js (inOrder) on a stand-in for a player's client: bursts
 // of packets emitted in one callback, as a socket read emits them, to listeners that chain
 // promises (awaited, or started and not awaited, as flying-squid's digging does).
 //   node packet_order.js
@@ -9,7 +9,7 @@
 // burst read in one turn is handled in that turn), afterEnd (packets handled after 'end').
 const path = require('path')
 const EventEmitter = require('events')
-const { inOrder } = require(path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js', 'sandbox', 'plugins', 'packets.js'))
+const { inOrder } = require(path.resolve(__dirname, '..', '..', 'pepa', 'worldserver', 'js', 'plugins', 'packets.js'))
 
 const client = new EventEmitter()
 inOrder(client, new Set(['block_dig', 'block_place', 'position', 'keep_alive']))

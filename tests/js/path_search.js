@@ -17,7 +17,8 @@ const path = require('path')
 const { EventEmitter } = require('events')
 const { performance } = require('perf_hooks')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
-const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
+const JS = path.resolve(__dirname, '..', '..', 'pepa', 'link', 'js') // the bot's
+const SERVER_JS = path.resolve(__dirname, '..', '..', 'pepa', 'worldserver', 'js') // the world server's
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const registry = require(path.join(NM, 'prismarine-registry'))('1.16.5')
 const Item = require(path.join(NM, 'prismarine-item'))(registry)
@@ -27,7 +28,7 @@ const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 const Move = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'move'))
 const { sandboxWorld, surface } = require('./terrain')
 const { cachedBlocks, cachedCosts } = require(path.join(JS, 'pathcache.js'))
-const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js')) // mulberry32: the same changes every run
+const { seeded } = require(path.join(SERVER_JS, 'life', 'state.js')) // mulberry32: the same changes every run
 
 const [seeds, searches, rounds, radius = 24] = process.argv.slice(2).map(Number)
 const PLAIN = ['getBlock', 'safeOrBreak', 'getNumEntitiesAt', 'clearCollisionIndex', 'updateCollisionIndex']

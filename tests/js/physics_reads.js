@@ -11,7 +11,8 @@
 const path = require('path')
 const { performance } = require('perf_hooks')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
-const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
+const JS = path.resolve(__dirname, '..', '..', 'pepa', 'link', 'js') // the bot's
+const SERVER_JS = path.resolve(__dirname, '..', '..', 'pepa', 'worldserver', 'js') // the world server's
 const { Vec3 } = require(path.join(NM, 'vec3'))
 const version = '1.16.5'
 const registry = require(path.join(NM, 'prismarine-registry'))(version)
@@ -19,7 +20,7 @@ const { Physics: Engine } = require(path.join(NM, 'prismarine-physics'))
 const Physics = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'physics'))
 const { sandboxWorld, surface } = require('./terrain')
 const { cachedPhysicsReads } = require(path.join(JS, 'pathcache.js'))
-const { seeded } = require(path.join(JS, 'sandbox', 'life', 'state.js'))
+const { seeded } = require(path.join(SERVER_JS, 'life', 'state.js'))
 
 const [seeds, runs, rounds] = process.argv.slice(2).map(Number)
 const plainSimulate = Physics.prototype.simulateUntil

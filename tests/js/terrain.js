@@ -5,9 +5,9 @@
 const path = require('path')
 const EventEmitter = require('events')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
-const JS = path.resolve(__dirname, '..', '..', 'pepa', 'world', 'js')
+const SERVER_JS = path.resolve(__dirname, '..', '..', 'pepa', 'worldserver', 'js') // the world server's
 const { Vec3 } = require(path.join(NM, 'vec3'))
-const generator = require(path.join(JS, 'sandbox', 'generator.js'))
+const generator = require(path.join(SERVER_JS, 'generator.js'))
 
 const R = 4 // chunks each way from the origin
 

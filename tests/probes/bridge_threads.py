@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from pepa.world.bridge import bridge, shutdown_bridge
+from pepa.link.bridge import bridge, shutdown_bridge
 
 THREADS, CALLS = 8, 150
 JS = Path(__file__).resolve().parents[1] / "js" / "bridge_stress.js"

@@ -16,9 +16,9 @@ from typing import Any
 
 import orjson
 
-from pepa.world.bridge import shutdown_bridge
-from pepa.world.embedded import EmbeddedWorld, free_port
-from pepa.world.link import LinkSettings, MinecraftLink
+from pepa.link.bridge import shutdown_bridge
+from pepa.link.minecraft import LinkSettings, MinecraftLink
+from pepa.worldserver.process import EmbeddedWorld, free_port
 
 
 def main() -> int:
