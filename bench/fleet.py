@@ -62,7 +62,7 @@ from bench import _stalls
 from bench._common import first_hit
 from pepa.base.node import WorldError
 from pepa.fleet.postgres import find_bin_dir
-from pepa.fleet.status import read_roster
+from pepa.ipc.fleet import read_roster
 from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.pg_server import PostgresServer
 

@@ -50,7 +50,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pepa.daemon.config import SANDBOX_PROFILES
-from pepa.policy.curriculum.plan import parse_plan
+from pepa.state.plans import parse_plan
 from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pepa.game.steps import recipes
 from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started
-from skills._making import recipes, run_step
+from skills._making import run_step
 
 
 def craft_skill(skill_id: str) -> Skill | None:

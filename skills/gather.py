@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from pepa.game.crafting import held
+from pepa.game.steps import IRON_BLOCKS, STONE_BLOCKS
 from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, always, started
-from skills._making import IRON_BLOCKS, STONE_BLOCKS, run_step
+from skills._making import run_step
 
 
 def _wood(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:

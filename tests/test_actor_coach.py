@@ -36,14 +36,14 @@ from pepa.runtime.events import (
     AskLlm,
     DeathAnalysed,
     DeathAnalysisRequested,
+    DraftPlan,
     ErrorRaised,
     LlmChunkReceived,
     LlmFinished,
-    PlanProposed,
-    PlanRevised,
-    PlanWanted,
+    PlanDrafted,
     ReflectionWanted,
     ReflexTicked,
+    RevisePlan,
     TaskSuggested,
     WorldObserved,
 )
@@ -219,7 +219,7 @@ def test_a_good_reply_becomes_its_event() -> None:
     planned = judge(
         Ask(kind="plan", goal="a house"), PLAN, backend="pi", catalog=CATALOG, known=KNOWN
     )
-    assert planned == PlanProposed(
+    assert planned == PlanDrafted(
         goal="a house",
         milestones=("4 oak_log (gather.wood)", "1 crafting_table (craft.crafting_table)"),
         source="pi",
@@ -328,7 +328,7 @@ def test_a_spent_budget_asks_nothing(tmp_path: Path, caplog: pytest.LogCaptureFi
     model = Model(replies=[POSTMORTEM])
     caplog.set_level(logging.INFO, logger="pepa.actors.coach")
     h = coach(tmp_path, backend=model, idle_ticks=1)
-    h.send(died(), PlanWanted(goal="a house"))
+    h.send(died(), DraftPlan(goal="a house"))
     idle(h, 3)
     assert model.prompts == [] and h.published == []
     assert any("3 LLM calls in the last hour" in r.getMessage() for r in caplog.records)
@@ -351,20 +351,20 @@ def test_only_one_ask_runs_at_a_time(tmp_path: Path) -> None:
     jobs: list[Callable[[], None]] = []
     model = Model(replies=[POSTMORTEM, PLAN])
     h = coach(tmp_path, backend=model, worker=lambda job, name: jobs.append(job))
-    h.send(died(1), PlanWanted(goal="a house"))
+    h.send(died(1), DraftPlan(goal="a house"))
     assert len(jobs) == 1  # the plan found the analysis running
     jobs.pop()()
     h.advance(0)  # deliver the reply
     assert h.last(DeathAnalysed).death_id == 1
-    h.send(PlanWanted(goal="a house"))
+    h.send(DraftPlan(goal="a house"))
     jobs.pop()()
     h.advance(0)
-    assert h.last(PlanProposed).goal == "a house"
+    assert h.last(PlanDrafted).goal == "a house"
 
 
 def test_the_offline_coach_asks_nothing_and_spends_nothing(tmp_path: Path) -> None:
     h = coach(tmp_path, backend="offline", idle_ticks=1)
-    h.send(died(), PlanWanted(goal="a house"))
+    h.send(died(), DraftPlan(goal="a house"))
     idle(h, 3)
     assert h.published == [] and not (tmp_path / "llm-budget.json").exists()
 
@@ -388,8 +388,8 @@ def test_a_death_analysis_request_becomes_death_analysed(tmp_path: Path) -> None
 def test_a_plan_keeps_only_milestones_with_a_registry_skill(tmp_path: Path) -> None:
     model = Model(replies=[PLAN])
     h = coach(tmp_path, backend=model)
-    h.send(PlanWanted(goal="a wooden house"))
-    plan = h.last(PlanProposed)
+    h.send(DraftPlan(goal="a wooden house"))
+    plan = h.last(PlanDrafted)
     assert plan.goal == "a wooden house" and plan.source == "standin"
     assert plan.milestones == ("4 oak_log (gather.wood)", "1 crafting_table (craft.crafting_table)")
     assert "a wooden house" in model.prompts[0]
@@ -397,8 +397,8 @@ def test_a_plan_keeps_only_milestones_with_a_registry_skill(tmp_path: Path) -> N
 
 def test_a_plan_with_no_known_skill_is_rejected(tmp_path: Path) -> None:
     h = coach(tmp_path, backend=Model(replies=["1 diamond (dig.down)\nbuild it all"]))
-    h.send(PlanWanted(goal="diamonds"))
-    assert h.events(PlanProposed) == []
+    h.send(DraftPlan(goal="diamonds"))
+    assert h.events(PlanDrafted) == []
     assert h.last(ErrorRaised).text == (
         "standin plan for 'diamonds': reply rejected: the plan has no milestone with a known skill"
     )
@@ -477,7 +477,7 @@ def test_a_models_reading_of_the_reflection_becomes_plan_lines(tmp_path: Path) -
     model = Model(replies=[reply])
     h = coach(tmp_path, backend=model)
     h.send(ReflectionWanted(report=REPORT, at=AT))
-    assert h.last(PlanRevised) == PlanRevised(
+    assert h.last(RevisePlan) == RevisePlan(
         changes=("- [ ] 1 stone_sword (craft.stone_sword)", "- [ ] 1 shield (craft.shield)"),
         source="standin", at=AT,
     )  # fmt: skip
@@ -502,11 +502,11 @@ def test_nothing_to_add_adds_nothing_and_garbage_is_one_error(
     h = coach(tmp_path, backend=Model(replies=[reply]))
     h.send(ReflectionWanted(report=REPORT, at=AT))
     if changes is None:
-        assert h.events(PlanRevised) == []
+        assert h.events(RevisePlan) == []
         assert error in h.last(ErrorRaised).text
         assert h.last(ErrorRaised).text.startswith("standin reading of the reflection of 03:30")
     else:
-        assert h.last(PlanRevised).changes == changes and h.events(ErrorRaised) == []
+        assert h.last(RevisePlan).changes == changes and h.events(ErrorRaised) == []
 
 
 def test_the_offline_coach_reads_no_reflection(tmp_path: Path) -> None:

@@ -22,9 +22,9 @@ from pepa.policy.coach.postmortems import MAX_PENDING
 from pepa.runtime.events import (
     DeathAnalysed,
     DeathAnalysisRequested,
+    DraftPlan,
     ErrorRaised,
-    PlanProposed,
-    PlanWanted,
+    PlanDrafted,
 )
 from pepa.testing import ActorHarness
 from pepa.world.death import KINDS, DamageSource, DeathCause
@@ -131,10 +131,10 @@ def test_a_death_during_another_ask_is_asked_as_soon_as_that_reply_is_handled(
 ) -> None:
     model = Model(replies=[PLAN, POSTMORTEM])
     h, worker = held_coach(tmp_path, model)
-    h.send(PlanWanted(goal="a house"), death(1))
+    h.send(DraftPlan(goal="a house"), death(1))
     assert len(worker.jobs) == 1 and 1 in h.actor.postmortems
     release(h, worker)  # no timer tick: the clock has not moved
-    assert h.events(PlanProposed) and analysed(h) == [1]
+    assert h.events(PlanDrafted) and analysed(h) == [1]
     assert worker.started[1] == worker.started[0]  # asked at once, not on a later tick
 
 

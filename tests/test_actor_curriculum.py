@@ -24,11 +24,11 @@ from pepa.runtime.events import (
     GoalSet,
     LessonLearned,
     MilestoneReached,
+    PlanAsked,
     PlanChanged,
-    PlanProposed,
-    PlanRequested,
-    PlanRevised,
+    PlanDrafted,
     ReflexTicked,
+    RevisePlan,
     SayInChat,
     SkillFinished,
     TaskSuggested,
@@ -131,7 +131,7 @@ def test_nothing_goes_out_while_disconnected_or_when_the_curriculum_is_off(
     for _ in range(LOST_AFTER_TICKS * 2):
         off.send(ReflexTicked(idle=True))
     assert off.events(TaskSuggested) == []
-    off.send(PlanRequested(by="alice"))  # the plan is still answered
+    off.send(PlanAsked(by="alice"))  # the plan is still answered
     assert off.last(SayInChat).text.startswith("Plan 1/5 done. Next: build a hut")
 
 
@@ -208,10 +208,10 @@ def test_a_new_goal_or_an_adopted_plan_withdraws_the_task_out(tmp_path: Path, st
     assert (tmp_path / "plan.md.bak").read_text() == PLAN
     assert "Goal: some food" in (tmp_path / "plan.md").read_text()
     assert "new goal from alice: some food" in diary(tmp_path)
-    h.send(PlanProposed(goal="some food", milestones=("2 oak_log (gather.wood)",), source="pi"))
+    h.send(PlanDrafted(goal="some food", milestones=("2 oak_log (gather.wood)",), source="pi"))
     h.advance(1)
     assert suggested(h)[-1] == ("gather.wood", "2 oak_log (gather.wood)")
-    h.send(PlanProposed(goal="some food", milestones=("1 furnace (craft.furnace)",), source="pi"))
+    h.send(PlanDrafted(goal="some food", milestones=("1 furnace (craft.furnace)",), source="pi"))
     assert h.events(TaskWithdrawn)[-1] == TaskWithdrawn(
         skill="gather.wood", milestone="2 oak_log (gather.wood)"
     )
@@ -227,7 +227,7 @@ def test_reflections_revision_is_applied_with_a_backup_and_a_diary_line(
     h = start()
     at = datetime(2025, 3, 4, 5, 6, tzinfo=UTC)
     change = "- [ ] 5 food (food.hunt)"
-    h.send(PlanRevised(changes=(change,), source="reflection", at=at))
+    h.send(RevisePlan(changes=(change,), source="reflection", at=at))
     plan = (tmp_path / "plan.md").read_text()
     assert plan.startswith(PLAN) and "## Adjusted by reflection 2025-03-04 05:06 UTC" in plan
     assert plan.endswith(f"\n{change}\n")
@@ -235,7 +235,7 @@ def test_reflections_revision_is_applied_with_a_backup_and_a_diary_line(
     assert f"reflection changed the plan: {change}" in diary(tmp_path)
     assert h.last(PlanChanged).total == 6
     announced = len(h.events(PlanChanged))
-    h.send(PlanRevised(changes=(change,), source="reflection", at=at))  # already there
+    h.send(RevisePlan(changes=(change,), source="reflection", at=at))  # already there
     assert (tmp_path / "plan.md").read_text() == plan
     assert len(h.events(PlanChanged)) == announced
 
@@ -247,8 +247,8 @@ def test_a_revision_that_would_break_the_plan_grammar_is_refused(
     h = start()
     at = datetime(2025, 3, 4, tzinfo=UTC)
     with caplog.at_level(logging.WARNING):
-        h.send(PlanRevised(changes=("- [ ] 0 oak_log (gather.wood)",), source="reflection", at=at))
-        h.send(PlanRevised(changes=("x" * 600,), source="reflection", at=at))
+        h.send(RevisePlan(changes=("- [ ] 0 oak_log (gather.wood)",), source="reflection", at=at))
+        h.send(RevisePlan(changes=("x" * 600,), source="reflection", at=at))
     assert (tmp_path / "plan.md").read_text() == PLAN
     assert not (tmp_path / "plan.md.bak").exists()
     assert caplog.text.count("plan.md left as it is") == 2
@@ -258,7 +258,7 @@ def test_a_revision_that_would_break_the_plan_grammar_is_refused(
     full = "# Plan\n\n" + "".join(f"- [ ] note {n}\n" for n in range(997))
     (tmp_path / "plan.md").write_text(full)  # months of notes: one more heading is too many
     change = "- [ ] 5 food (food.hunt)"
-    h.send(PlanRevised(changes=(change,), source="reflection", at=at))
+    h.send(RevisePlan(changes=(change,), source="reflection", at=at))
     assert (tmp_path / "plan.md").read_text() == full
     assert "must have at most 1000 lines" in caplog.text
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from pepa.actors.knowledge import Knowledge
-from pepa.policy.learning.postmortem import LessonDraft
 from pepa.runtime.events import (
     ActivityChanged,
     AdviceApplied,
@@ -26,9 +25,9 @@ from pepa.runtime.events import (
     Died,
     LearningChanged,
     LessonLearned,
-    PlanRevised,
     ProposalDrafted,
     ProposalsChanged,
+    RevisePlan,
     SayInChat,
     SkillFinished,
     TopicAsked,
@@ -45,6 +44,7 @@ from pepa.runtime.events.queries import (
     Reflect,
 )
 from pepa.state.knowledge import KnowledgeStore
+from pepa.state.knowledge.records import LessonDraft
 from pepa.testing import ActorHarness, entity, view
 from pepa.world.death import DeathCause
 
@@ -295,7 +295,7 @@ def test_reflection_writes_its_report_and_sends_plan_changes_to_the_curriculum(
     (report,) = h.send(Reflect())
     assert isinstance(report, Path) and report.parent == tmp_path / "reflections"
     assert "Am I in a loop? **yes**" in report.read_text()
-    revised = h.last(PlanRevised)
+    revised = h.last(RevisePlan)
     assert revised.source == "reflection"
     assert revised.changes == (
         "- [ ] 1 stone_sword (craft.stone_sword)",
@@ -310,7 +310,7 @@ def test_reflection_writes_its_report_and_sends_plan_changes_to_the_curriculum(
     assert "3 deaths to zombie in a row: stop fighting it, get away" in texts
 
     h.advance(1800)  # the timer: a quiet window, no loop, no plan change, no second proposal
-    assert len(h.events(PlanRevised)) == 1
+    assert len(h.events(RevisePlan)) == 1
     assert len(list((tmp_path / "reflections").iterdir())) >= 1
     assert len(list((tmp_path / "proposals").glob("*.md"))) == 1
 

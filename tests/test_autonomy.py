@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import skills
-from pepa.policy.curriculum.plan import parse_plan
+from pepa.state.plans import parse_plan
 from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 PROBE = """
 import json, os
-from pepa.world import bridge
+from pepa.link import bridge
 js = bridge.bridge()
 pid = js.connection.proc.pid
 with open(f"/proc/{pid}/environ", "rb") as f:

@@ -7,7 +7,8 @@ import pytest
 
 import skills
 from pepa.base.node import node_modules
-from pepa.game.crafting import Recipes
+from pepa.game.crafting import WOOD_STOCK, Recipes
+from pepa.game.steps import smelting_fuel, wood_to_hold
 from pepa.policy.curriculum.assigner import (
     FAILURES_TO_REST,
     LOST_AFTER_TICKS,
@@ -24,16 +25,13 @@ from pepa.policy.curriculum.plan import (
     describe_plan,
     goal_reply,
     next_milestone,
-    parse_plan,
-    rename_skill,
-    rename_skills,
-    render_plan,
     tick,
     validate_plan,
 )
+from pepa.state.plans import parse_plan, rename_skill, rename_skills, render_plan
 from pepa.testing import FakeLink, view
 from pepa.world.view import WorldView
-from skills._making import WOOD_STOCK, next_step, smelting_fuel, wood_to_hold
+from skills._making import next_step
 
 pytestmark = pytest.mark.timeout(30)
 

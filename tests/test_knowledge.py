@@ -14,9 +14,10 @@ import pytest
 from pony import orm
 
 from pepa.base.node import node_modules
-from pepa.policy.learning.postmortem import LessonDraft
 from pepa.state.knowledge import KnowledgeError, KnowledgeStore
 from pepa.state.knowledge._models import COLUMNS, SCHEMA_VERSION, utcnow
+from pepa.state.knowledge.records import LessonDraft
+from pepa.state.knowledge.seeding import seed
 from pepa.state.knowledge.store import bind_arguments, redact_url
 from tests.pg_server import PostgresServer
 
@@ -53,22 +54,22 @@ def test_opening_again_is_idempotent_and_keeps_the_rows(tmp_path: Path) -> None:
 
 
 def test_seeding_comes_from_minecraft_data_once(store: KnowledgeStore) -> None:
-    assert store.seed("1.16.5", data_root()) is True
+    assert seed(store, "1.16.5", data_root()) is True
     counts = store.counts()
     assert counts["recipes"] > 1000 and counts["block_intel"] > 700 and counts["mob_intel"] > 50
     assert counts["lessons"] >= 5
-    assert store.seed("1.16.5", data_root()) is False
+    assert seed(store, "1.16.5", data_root()) is False
     assert store.counts() == counts
 
 
 def test_a_second_version_adds_no_second_seed_lessons_and_grading_still_works(
     store: KnowledgeStore,
 ) -> None:
-    store.seed("1.16.5", data_root())
+    seed(store, "1.16.5", data_root())
     lessons = store.counts()["lessons"]
-    store.seed("1.18.2", data_root())  # a fleet's shared database, or an upgraded server
+    seed(store, "1.18.2", data_root())  # a fleet's shared database, or an upgraded server
     assert store.counts()["lessons"] == lessons
-    from pepa.policy.learning.postmortem import LessonDraft
+    from pepa.state.knowledge.records import LessonDraft
 
     twice = LessonDraft(
         skill="combat.attack-nearest", situation="seed", hostile="creeper", verdict="avoid",
@@ -130,7 +131,7 @@ def test_a_database_that_cannot_be_opened_is_one_clear_error(tmp_path: Path) -> 
 
 
 def test_a_lesson_learned_again_grows_more_confident(store: KnowledgeStore) -> None:
-    from pepa.policy.learning.postmortem import LessonDraft
+    from pepa.state.knowledge.records import LessonDraft
 
     draft = LessonDraft(
         skill="combat.attack-nearest", situation="hostile nearby", hostile="zombie",
@@ -143,7 +144,7 @@ def test_a_lesson_learned_again_grows_more_confident(store: KnowledgeStore) -> N
 
 
 def test_an_applied_lesson_is_graded_by_its_outcome(store: KnowledgeStore) -> None:
-    from pepa.policy.learning.postmortem import LessonDraft
+    from pepa.state.knowledge.records import LessonDraft
 
     draft = LessonDraft(
         skill="combat.attack-nearest", situation="hostile nearby", hostile="zombie",

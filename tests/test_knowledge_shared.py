@@ -12,9 +12,10 @@ import psycopg2
 import pytest
 from pony import orm
 
-from pepa.policy.learning.postmortem import LessonDraft
 from pepa.state.knowledge import KnowledgeStore
 from pepa.state.knowledge._models import utcnow
+from pepa.state.knowledge.records import LessonDraft
+from pepa.state.knowledge.seeding import seed
 from pepa.state.knowledge.shared import LessonListener, parse_payload
 from pepa.state.knowledge.store import LESSON_CHANNEL
 from tests.pg_server import PostgresServer
@@ -146,7 +147,7 @@ def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
     results: list[object] = []
     try:
         threads = [
-            threading.Thread(target=lambda s=s: results.append(s.seed("1.16.5", data)))
+            threading.Thread(target=lambda s=s: results.append(seed(s, "1.16.5", data)))
             for s in stores
         ]
         for thread in threads:
@@ -156,7 +157,7 @@ def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
         # one seeds; each other finds it seeded (False) or being seeded (None: it goes on
         # at once, and its knowledge actor tries again later)
         assert results.count(True) == 1 and set(results) <= {True, False, None}
-        assert [s.seed("1.16.5", data) for s in stores] == [False] * 4
+        assert [seed(s, "1.16.5", data) for s in stores] == [False] * 4
         assert stores[0].counts()["block_intel"] > 500
     finally:
         for s in stores:
@@ -174,10 +175,10 @@ def test_a_seed_does_not_wait_while_another_bot_seeds(url: str) -> None:
     try:
         with seeder.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (SEED_LOCK,))
-        assert store.seed("1.16.5", data) is None
+        assert seed(store, "1.16.5", data) is None
         assert store.counts()["block_intel"] == 0
         seeder.rollback()  # the seeder's transaction ends (here without a seed)
-        assert store.seed("1.16.5", data) is True
+        assert seed(store, "1.16.5", data) is True
     finally:
         seeder.close()
         store.close()

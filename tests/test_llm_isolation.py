@@ -28,10 +28,10 @@ from pepa.runtime import Runtime
 from pepa.runtime.events import (
     AskLlm,
     DeathAnalysisRequested,
+    DraftPlan,
     ErrorRaised,
     LlmFinished,
-    PlanProposed,
-    PlanWanted,
+    PlanDrafted,
 )
 from pepa.worldserver.process import EmbeddedWorld
 from tests.conftest import Recorder
@@ -381,8 +381,8 @@ def test_chat_text_reaches_pi_only_without_tools(
 
     install_recorder(bin_dir, PLAN_REPLY)
     pi_coach(runtime, recorder, tmp_path)
-    runtime.bus.publish(PlanWanted(goal=INJECTED))  # an operator's chat goal, as the curriculum
-    recorder.wait_for(lambda e: isinstance(e, PlanProposed), 20)
+    runtime.bus.publish(DraftPlan(goal=INJECTED))  # an operator's chat goal, as the curriculum
+    recorder.wait_for(lambda e: isinstance(e, PlanDrafted), 20)
     reason = f"pepa_bot was slain by {INJECTED}"  # a death message other players can shape
     runtime.bus.publish(DeathAnalysisRequested(death_id=1, reason=reason, bundle=BUNDLE))
     recorder.wait_for(lambda e: isinstance(e, ErrorRaised) and "post-mortem" in e.text, 20)
@@ -412,7 +412,7 @@ def test_the_coach_goes_without_a_pi_that_cannot_turn_its_tools_off(
     pi_coach(runtime, recorder, tmp_path)
     runtime.bus.publish(DeathAnalysisRequested(death_id=1, reason="slain", bundle=BUNDLE))
     recorder.wait_for(lambda e: isinstance(e, ErrorRaised) and "post-mortem" in e.text, 20)
-    runtime.bus.publish(PlanWanted(goal="make a furnace"))
+    runtime.bus.publish(DraftPlan(goal="make a furnace"))
     (error,) = recorder.wait_for(lambda e: isinstance(e, ErrorRaised) and "plan for" in e.text)
     assert "cannot turn its tools off" in error.text
     assert asks(bin_dir) == []  # only the --help probe ran

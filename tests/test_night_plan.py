@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from pepa.actors.reflex import MORNING_RETRY, NIGHT_RETRY, WAYS_OUT, Reflex
+from pepa.actors.reflex import Reflex
 from pepa.policy.reflex import night
 from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.outcomes import MORNING_RETRY, NIGHT_RETRY, WAYS_OUT
 from pepa.runtime.events import ActionFinished, TaskSuggested, WorldObserved
 from pepa.testing import ActorHarness, FakeLink, entity, view
 from pepa.world.view import Vec3, WorldView

@@ -23,8 +23,8 @@ from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
 from pepa.runtime.events import (
     ActivityChanged,
     Died,
-    PlanRevised,
     ReflectionWanted,
+    RevisePlan,
     SkillFinished,
     WorldObserved,
 )
@@ -163,7 +163,7 @@ def test_the_knowledge_actor_writes_the_reflection_lessons_and_proposal_and_send
     text = report.read_text()
     assert report.parent == tmp_path / "reflections"
     assert "Am I in a loop? **yes**" in text and "lost a fight to zombie" in text
-    (revised,) = recorder.wait_for(lambda e: isinstance(e, PlanRevised))
+    (revised,) = recorder.wait_for(lambda e: isinstance(e, RevisePlan))
     assert revised.source == "reflection"
     assert revised.changes == (
         "- [ ] 1 stone_sword (craft.stone_sword)",
@@ -182,20 +182,20 @@ def test_the_knowledge_actor_writes_the_reflection_lessons_and_proposal_and_send
 def test_reflection_never_writes_plan_md_itself_however_full_it_is(
     runtime: Runtime, recorder: Recorder, tmp_path: Path
 ) -> None:
-    # plan.md has one writer, the curriculum: it applies PlanRevised, and checks the plan's cap
+    # plan.md has one writer, the curriculum: it applies RevisePlan, and checks the plan's cap
     full = "# Plan\n\n" + "".join(f"- [ ] note {n}\n" for n in range(997))
     (tmp_path / "plan.md").write_text(full)
     report = reflect_after_three_deaths(runtime, recorder, tmp_path)
     assert "Am I in a loop? **yes**" in report.read_text()
-    recorder.wait_for(lambda e: isinstance(e, PlanRevised))
+    recorder.wait_for(lambda e: isinstance(e, RevisePlan))
     assert (tmp_path / "plan.md").read_text() == full
     assert not (tmp_path / "plan.md.bak").exists()
     assert not (tmp_path / "diary").exists()
 
 
 def test_the_plan_lines_reflection_adds_are_milestones_the_curriculum_works() -> None:
-    from pepa.policy.curriculum.plan import actionable_lines
     from pepa.policy.learning.reflection import ARMED, FED
+    from pepa.state.plans import actionable_lines
 
     found = actionable_lines([*ARMED, FED])
     assert [(m.count, m.item, m.skill) for m in found] == [

@@ -21,7 +21,12 @@ from hypothesis import strategies as st
 
 import skills
 from pepa.actors.curriculum import Curriculum
-from pepa.policy.curriculum.plan import (
+from pepa.policy.curriculum.plan import validate_plan
+from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
+from pepa.runtime.events import PlanDrafted
+from pepa.state.files import load
+from pepa.state.memory import GOAL_FILE, PLAN_FILE, Locations, TaskFile
+from pepa.state.plans import (
     MAX_COUNT,
     MAX_GOAL,
     MAX_NAME,
@@ -29,12 +34,7 @@ from pepa.policy.curriculum.plan import (
     milestone,
     parse_plan,
     render_plan,
-    validate_plan,
 )
-from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
-from pepa.runtime.events import PlanProposed
-from pepa.state.files import load
-from pepa.state.memory import GOAL_FILE, PLAN_FILE, Locations, TaskFile
 from pepa.state.proposals import PROPOSAL_FILE, ProposalStore, clamp
 from tests.conftest import Recorder
 from tests.waiting import eventually
@@ -232,7 +232,7 @@ def test_the_curriculum_writes_goals_and_plans_its_own_reader_keeps(
         assert load(curriculum / "goal.md", GOAL_FILE, "") == f"{goal}\n"
         assert f"\nGoal: {goal}\n" in load(curriculum / "plan.md", PLAN_FILE, "")
         runtime.bus.publish(
-            PlanProposed(
+            PlanDrafted(
                 goal=goal, source="pi",
                 milestones=("5000 cobblestone (gather.stone)", "3 oak_log (gather.wood)"),
             )

@@ -22,8 +22,7 @@ from pepa.actors.curriculum import Curriculum
 from pepa.daemon.parent import ProcessSupervisor
 from pepa.ipc import protocol
 from pepa.llm.budget import KINDS, load_budget, save_budget
-from pepa.policy.curriculum.plan import plan_line_problem
-from pepa.policy.persona.voice import MIN_GAP, PERSONA_FILE, Voice
+from pepa.policy.persona.voice import MIN_GAP, Voice
 from pepa.runtime import ActorStateChanged, ChildSpec, Runtime, Supervisor, start_tree
 from pepa.runtime.events import TaskSuggested, WorldObserved
 from pepa.state.files import WORKER_EXIT, SchemaError, load
@@ -38,6 +37,8 @@ from pepa.state.memory import (
     task_schema,
     write_atomic,
 )
+from pepa.state.persona import PERSONA_FILE, load_cooldowns
+from pepa.state.plans import plan_line_problem
 from pepa.state.proposals import ProposalError, ProposalStore
 from pepa.world.view import WorldView
 from pepa.worldserver.process import free_port
@@ -207,13 +208,13 @@ def test_persona_times_far_ahead_are_rejected_a_little_ahead_clamped_to_now(
     path = tmp_path / "persona.json"
     now = time.time()
     path.write_bytes(orjson.dumps({"last": now + 10 * 365 * 86400, "recent": [], "moments": {}}))
-    voice = Voice.load(path)  # before the schemas: silent for ten years
+    voice = Voice.restore(load_cooldowns(path))  # before the schemas: silent for ten years
     assert voice.speak("dawn", "", time.time()) is not None
     assert 'persona.json: field "last" must be a time' in caplog.text
     assert len(bad_files(tmp_path)) == 1
     ahead = {"last": now + 3600, "recent": [now + 3600] * 3, "moments": {"dusk": now + 3600}}
     path.write_bytes(orjson.dumps(ahead))
-    voice = Voice.load(path)
+    voice = Voice.restore(load_cooldowns(path))
     assert voice.last <= time.time() and max(voice.recent) <= time.time()
     assert voice.speak("dawn", "", time.time() + MIN_GAP) is not None  # quiet a minute, not an hour
     for bad in (
@@ -224,7 +225,7 @@ def test_persona_times_far_ahead_are_rejected_a_little_ahead_clamped_to_now(
         {"last": "soon", "recent": [], "moments": {}},
     ):
         path.write_bytes(orjson.dumps(bad))
-        assert Voice.load(path).last == -math.inf
+        assert Voice.restore(load_cooldowns(path)).last == -math.inf
     assert len(bad_files(tmp_path)) == 6
 
 
@@ -449,7 +450,7 @@ def persona_docs() -> st.SearchStrategy[Any]:
 @FUZZ
 @given(raw=st.binary(max_size=300) | json_values.map(as_bytes) | persona_docs().map(as_bytes))
 def test_fuzz_the_persona_loader(raw: bytes) -> None:
-    voice, kept = fuzz_loader(raw, "persona.json", Voice.load)
+    voice, kept = fuzz_loader(raw, "persona.json", lambda p: Voice.restore(load_cooldowns(p)))
     now = time.time()
     if not kept:
         assert voice.last == -math.inf and not voice.recent and not voice.moments

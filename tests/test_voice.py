@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pepa.policy.persona.voice import MIN_GAP, PER_HOUR, Voice, line_for
+from pepa.state.persona import load_cooldowns, save_cooldowns
 
 pytestmark = pytest.mark.timeout(10)
 
@@ -42,11 +43,13 @@ def test_cooldowns_survive_a_restart_and_a_broken_file_is_forgiven(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "persona.json"
-    assert Voice.load(path).speak("dawn", "", 500.0) is not None
-    again = Voice.load(path)  # a restarted worker
+    voice = Voice.restore(load_cooldowns(path))
+    assert voice.speak("dawn", "", 500.0) is not None
+    save_cooldowns(path, voice.saved())  # as the persona actor does after each line
+    again = Voice.restore(load_cooldowns(path))  # a restarted worker
     assert again.speak("death", "", 530.0) is None
     assert again.speak("death", "", 560.0) is not None
     path.write_text("{not json")
-    fresh = Voice.load(path)
+    fresh = Voice.restore(load_cooldowns(path))
     assert "unreadable" in caplog.text
     assert fresh.speak("dawn", "", 570.0) is not None

@@ -8,9 +8,9 @@
 - :mod:`tui.fleet`, :mod:`tui.fleetview`, :mod:`tui.fleetpoll`, :mod:`tui.fleetapp`: the
   fleet view (a list of bots, one bot's dashboard opened from it), built the same way.
 
-Only :mod:`pepa.ipc.client`, :mod:`pepa.ipc.protocol` and :mod:`pepa.base.errors`
-are imported from pepa (and, by the fleet view's poller, :mod:`pepa.fleet.status`);
-never the actors. See ``docs/dashboard.md``.
+Only :mod:`pepa.ipc` (the client, the protocol, a fleet's roster and sockets) and
+:mod:`pepa.base` are imported from pepa, never the actors: an import-linter contract holds it
+(``pyproject.toml``). See ``docs/dashboard.md``.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ def poll_fleet(
     server_root: Path, clock: Callable[[], float] = time.time
 ) -> FleetPolled | FleetGone:
     """One round: the roster of the fleet on ``server_root`` and every bot's answer."""
-    from pepa.fleet.status import fleet_lines, read_roster
+    from pepa.ipc.fleet import fleet_lines, read_roster
 
     roster = read_roster(server_root)
     if roster is None:

@@ -19,8 +19,8 @@ Three jobs, one back end (``pi``, ``openai`` or ``offline``; see docs/llm.md):
   as the budget frees up instead of being dropped. Not with ``offline``.
 - :data:`IDLE_TICKS` idle :class:`ReflexTicked` in a row ask the model for a
   next action among the skills the coach may dispatch; a valid reply becomes
-  :class:`TaskSuggested`. ``PlanWanted`` asks for a plan; milestones checked
-  against the skill registry become :class:`PlanProposed`.
+  :class:`TaskSuggested`. ``DraftPlan`` asks for a plan; milestones checked
+  against the skill registry become :class:`PlanDrafted`.
 
 The decisions are plain objects of :mod:`pepa.policy.coach.coaching` (the idle streak,
 the gate over the shared :class:`pepa.llm.budget.LlmBudget` kept in
@@ -71,14 +71,14 @@ from pepa.runtime.events import (
     AskLlm,
     DeathAnalysed,
     DeathAnalysisRequested,
+    DraftPlan,
     ErrorRaised,
     LlmChunkReceived,
     LlmFinished,
-    PlanProposed,
-    PlanRevised,
-    PlanWanted,
+    PlanDrafted,
     ReflectionWanted,
     ReflexTicked,
+    RevisePlan,
     TaskSuggested,
     WorldObserved,
 )
@@ -171,7 +171,7 @@ class Coach(SupervisedActor):
 
     def setup(self) -> None:
         for event_type in (
-            AskLlm, DeathAnalysisRequested, ReflexTicked, WorldObserved, PlanWanted,
+            AskLlm, DeathAnalysisRequested, ReflexTicked, WorldObserved, DraftPlan,
             ReflectionWanted,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
@@ -200,7 +200,7 @@ class Coach(SupervisedActor):
             case _Finished(code=code, duration_ms=duration_ms):
                 self.running = None
                 self.publish(LlmFinished(code=code, duration_ms=duration_ms))
-            case PlanWanted(goal=goal):
+            case DraftPlan(goal=goal):
                 self._structured(Ask(kind="plan", goal=goal), plan_prompt(goal, self.catalog))
             case ReflectionWanted(report=report, at=at):
                 prompt = reflection_prompt(report, self.catalog, REFLECTION_LINES)
@@ -359,11 +359,11 @@ def _log_outcome(backend: str, outcome: Outcome) -> None:
             logger.info(
                 "%s post-mortem of death %d: %s (%d lessons)", backend, death_id, cause, count
             )
-        case PlanProposed(goal=goal, milestones=milestones):
+        case PlanDrafted(goal=goal, milestones=milestones):
             logger.info("%s plans %d milestones for %r", backend, len(milestones), goal)
         case TaskSuggested(skill=skill, reason=reason):
             logger.info("%s suggests %s: %s", backend, skill, reason)
-        case PlanRevised(changes=changes):
+        case RevisePlan(changes=changes):
             added = "; ".join(line.removeprefix("- [ ] ") for line in changes) or "nothing"
             logger.info("%s read the reflection: adds %s", backend, added)
 

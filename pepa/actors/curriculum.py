@@ -4,7 +4,7 @@ On start it reads the memory files in the order of ``docs/memory.md``;
 ``current-task.json`` only to learn which milestone is out (the reflex chain's
 task slot writes that file and resumes the task itself). It is the one writer
 of ``plan.md``, ``goal.md`` and the diary (:class:`pepa.state.planbook.PlanBook`):
-goals, LLM plans (``PlanProposed``) and reflection's changes (``PlanRevised``)
+goals, LLM plans (``PlanDrafted``) and reflection's changes (``RevisePlan``)
 all land here. It hands milestones to the task slot (``TaskSuggested``), takes
 them back (``TaskWithdrawn``), ticks them off as the inventory shows them, and
 keeps ``locations.json`` and ``inventory-log.jsonl``. Which milestone goes
@@ -25,17 +25,11 @@ from pepa.game.crafting import Recipes
 from pepa.policy.curriculum.assigner import Assigner, Task, food_in
 from pepa.policy.curriculum.plan import (
     DEFAULT_GOAL,
-    Milestone,
-    actionable_lines,
-    clean_goal,
     derive_plan,
     describe_plan,
     goal_reply,
     is_gear,
     next_milestone,
-    parse_plan,
-    rename_skill,
-    render_plan,
     tick,
 )
 from pepa.policy.learning.reflection import adjust_plan
@@ -44,15 +38,15 @@ from pepa.runtime import SupervisedActor, SupervisionContext
 from pepa.runtime.events import (
     Connected,
     Died,
+    DraftPlan,
     GoalSet,
     LessonLearned,
     MilestoneReached,
+    PlanAsked,
     PlanChanged,
-    PlanProposed,
-    PlanRequested,
-    PlanRevised,
-    PlanWanted,
+    PlanDrafted,
     ReflexTicked,
+    RevisePlan,
     SayInChat,
     SkillFinished,
     TaskSuggested,
@@ -62,6 +56,14 @@ from pepa.runtime.events import (
 from pepa.runtime.events.queries import ActiveLessons
 from pepa.state.memory import Locations, TaskFile
 from pepa.state.planbook import PlanBook
+from pepa.state.plans import (
+    Milestone,
+    actionable_lines,
+    clean_goal,
+    parse_plan,
+    rename_skill,
+    render_plan,
+)
 from pepa.world.view import WorldView
 
 __all__ = ["DEFAULT_GOAL", "INVENTORY_LOG_EVERY", "Curriculum"]
@@ -115,8 +117,8 @@ class Curriculum(SupervisedActor):
     def setup(self) -> None:
         bus = self.runtime.bus
         for event_type in (
-            WorldObserved, SkillFinished, Connected, GoalSet, PlanRequested, ReflexTicked,
-            PlanProposed, PlanRevised, Died, LessonLearned,
+            WorldObserved, SkillFinished, Connected, GoalSet, PlanAsked, ReflexTicked,
+            PlanDrafted, RevisePlan, Died, LessonLearned,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self._recall()
@@ -172,11 +174,11 @@ class Curriculum(SupervisedActor):
                     self._suggest(lost)
             case GoalSet(text=text, by=by):
                 self.set_goal(text, by)
-            case PlanRequested():
+            case PlanAsked():
                 self.publish(SayInChat(text=self.describe()))
-            case PlanProposed(goal=goal, milestones=lines, source=source):
+            case PlanDrafted(goal=goal, milestones=lines, source=source):
                 self._adopt(goal, lines, source)
-            case PlanRevised(changes=changes, source=source, at=at):
+            case RevisePlan(changes=changes, source=source, at=at):
                 self._revise(changes, source, at)
             case LessonLearned() if self.learning:
                 self.lessons.take(message)
@@ -206,7 +208,7 @@ class Curriculum(SupervisedActor):
         self.files.diary(f"new goal from {by}: {text}")
         self._withdraw(self.policy.withdraw())
         self._announce_plan()
-        self.publish(PlanWanted(goal=text))  # an LLM back end may plan better
+        self.publish(DraftPlan(goal=text))  # an LLM back end may plan better
         reply = goal_reply(text, plan)
         logger.info("goal from %s: %s (%d milestones)", by, text, len(plan))
         self.publish(SayInChat(text=reply))
@@ -277,7 +279,7 @@ class Curriculum(SupervisedActor):
         if plan and self.files.write_plan(render_plan(goal, plan)):
             self.files.diary(f"made a plan of {len(plan)} steps for: {goal}")
             self._announce_plan()
-            self.publish(PlanWanted(goal=goal))
+            self.publish(DraftPlan(goal=goal))
 
     # -- working the plan ---------------------------------------------------------------
 

@@ -7,7 +7,7 @@ that module answers: deaths, post-mortems and lesson grades
 (:mod:`pepa.state.knowledge.writer`: a broken database costs a warning, the bot
 plays on without memory); "am I in a loop?" every 30 minutes
 (:mod:`pepa.policy.learning.reflection`; plan changes go to ``plan.md``'s one
-writer, the curriculum, as :class:`PlanRevised`); wiki lookups off this
+writer, the curriculum, as :class:`RevisePlan`); wiki lookups off this
 thread (:mod:`pepa.state.knowledge.wikilookups`); retention at start and once a day
 (:mod:`pepa.state.knowledge.upkeep`); proposals on disk (:mod:`pepa.state.proposals`).
 It answers the typed asks ``ActiveLessons``, ``Proposals`` and ``Reflect``.
@@ -34,7 +34,6 @@ from pepa.policy.learning.deaths import (
     announcement,
     drafts_of,
 )
-from pepa.policy.learning.postmortem import LessonDraft
 from pepa.policy.learning.reflection import Window, death_facts, proposal, reflect
 from pepa.policy.reflex.situation import Situation
 from pepa.policy.watchdog.progress import KEPT_AREAS
@@ -51,10 +50,10 @@ from pepa.runtime.events import (
     Died,
     ErrorRaised,
     LearningChanged,
-    PlanRevised,
     ProposalDrafted,
     ProposalsChanged,
     ReflectionWanted,
+    RevisePlan,
     SayInChat,
     SkillFinished,
     TopicAsked,
@@ -71,6 +70,7 @@ from pepa.runtime.events.queries import (
 )
 from pepa.state.files import write_atomic
 from pepa.state.knowledge._models import utcnow
+from pepa.state.knowledge.records import LessonDraft
 from pepa.state.knowledge.shared import LessonListener
 from pepa.state.knowledge.upkeep import prune_server
 from pepa.state.knowledge.wiki import WikiClient
@@ -431,7 +431,7 @@ class Knowledge(SupervisedActor):
             logger.warning("cannot write the reflection %s: %s", report, exc)
             return None
         if result.plan_changes:  # plan.md is the curriculum's: it applies them
-            self.publish(PlanRevised(changes=result.plan_changes, source="reflection", at=now))
+            self.publish(RevisePlan(changes=result.plan_changes, source="reflection", at=now))
         if result.findings:  # a model may read it: only one with something in it (the budget)
             self.publish(ReflectionWanted(report=result.markdown, at=now))
         for lesson in result.lessons:

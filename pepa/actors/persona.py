@@ -54,6 +54,7 @@ from pepa.runtime.events import (
     WorldObserved,
 )
 from pepa.state.identity import OperatorAccounts, valid_name
+from pepa.state.persona import load_cooldowns, save_cooldowns
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -93,7 +94,9 @@ class Persona(SupervisedActor):
         operators_path: Path | None = None,
     ) -> None:
         super().__init__(supervision=supervision)
-        self.voice = Voice.load(voice_path) if voice_path is not None else Voice()
+        self.voice_path = voice_path
+        """``persona.json``: the voice's cooldowns, saved after each line it says."""
+        self.voice = Voice.restore(load_cooldowns(voice_path) if voice_path else None)
         self.link = link
         self.username = username
         self.fellows = frozenset(name.lower() for name in fellows)
@@ -179,6 +182,8 @@ class Persona(SupervisedActor):
             return
         line = self.voice.speak(moment, detail, self._epoch + self.now())
         if line is not None:
+            if self.voice_path is not None:
+                save_cooldowns(self.voice_path, self.voice.saved())
             logger.info("persona (%s): %s", moment, line)
             self.say(line)
 

@@ -31,8 +31,8 @@ from pepa.link.api import Link
 from pepa.policy.reflex.chain import PRIORITY, ChainState, Decision, decide
 from pepa.policy.reflex.dispatch import IdleChores, Running, admit, label, order_reply
 from pepa.policy.reflex.firstblow import armed, struck
+from pepa.policy.reflex.outcomes import ORDERS, ended, on_stuck
 from pepa.policy.reflex.taskslot import TaskSlot
-from pepa.policy.watchdog.progress import SUSPENDING
 from pepa.runtime import SupervisedActor, SupervisionContext
 from pepa.runtime.events import (
     ActionFinished,
@@ -66,21 +66,6 @@ __all__ = ["Reflex"]
 
 logger = logging.getLogger(__name__)
 
-SLEEP_RETRY = 30.0
-"""Seconds before trying a bed again after a refusal."""
-NIGHT_RETRY = 30.0
-"""Seconds before a failed shelter is built again."""
-WAYS_OUT = 3
-"""Failed ways out of the shelter in a row after which the bot no longer counts as in it: the
-task's own walk (the pathfinder with the usual movements) finds its way up. In the gauntlet's
-mines the escape's search failed again and again where the walk to a tree got out."""
-MORNING_RETRY = 5.0
-"""Seconds before a failed way out of the shelter is tried again: a day at the gauntlet's x24
-has 25 s of light, and a search that found no way may find one once the world has settled."""
-STOCK_RETRY = 30.0
-"""Seconds before a failed hunt for the night's food (knob ``night_food``) is tried again."""
-SHELTER_SETTLE = 2.0
-"""Seconds a finished shelter is not built again: the world view catches up with its walls."""
 ARM_EVERY = 0.5
 """Seconds between two armings of the bridge's first blow (:mod:`pepa.policy.reflex.firstblow`)
 while only the view changes (a working bot's changes 5 times a second; each arming asks the
@@ -358,36 +343,19 @@ class Reflex(SupervisedActor):
             if reply is not None:
                 self.publish(SayInChat(text=reply))
                 self._end_order()
-        elif skill_id == "survive.sleep" and not done.ok:
-            self.memory.sleep_retry_at = now + SLEEP_RETRY
-            self.publish(SayInChat(text=f"I can't sleep: {done.error}"))
-        elif skill_id == "survive.shelter":
-            # a failure rests; a success waits for a view that shows the walls (no rebuild loop)
-            self.memory.night_retry_at = now + (SHELTER_SETTLE if done.ok else NIGHT_RETRY)
-            if done.ok:  # sheltered from now on, though the view may not show the walls yet
-                self.memory.shelter = self.memory.shelter or self.world.position
-        elif running.decision.reflex == "stock" and not done.ok:  # no animal, no way to one
-            self.memory.stock_retry_at = now + STOCK_RETRY
-        elif skill_id == "survive.cover" and done.ok:
-            self.memory.hidden_at = now  # it reached a cell no archer sees, whatever the last view
-        elif skill_id == "survive.escape":
-            if running.decision.reflex == "night" and not done.ok:
-                self.memory.morning_retry_at = now + MORNING_RETRY  # the way out rests a moment
-            self._way_out(done.ok)
+        else:
+            line = ended(
+                self.memory,
+                skill=skill_id,
+                reflex=running.decision.reflex,
+                ok=done.ok,
+                error=done.error,
+                now=now,
+                position=self.world.position,
+            )
+            if line is not None:
+                self.publish(SayInChat(text=line))
         self._step(now)
-
-    def _way_out(self, ok: bool) -> None:
-        """Count ways out of the shelter (the night plan's or the trapped reflex's) that failed
-        in a row; at WAYS_OUT the bot no longer counts as in it."""
-        memory = self.memory
-        if ok or memory.shelter is None:
-            memory.ways_out_failed = 0
-            return
-        memory.ways_out_failed += 1
-        if memory.ways_out_failed >= WAYS_OUT:  # the task's own walk finds a way
-            logger.info("no way out of the shelter after %d tries: leaving it to the task",
-                        memory.ways_out_failed)  # fmt: skip
-            memory.shelter, memory.ways_out_failed = None, 0
 
     def _idle(self, now: float) -> None:
         if not self.world.connected or self.link is None:
@@ -403,16 +371,17 @@ class Reflex(SupervisedActor):
     def _stuck(self, step: str, reason: str, now: float) -> None:
         running = self.runner.running
         busy = running.decision.reflex if running is not None else self.activity[0]
-        if step != "alert" and busy in SUSPENDING:  # a rung never fights a defend or an escape
+        action = on_stuck(step, busy, running is not None)
+        if action == "suspended":
             logger.info("stuck (%s): no %s while %s runs", reason, step, busy)
             return
         logger.warning("stuck (%s): %s", reason, step)
-        if step == "alert":
+        if action == "alert":
             self.publish(SayInChat(text=f"I'm stuck and could not get free: {reason}"))
-        elif step == "repath" and running is not None:
+        elif action == "repath" and running is not None:
             self.runner.stop()
             self._start(running.decision, now)
-        elif step in ("pillar-up", "dig-out"):
+        elif action == "escape":
             self.runner.escape(step, reason, self.world, now)
 
     # -- the task slot ----------------------------------------------------------------
@@ -435,7 +404,7 @@ class Reflex(SupervisedActor):
         self._step(now)
 
     def _order(self, verb: str, operator: str, now: float) -> None:
-        if verb not in ("come", "follow", "stay"):
+        if verb not in ORDERS:
             logger.warning("ignored an order the reflex does not know: %r from %s", verb, operator)
             return
         if verb == "stay":

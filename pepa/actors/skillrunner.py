@@ -17,7 +17,7 @@ from typing import Literal
 import skills
 from pepa.link.api import Link
 from pepa.policy.reflex.chain import Decision
-from pepa.policy.reflex.dispatch import Running, label, prepare
+from pepa.policy.reflex.dispatch import SWING, Running, label, prepare
 from pepa.policy.reflex.failures import FailureTracker, SkillMetrics
 from pepa.runtime.events import AdviceApplied, ProposalDrafted, SkillFinished
 from pepa.world.view import WorldView
@@ -27,8 +27,6 @@ __all__ = ["SkillRunner", "Start"]
 
 logger = logging.getLogger("pepa.actors.reflex")
 
-SWING = "combat.attack-nearest"
-"""The instant skill that stops a pre-empted one in its own call (``stop_first``)."""
 
 Start = Literal["idle", "wait", "refused", "failed", "instant", "running"]
 """How a start went: nothing to run; not yet (a cooldown); the precondition said no;

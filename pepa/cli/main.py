@@ -391,7 +391,7 @@ def _tui(config: Config, args: argparse.Namespace) -> int:
 
     fleet = False
     if args.socket is None and not args.bot:
-        from pepa.fleet.status import read_roster
+        from pepa.ipc.fleet import read_roster
 
         fleet = read_roster(config.server_root) is not None  # a fleet runs: its list of bots
     if not fleet:
@@ -409,7 +409,8 @@ def _status(config: Config, args: argparse.Namespace) -> int:
     from pepa.ipc.client import IpcClient, IpcClientError
 
     if args.socket is None and not args.bot:
-        from pepa.fleet.status import fleet_lines, format_fleet, read_roster
+        from pepa.fleet.status import format_fleet
+        from pepa.ipc.fleet import fleet_lines, read_roster
 
         roster = read_roster(config.server_root)
         if roster is not None:  # a fleet runs on this server: one line per bot

@@ -21,6 +21,7 @@ import fcntl
 import os
 
 from pepa.base.errors import PepaError
+from pepa.ipc.paths import EXIT_FILE
 
 __all__ = [
     "ENV_CONFIG_FD", "ENV_PARENT", "ENV_RELOAD_TOKEN", "EXIT_FILE", "MAX_PAYLOAD",
@@ -33,8 +34,6 @@ ENV_PARENT = "PEPA_PARENT_PID"
 """The process supervisor's pid: the worker asks Linux to end it when that process dies."""
 ENV_RELOAD_TOKEN = "PEPA_RELOAD_TOKEN"
 """Set by ``pepa start --reload``: the token that ``cmd:reload-failed`` must carry."""
-EXIT_FILE = "worker-exit.json"
-"""In the server folder: why the worker gave up (its code and reason), for the parent."""
 MAX_PAYLOAD = 1 << 20
 """Bytes a handover may carry (Linux's default ``pipe-max-size``)."""
 

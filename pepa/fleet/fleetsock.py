@@ -3,7 +3,8 @@
 A fleet on Ray has bots on other machines, whose ``bot.sock`` this machine
 cannot reach. ``pepa fleet --ray`` therefore serves ``<host>_<port>/fleet.sock``:
 a client connects and gets one line, ``{"type": "fleet", "bots": [...]}``
-(each bot as :class:`~pepa.fleet.status.BotLine` gives it), and the
+(each bot as :class:`~pepa.ipc.fleet.BotLine` gives it; :func:`pepa.ipc.fleet.ask_fleet`
+asks), and the
 connection is closed. The supervisor gathers the lines from the groups (each
 group asks its own bots' sockets on its node). The server reads nothing from
 its clients, so no input can disturb it; a client that does not read its
@@ -23,13 +24,12 @@ from typing import Any
 
 import orjson
 
-__all__ = ["FLEET_SOCKET", "FleetSocket", "ask_fleet"]
+__all__ = ["FleetSocket"]
 
 logger = logging.getLogger(__name__)
 
-FLEET_SOCKET = "fleet.sock"
 SEND_TIMEOUT = 5.0
-MAX_ANSWER = 64 * 1024 * 1024
+"""Seconds a client has to read its answer."""
 
 
 class FleetSocket:
@@ -82,19 +82,3 @@ class FleetSocket:
                     logger.info("a fleet status client left early: %s", exc)
                 except Exception:  # one bad answer must not end the service
                     logger.exception("cannot answer a fleet status client")
-
-
-def ask_fleet(path: Path, timeout: float) -> list[dict[str, Any]]:
-    """Every bot's line from a fleet socket (OSError, ValueError when it does not answer)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        sock.connect(str(path))
-        data = b""
-        while chunk := sock.recv(1 << 16):
-            data += chunk
-            if len(data) > MAX_ANSWER:
-                raise ValueError(f"{path} answered more than {MAX_ANSWER} bytes")
-    answer = orjson.loads(data)
-    if not isinstance(answer, dict) or not isinstance(answer.get("bots"), list):
-        raise ValueError(f"{path} answered something else than a fleet status")
-    return [bot for bot in answer["bots"] if isinstance(bot, dict)]

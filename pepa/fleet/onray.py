@@ -45,10 +45,11 @@ from pepa.base.childenv import scrub_environ
 from pepa.base.dirs import StateDirError, secure_state
 from pepa.base.errors import ConfigError
 from pepa.daemon.config import config_from_json
-from pepa.fleet.fleetsock import FLEET_SOCKET, FleetSocket
-from pepa.fleet.status import BotLine, fleet_lines
+from pepa.fleet.fleetsock import FleetSocket
 from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group, set_goal
 from pepa.fleet.worker import FleetWorker
+from pepa.ipc.fleet import BotLine, fleet_lines
+from pepa.ipc.paths import FLEET_SOCKET
 
 __all__ = ["GroupHost", "RayFleetSupervisor"]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pepa.base.errors import ConfigError
-from pepa.policy.curriculum.plan import clean_goal
+from pepa.state.plans import clean_goal
 
 __all__ = [
     "EMBEDDED_NICE",

@@ -43,17 +43,16 @@ from pepa.daemon.lock import StateLock
 from pepa.daemon.parent import keep_world_alive
 from pepa.fleet.postgres import LocalPostgres, find_bin_dir
 from pepa.fleet.spec import FleetSpec
+from pepa.ipc.paths import ROSTER
 from pepa.runtime import Backoff, RestartIntensity
 from pepa.state.files import WORKER_EXIT, load, write_atomic
 from pepa.state.planbook import PlanBook
 from pepa.worldserver.process import EmbeddedWorld
 
-__all__ = ["ROSTER", "FleetSupervisor", "bot_configs"]
+__all__ = ["FleetSupervisor", "bot_configs"]
 
 logger = logging.getLogger(__name__)
 
-ROSTER = "fleet.json"
-"""The running fleet, in the server's folder: ``pepa status`` reads it."""
 EXIT_GAVE_UP = 3
 
 

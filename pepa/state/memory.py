@@ -24,7 +24,6 @@ from typing import Any
 
 import orjson
 
-from pepa.policy.curriculum.plan import MAX_COUNT, plan_line_problem
 from pepa.state.files import (
     Int,
     JsonFile,
@@ -40,6 +39,7 @@ from pepa.state.files import (
     read_bounded,
     write_atomic,
 )
+from pepa.state.plans import MAX_COUNT, plan_line_problem
 
 __all__ = [
     "GOAL_FILE",
@@ -61,7 +61,7 @@ PLAYER = Str(max_len=16, pattern=r"[A-Za-z0-9_]{1,16}", what="a player name ([A-
 COORD = Num(lo=-30_000_000.0, hi=30_000_000.0)
 """Inside the world border."""
 PLAN_FILE = TextFile(max_bytes=64 * 1024, max_lines=1000, max_line=500, line_rule=plan_line_problem)
-"""``plan.md``: markdown; milestone lines follow the plan grammar (pepa.policy.curriculum.plan)."""
+"""``plan.md``: markdown; milestone lines follow the plan grammar (:mod:`pepa.state.plans`)."""
 GOAL_FILE = TextFile(max_bytes=4096, max_lines=50, max_line=1000)
 """``goal.md``: free text."""
 LOCATIONS_FILE = JsonFile(

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import orjson
 
-from pepa.policy.curriculum.plan import rename_skills
 from pepa.state.files import SchemaError, load, write_atomic
 from pepa.state.memory import GOAL_FILE, PLAN_FILE, append_line, read_text
+from pepa.state.plans import rename_skills
 
 __all__ = ["PlanBook"]
 

@@ -31,8 +31,9 @@ from pepa.policy.coach.validate import (
     validate_next_action,
     validate_postmortem,
 )
-from pepa.policy.curriculum.plan import actionable_lines, validate_plan
-from pepa.runtime.events import DeathAnalysed, PlanProposed, PlanRevised, TaskSuggested
+from pepa.policy.curriculum.plan import validate_plan
+from pepa.runtime.events import DeathAnalysed, PlanDrafted, RevisePlan, TaskSuggested
+from pepa.state.plans import actionable_lines
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -158,7 +159,7 @@ class AskGate:
         self.busy = False
 
 
-Outcome = DeathAnalysed | TaskSuggested | PlanProposed | PlanRevised
+Outcome = DeathAnalysed | TaskSuggested | PlanDrafted | RevisePlan
 """What a good reply becomes."""
 
 
@@ -202,7 +203,7 @@ def judge(
             except ValueError as exc:
                 return Rejected(why=f"reply rejected: {exc}", excerpt=reply[:200])
             milestones = tuple(m.text for m in plan)
-            return PlanProposed(goal=ask.goal, milestones=milestones, source=backend)
+            return PlanDrafted(goal=ask.goal, milestones=milestones, source=backend)
         action = validate_next_action(reply, catalog)
     except ReplyRejected as exc:
         return Rejected(why=f"reply rejected: {exc.reason}", excerpt=exc.excerpt)
@@ -215,7 +216,7 @@ def _reflection(ask: Ask, reply: str, backend: str, known: Collection[str]) -> O
     at = ask.at or datetime.now(UTC)
     lines = [line.strip() for line in reply.splitlines() if line.strip()]
     if lines and all(line.upper().startswith("NONE") for line in lines):  # "None needed."
-        return PlanRevised(changes=(), source=backend, at=at)
+        return RevisePlan(changes=(), source=backend, at=at)
     milestones = actionable_lines(lines)  # prose around them is left out, not counted
     if len(milestones) > REFLECTION_LINES:
         return Rejected(why=f"reply rejected: {len(milestones)} milestones, "
@@ -225,7 +226,7 @@ def _reflection(ask: Ask, reply: str, backend: str, known: Collection[str]) -> O
     except ValueError as exc:
         return Rejected(why=f"reply rejected: {exc}", excerpt=reply[:200])
     changes = tuple(f"- [ ] {m.text}" for m in plan)
-    return PlanRevised(changes=changes, source=backend, at=at)
+    return RevisePlan(changes=changes, source=backend, at=at)
 
 
 REFLECTION_LINES = 5

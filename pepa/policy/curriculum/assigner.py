@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pepa.policy.curriculum.plan import Milestone, rename_skill
 from pepa.policy.reflex.chain import FOOD_PRIORITY
+from pepa.state.plans import Milestone, rename_skill
 
 __all__ = [
     "FAILURES_TO_REST",

@@ -20,10 +20,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pepa.policy.learning.postmortem import LessonDraft, PostMortemDraft, analyse
+from pepa.policy.learning.postmortem import PostMortemDraft, analyse
 from pepa.policy.reflex.situation import fight_signature
 from pepa.runtime.events import AdviceApplied, LessonLearned
 from pepa.runtime.events.queries import ActiveLesson
+from pepa.state.knowledge.records import LessonDraft
 from pepa.world.death import DeathCause
 from pepa.world.view import WorldView
 

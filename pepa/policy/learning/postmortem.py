@@ -16,25 +16,11 @@ from pepa.policy.reflex import night
 from pepa.policy.reflex.food import best_food
 from pepa.policy.reflex.knobs import TUNE, knob_skill
 from pepa.policy.reflex.situation import Situation, fight_signature, first_met, situation_of
+from pepa.state.knowledge.records import LessonDraft
 from pepa.world.death import DeathCause, death_cause
 from pepa.world.view import WorldView
 
-__all__ = ["LessonDraft", "PostMortemDraft", "analyse"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LessonDraft:
-    """A lesson to store."""
-
-    skill: str
-    situation: str
-    hostile: str
-    verdict: str
-    alternative: str
-    text: str
-    confidence: float
-    signature: str = ""
-    """The situation it is about (``Situation.signature``); empty: its hostile anywhere."""
+__all__ = ["PostMortemDraft", "analyse"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

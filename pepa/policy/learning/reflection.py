@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pepa.policy.learning.postmortem import LessonDraft
+from pepa.state.knowledge.records import LessonDraft
 
 if TYPE_CHECKING:
     from pepa.state.knowledge.store import DeathRecord

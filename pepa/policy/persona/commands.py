@@ -26,7 +26,7 @@ from pepa.runtime.events import (
     GoalSet,
     OperatorOrder,
     Pause,
-    PlanRequested,
+    PlanAsked,
     Resume,
     TopicAsked,
 )
@@ -59,7 +59,7 @@ MAX_REFUSED = 256
 """Senders remembered for the cooldown; past that, the expired ones are forgotten."""
 _FILLER = frozenset({"is", "are", "a", "an", "the"})
 
-Order = OperatorOrder | Pause | Resume | GoalSet | PlanRequested | TopicAsked
+Order = OperatorOrder | Pause | Resume | GoalSet | PlanAsked | TopicAsked
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -163,7 +163,7 @@ def answer(command: ChatCommand, *, bot: str, status: str) -> Answer:
     if verb == "goal":
         return Answer(orders=(GoalSet(text=" ".join(command.args), by=sender),))
     if verb == "plan":
-        return Answer(orders=(PlanRequested(by=sender),))
+        return Answer(orders=(PlanAsked(by=sender),))
     if verb == "what":
         words = [w for w in command.args if w.lower() not in _FILLER]
         if words:

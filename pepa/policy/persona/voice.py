@@ -1,17 +1,14 @@
-"""The bot's own voice: short Russian lines for the moments of its life. Pure but for the file.
+"""The bot's own voice: short Russian lines for the moments of its life. Pure.
 
 The persona says a line on death and respawn, when it starts a major skill,
 on a milestone, a threat, dusk and dawn, and when a player comes near. It is
 a character, not a logger, so it speaks rarely: at least :data:`MIN_GAP`
 seconds between two lines, at most :data:`PER_HOUR` lines in any hour, and the
-same moment not again within :data:`SAME_MOMENT_GAP`. These cooldowns live in
-``persona.json`` beside the other memory files so that a crash loop cannot
-turn into chat spam (which is what gets a bot kicked). The file is checked
-against :data:`PERSONA_FILE`: times in the past or at most a day ahead
-(clamped to now, so no cooldown outlasts its length from now), bounded lists;
-a time further ahead, a wrong type or a huge file is moved aside and the
-persona starts with fresh cooldowns. :func:`moment_of` says which events are
-such moments; the caller passes the time in (``now``, wall-clock seconds).
+same moment not again within :data:`SAME_MOMENT_GAP`. These cooldowns are kept in
+``persona.json`` beside the other memory files (:mod:`pepa.state.persona`: the persona actor
+saves :meth:`Voice.saved` after each line and restores it at start) so that a crash loop
+cannot turn into chat spam (which is what gets a bot kicked). :func:`moment_of` says which
+events are such moments; the caller passes the time in (``now``, wall-clock seconds).
 """
 
 # ruff: noqa: RUF001 - the lines are Russian on purpose
@@ -19,10 +16,9 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-
-import orjson
+from typing import Any
 
 from pepa.runtime.events import (
     ActivityChanged,
@@ -33,13 +29,11 @@ from pepa.runtime.events import (
     PlayerSpotted,
     Respawned,
 )
-from pepa.state.files import Int, JsonFile, ListOf, MapOf, Obj, Stamp, Str, load, write_atomic
 
 __all__ = [
     "LINES",
     "MAJOR_SKILLS",
     "MIN_GAP",
-    "PERSONA_FILE",
     "PER_HOUR",
     "THREAT_REMARK_RADIUS",
     "Voice",
@@ -55,19 +49,6 @@ PER_HOUR = 8
 """Persona lines in any rolling hour, at most."""
 SAME_MOMENT_GAP = 600.0
 """Seconds before the same moment (``threat:creeper`` …) is remarked on again."""
-PERSONA_FILE = JsonFile(
-    spec=Obj(
-        required={
-            "last": Stamp(),
-            "recent": ListOf(item=Stamp(), max_len=64),
-            "moments": MapOf(key=Str(max_len=200), value=Stamp(), max_len=512),
-        },
-        optional={"turns": Int(lo=0, hi=2**31)},
-    ),
-    build=dict,
-    max_bytes=64 * 1024,
-)
-"""``persona.json``: ``{"last": t, "recent": [t, …], "moments": {"dawn": t, …}, "turns": n}``."""
 
 LINES: dict[str, tuple[str, ...]] = {
     "death": ("ой... я умер", "эх, не повезло", "ладно, ещё раз"),
@@ -136,27 +117,37 @@ def line_for(moment: str, detail: str = "", turn: int = 0) -> str | None:
 class Voice:
     """When the persona may speak; times are wall-clock seconds (they outlive the process)."""
 
-    path: Path | None = None
     last: float = float("-inf")
     recent: deque[float] = field(default_factory=deque)
     moments: dict[str, float] = field(default_factory=dict)
     turns: int = 0
 
     @classmethod
-    def load(cls, path: Path) -> Voice:
-        """The saved cooldowns, or fresh ones (a bad file is moved aside with one warning)."""
-        voice = cls(path=path)
-        then = "the cooldowns are unreadable: the persona starts with fresh ones"
-        data = load(path, PERSONA_FILE, None, log=logger, then=then)
-        if data is not None:
-            voice.last = data["last"]
-            voice.recent = deque(sorted(data["recent"]))
-            voice.moments = data["moments"]
-            voice.turns = data.get("turns", 0)
-        return voice
+    def restore(cls, saved: Mapping[str, Any] | None) -> Voice:
+        """The cooldowns :meth:`saved` gave (checked by ``persona.json``'s schema), or fresh
+        ones for None."""
+        if saved is None:
+            return cls()
+        return cls(
+            last=saved["last"],
+            recent=deque(sorted(saved["recent"])),
+            moments=dict(saved["moments"]),
+            turns=saved.get("turns", 0),
+        )
+
+    def saved(self) -> dict[str, Any]:
+        """The cooldowns as ``persona.json`` keeps them."""
+        return {
+            "last": self.last,
+            "recent": list(self.recent),
+            "moments": self.moments,
+            "turns": self.turns,
+        }
 
     def speak(self, moment: str, detail: str, now: float) -> str | None:
-        """The line to say for ``moment`` at ``now``, or None when the persona must keep quiet."""
+        """The line to say for ``moment`` at ``now``, or None when the persona must keep quiet.
+
+        A line said changes the cooldowns: the caller saves :meth:`saved` then."""
         while self.recent and now - self.recent[0] >= 3600.0:
             self.recent.popleft()
         if now - self.last < MIN_GAP or len(self.recent) >= PER_HOUR:
@@ -172,19 +163,4 @@ class Voice:
         self.moments[key] = now
         self.moments = {k: t for k, t in self.moments.items() if now - t < SAME_MOMENT_GAP}
         self.turns += 1
-        self._save()
         return line
-
-    def _save(self) -> None:
-        if self.path is None:
-            return
-        data = {
-            "last": self.last,
-            "recent": list(self.recent),
-            "moments": self.moments,
-            "turns": self.turns,
-        }
-        try:
-            write_atomic(self.path, orjson.dumps(data) + b"\n")
-        except OSError as exc:
-            logger.warning("cannot save the persona's cooldowns to %s: %s", self.path, exc)

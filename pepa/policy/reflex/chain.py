@@ -81,7 +81,6 @@ AIR_BELOW = 8
 at about 2 blocks a second (prismarine-physics: jump in water +0.04 a tick, drag 0.8)."""
 HUNGRY_BELOW = 16
 EAT_COOLDOWN = 5.0
-SLEEP_RETRY = 30.0
 TRAPPED_AFTER = 3.0
 TRAPPED_MOVED = 1.0
 """Blocks moved while enclosed that start the trapped clock again."""

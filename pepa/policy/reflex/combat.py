@@ -33,13 +33,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from pepa.game import items
 from pepa.policy.reflex.knobs import Tuning
 from pepa.world.view import Entity, WorldView
 
 __all__ = [
-    "ARMOUR_POINTS",
     "MOBS",
-    "WEAPON_DAMAGE",
     "Mob",
     "Plan",
     "armour_points",
@@ -88,27 +87,6 @@ CHARGE_ARMOUR = 10
 SPRINT_FOOD = 6
 """At or below this food the bot cannot sprint (vanilla ClientPlayerEntity: food > 6)."""
 
-WEAPON_DAMAGE: Mapping[str, float] = {
-    "netherite_sword": 8, "diamond_sword": 7, "iron_sword": 6, "stone_sword": 5,
-    "golden_sword": 4, "wooden_sword": 4,
-    "netherite_axe": 10, "diamond_axe": 9, "iron_axe": 9, "stone_axe": 9,
-    "golden_axe": 7, "wooden_axe": 7,
-}  # fmt: skip
-"""Attack damage, the fist's 1 included (vanilla 1.16.5 ItemTier + SwordItem 3 / AxeItem)."""
-FIST = 1.0
-
-ARMOUR_POINTS: Mapping[str, int] = {
-    "leather_helmet": 1, "leather_chestplate": 3, "leather_leggings": 2, "leather_boots": 1,
-    "golden_helmet": 2, "golden_chestplate": 5, "golden_leggings": 3, "golden_boots": 1,
-    "chainmail_helmet": 2, "chainmail_chestplate": 5, "chainmail_leggings": 4,
-    "chainmail_boots": 1,
-    "iron_helmet": 2, "iron_chestplate": 6, "iron_leggings": 5, "iron_boots": 2,
-    "diamond_helmet": 3, "diamond_chestplate": 8, "diamond_leggings": 6, "diamond_boots": 3,
-    "netherite_helmet": 3, "netherite_chestplate": 8, "netherite_leggings": 6,
-    "netherite_boots": 3, "turtle_helmet": 2,
-}  # fmt: skip
-"""Armour points of each worn piece (vanilla 1.16.5 ArmorMaterial damage reduction amounts)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Mob:
@@ -153,13 +131,12 @@ class Plan:
 
 def weapon_damage(world: WorldView) -> float:
     """The attack damage of the best weapon the bot carries (1: the fist)."""
-    carried = [WEAPON_DAMAGE[name] for name in world.inventory if name in WEAPON_DAMAGE]
-    return max(carried, default=FIST)
+    return items.weapon_damage(world.inventory)
 
 
 def armour_points(world: WorldView) -> int:
     """Armour points of what the bot wears (a full iron set: 15)."""
-    return sum(ARMOUR_POINTS.get(name, 0) for name in world.worn)
+    return items.armour_points(world.worn)
 
 
 def crowd_limit(world: WorldView) -> int:

@@ -17,6 +17,7 @@ from pepa.world.view import WorldView
 
 __all__ = [
     "ATTACK_COOLDOWN",
+    "SWING",
     "Admission",
     "IdleChores",
     "Prepared",
@@ -27,6 +28,8 @@ __all__ = [
     "prepare",
 ]
 
+SWING = "combat.attack-nearest"
+"""The instant skill that stops a pre-empted one in its own call (``stop_first``)."""
 ATTACK_COOLDOWN = 0.6
 """Seconds between swings (vanilla's sword cooldown)."""
 

@@ -8,9 +8,9 @@ the knowledge actor writes it to ``proposals/`` for an operator to review.
 from __future__ import annotations
 
 import re
-import time
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 __all__ = ["FailureTracker", "ProposalDraft", "SkillMetrics"]
 
@@ -34,14 +34,18 @@ class ProposalDraft:
     @property
     def file_name(self) -> str:
         """``YYYYmmdd-HHMMSS-<slug>.md``: sorts by time."""
-        return time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.created)) + f"-{self.slug}.md"
+        return f"{self._at:%Y%m%d-%H%M%S}-{self.slug}.md"
+
+    @property
+    def _at(self) -> datetime:
+        return datetime.fromtimestamp(self.created, UTC)
 
     def markdown(self) -> str:
         """The proposal as an operator reads it."""
         details = "\n".join(f"{n}. {d}" for n, d in enumerate(self.failures, 1))
         return (
             f"# Proposal: `{self.label}` keeps failing\n\n"
-            f"Created {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(self.created))} "
+            f"Created {self._at:%Y-%m-%d %H:%M:%S UTC} "
             f"after {len(self.failures)} failures in a row.\n\n"
             f"## Failures\n\n{details}\n\n"
             "## Suggested work\n\n"

@@ -25,10 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from pepa.actors.skillrunner import SWING
 from pepa.policy.reflex import combat
 from pepa.policy.reflex.chain import ChainState, Decision, decide
-from pepa.policy.reflex.dispatch import Running, admit
+from pepa.policy.reflex.dispatch import SWING, Running, admit
 from pepa.world.view import Entity, WorldView
 
 __all__ = ["ARMED_KINDS", "PROBE_DISTANCE", "PROBE_ID", "armed", "struck"]

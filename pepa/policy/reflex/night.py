@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pepa.game.crafting import FURNACE, IRON_PICKAXES, PICKAXES, TABLE, CraftingError
+from pepa.game.steps import book_for, next_step_for
 from pepa.world.view import Vec3, WorldView
 
 __all__ = [
@@ -145,8 +146,6 @@ def works_under_cover(
     kind, _, item = skill.partition(".")
     if kind not in ("craft", "smelt") or not item:
         return False
-    from skills._making import book_for, next_step_for  # skills build on this package
-
     count = int((task.get("args") or {}).get("count") or 1)
     try:
         step = next_step_for(item, count, items, version)

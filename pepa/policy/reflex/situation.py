@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from pepa.game.items import armour_points, weapon_damage
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -50,18 +51,6 @@ _WEAPONS = (("fist", 1.0), ("wood", 4.0), ("stone", 5.0), ("iron", 6.0))
 ``diamond``)."""
 _ARMOUR = (("none", 0), ("light", 7), ("iron", 15))
 """Armour tiers by points worn (full leather 7, full iron 15, more: ``heavy``)."""
-_SWORDS = {"wooden_sword": 4.0, "stone_sword": 5.0, "iron_sword": 6.0, "golden_sword": 4.0,
-           "diamond_sword": 7.0, "netherite_sword": 8.0, "wooden_axe": 7.0, "stone_axe": 9.0,
-           "iron_axe": 9.0, "diamond_axe": 9.0, "netherite_axe": 10.0}  # fmt: skip
-"""Attack damage of weapons (1.16.5; axes hit harder but recharge slower)."""
-_POINTS = {"leather_helmet": 1, "leather_chestplate": 3, "leather_leggings": 2, "leather_boots": 1,
-           "golden_helmet": 2, "golden_chestplate": 5, "golden_leggings": 3, "golden_boots": 1,
-           "chainmail_helmet": 2, "chainmail_chestplate": 5, "chainmail_leggings": 4,
-           "chainmail_boots": 1, "iron_helmet": 2, "iron_chestplate": 6, "iron_leggings": 5,
-           "iron_boots": 2, "diamond_helmet": 3, "diamond_chestplate": 8, "diamond_leggings": 6,
-           "diamond_boots": 3, "netherite_helmet": 3, "netherite_chestplate": 8,
-           "netherite_leggings": 6, "netherite_boots": 3, "turtle_helmet": 2}  # fmt: skip
-"""Armour points of each piece (vanilla)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,8 +143,8 @@ def situation_of(view: WorldView | Mapping[str, Any], cause: str = "") -> Situat
         time="" if world.is_day is None else "day" if world.is_day else "night",
         hp=_bucket(world.hp, ((6, "low"), (12, "mid")), "high"),
         food=_bucket(world.food, ((6, "low"), (14, "mid")), "high"),
-        weapon=_tier(max((_SWORDS.get(n, 1.0) for n in world.inventory.items), default=1.0)),
-        armour=_armour(sum(_POINTS.get(n, 0) for n in world.worn)),
+        weapon=_tier(weapon_damage(world.inventory.items)),
+        armour=_armour(armour_points(world.worn)),
         terrain=terrain,
         cell=cell,
     )

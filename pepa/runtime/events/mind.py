@@ -11,16 +11,16 @@ __all__ = [
     "AdviceApplied",
     "DeathAnalysed",
     "DeathAnalysisRequested",
+    "DraftPlan",
     "GoalSet",
     "LessonLearned",
     "MilestoneReached",
+    "PlanAsked",
     "PlanChanged",
-    "PlanProposed",
-    "PlanRequested",
-    "PlanRevised",
-    "PlanWanted",
+    "PlanDrafted",
     "ReflectionWanted",
     "ReflexTicked",
+    "RevisePlan",
     "TaskSuggested",
     "TaskWithdrawn",
     "TopicAsked",
@@ -103,8 +103,9 @@ class TaskWithdrawn:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PlanRevised:
-    """Changes to ``plan.md`` for its one writer, the curriculum (reflection's adjustments)."""
+class RevisePlan:
+    """Change ``plan.md`` (reflection's adjustments): a command to its one writer, the
+    curriculum."""
 
     changes: tuple[str, ...]
     """Lines in the vocabulary of :func:`pepa.policy.learning.reflection.adjust_plan`."""
@@ -174,16 +175,17 @@ class PlanChanged:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PlanWanted:
-    """A new goal has an offline plan; an LLM back end may propose a better one."""
+class DraftPlan:
+    """Draft a plan for a new goal: a command to the coach (the goal has an offline plan; an
+    LLM back end may draft a better one, answered as :class:`PlanDrafted`)."""
 
     goal: str
     """The goal, as in ``goal.md``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PlanProposed:
-    """An LLM's plan for a goal, every milestone checked against the skill registry."""
+class PlanDrafted:
+    """An LLM drafted a plan for a goal, every milestone checked against the skill registry."""
 
     goal: str
     """The goal it answers."""
@@ -204,7 +206,7 @@ class TopicAsked:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PlanRequested:
+class PlanAsked:
     """An operator asked for the plan (chat ``<bot> plan``); the answer goes to chat."""
 
     by: str

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["DeathRecord", "LessonRecord", "PoiRecord", "death_record", "lesson_record"]
+__all__ = [
+    "DeathRecord",
+    "LessonDraft",
+    "LessonRecord",
+    "PoiRecord",
+    "death_record",
+    "lesson_record",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,3 +79,18 @@ def death_record(row: Any) -> DeathRecord:
         last_skill=row.last_skill, last_hostile=row.last_hostile,
         hostile_distance=row.hostile_distance, cause_kind=row.cause_kind, cause=row.cause,
     )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LessonDraft:
+    """A lesson to store: what a post-mortem, a reflection or another bot concluded."""
+
+    skill: str
+    situation: str
+    hostile: str
+    verdict: str
+    alternative: str
+    text: str
+    confidence: float
+    signature: str = ""
+    """The situation it is about (``Situation.signature``); empty: its hostile anywhere."""

@@ -33,7 +33,6 @@ from pepa.state.knowledge.records import (
     death_record,
     lesson_record,
 )
-from pepa.state.knowledge.seeding import seed
 from pepa.state.knowledge.wikitext import CachedPage
 
 __all__ = [
@@ -160,14 +159,6 @@ class KnowledgeStore:
     def counts(self) -> dict[str, int]:
         """Rows per table, for status and tests."""
         return {entity._table_: orm.count(e for e in entity) for entity in self.e.values()}
-
-    # -- seeding ------------------------------------------------------------------
-
-    def seed(self, version: str, data_root: Path) -> bool | None:
-        """Fill recipes, blocks, mobs and starter lessons from minecraft-data, once per version
-        (:func:`pepa.state.knowledge.seeding.seed`: True seeded now, False already, None another
-        bot of the fleet is seeding the shared base right now)."""
-        return seed(self, version, data_root)
 
     # -- deaths and places ---------------------------------------------------------------
 

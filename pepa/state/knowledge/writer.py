@@ -16,7 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pepa.policy.learning.postmortem import LessonDraft
+from pepa.state.knowledge.records import LessonDraft
+from pepa.state.knowledge.seeding import seed
 from pepa.state.knowledge.store import DeathRecord, KnowledgeError, KnowledgeStore, LessonRecord
 
 __all__ = ["StoreWriter"]
@@ -134,12 +135,13 @@ class StoreWriter:
     def seed(self, version: str, data_root: Path | None) -> bool | None:
         """Recipes, blocks and mobs of ``version`` from minecraft-data, once per version.
 
-        None: another bot sharing the base is seeding it now (:meth:`KnowledgeStore.seed`);
-        the caller tries again later. False after an error, which is logged: play on."""
+        None: another bot sharing the base is seeding it now
+        (:func:`~pepa.state.knowledge.seeding.seed`); the caller tries again later. False
+        after an error, which is logged: play on."""
         if self.store is None or data_root is None:
             return False
         try:
-            seeded = self.store.seed(version, data_root)
+            seeded = seed(self.store, version, data_root)
         except Exception as exc:  # minecraft-data missing or odd, or the database broke: play on
             logger.warning("cannot seed the knowledge base for %s: %s", version, exc)
             return False
