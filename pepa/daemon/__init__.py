@@ -1,8 +1,4 @@
-"""The daemon: a process supervisor (``pepa start``) over one worker process."""
-
-from __future__ import annotations
-
-from pepa.daemon.lock import StateLock
-from pepa.daemon.parent import EXIT_GAVE_UP, ProcessSupervisor
-
-__all__ = ["EXIT_GAVE_UP", "ProcessSupervisor", "StateLock"]
+"""The daemon: ``pepa start``'s process supervisor (:mod:`.parent`) over one worker process
+(:mod:`.worker`), which runs one bot's parts (:mod:`.bothost`); the configuration
+(:mod:`.config`), handed to the worker through a pipe (:mod:`.handover`); the state lock
+(:mod:`.lock`); restarts and exit codes (:mod:`.restarts`); ``--reload`` (:mod:`.reload`)."""

@@ -8,7 +8,7 @@ waits on another's.
 
 A host never ends the process. What would have (a stop asked for, the tree
 giving up, the account refused, the bridge dead) goes to ``on_exit(code,
-reason)`` with the worker's exit codes (:data:`EXIT_STOP`, …), and the
+reason)`` with the worker's exit codes (:data:`~pepa.daemon.restarts.EXIT_STOP`, …), and the
 worker decides: the one-bot worker exits; a fleet worker restarts that bot,
 or leaves it stopped, or, for a dead bridge, exits so that every bot on it
 comes back in a new process.
@@ -31,6 +31,7 @@ from pepa.base import logs
 from pepa.base.errors import SupervisionError
 from pepa.base.node import WorldError, node_modules
 from pepa.daemon.config import EMBEDDED_HOST, Config
+from pepa.daemon.restarts import EXIT_BRIDGE, EXIT_CONFIG, EXIT_GAVE_UP, EXIT_STOP
 from pepa.ipc.server import IpcServer
 from pepa.link.minecraft import LinkSettings, MinecraftLink
 from pepa.llm import settings_from_config
@@ -40,10 +41,6 @@ from pepa.state.retention import MIB, RetentionPolicy
 from pepa.worldserver.process import DEFAULT_VERSION
 
 __all__ = [
-    "EXIT_BRIDGE",
-    "EXIT_CONFIG",
-    "EXIT_GAVE_UP",
-    "EXIT_STOP",
     "START_TIMEOUT",
     "BotHost",
     "minecraft_data",
@@ -51,14 +48,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-EXIT_STOP = 0
-"""A stop asked for (``cmd:stop``, an operator's ``stop``)."""
-EXIT_BRIDGE = 1
-"""The JS bridge died, or anything unexpected: every bot on this process must come back."""
-EXIT_CONFIG = 2
-"""A setting to change (the account refused, no Node): no restart."""
-EXIT_GAVE_UP = 3
-"""The actor tree gave up."""
 START_TIMEOUT = 60.0
 """Seconds the whole actor tree may take to start."""
 

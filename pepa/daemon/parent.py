@@ -22,37 +22,38 @@ counted). See ``pepa.daemon.reload`` and docs/reload.md.
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TextIO
 
 import orjson
 
-from pepa.base.childenv import scrubbed
 from pepa.base.dirs import secure_state
 from pepa.base.errors import PepaError
 from pepa.base.signals import SignalInbox
-from pepa.daemon import handover
 from pepa.daemon.config import Config
-from pepa.daemon.handover import ENV_PARENT, ENV_RELOAD_TOKEN, EXIT_FILE
+from pepa.daemon.handover import ENV_RELOAD_TOKEN
 from pepa.daemon.lock import StateLock
 from pepa.daemon.reload import Reloader, describe, source_roots
-from pepa.runtime import Backoff, RestartIntensity
-from pepa.state.files import WORKER_EXIT, load
+from pepa.daemon.restarts import (
+    EXIT_CONFIG,
+    EXIT_GAVE_UP,
+    EXIT_STOP,
+    Restarts,
+    exit_reason,
+    spawn_worker,
+)
+from pepa.ipc.paths import EXIT_FILE
+from pepa.runtime import Backoff
 from pepa.worldserver.process import EmbeddedWorld
 
 __all__ = ["EXIT_GAVE_UP", "ProcessSupervisor"]
 
 logger = logging.getLogger(__name__)
-
-EXIT_GAVE_UP = 3
-"""Exit code of ``pepa start`` when the worker keeps dying."""
 
 
 def keep_world_alive(world: EmbeddedWorld | None, say: Callable[[str], None], then: str) -> None:
@@ -84,8 +85,8 @@ class ProcessSupervisor:
         reload: bool = False,
     ) -> None:
         self.config = config
-        self.intensity = RestartIntensity(max_restarts=max_restarts, period=period)
-        self.backoff = backoff or Backoff(base=0.5, factor=2.0, cap=30.0, stable_after=60.0)
+        self.budget = Restarts.within(max_restarts, period, backoff)
+        """The worker's restart budget and backoff (:mod:`pepa.daemon.restarts`)."""
         self.stop_timeout = stop_timeout
         self.worker_argv = list(worker_argv or [sys.executable, "-m", "pepa.daemon"])
         self.out = out or sys.stdout
@@ -93,7 +94,6 @@ class ProcessSupervisor:
         self._stopping = threading.Event()
         self._signals = SignalInbox((signal.SIGINT, signal.SIGTERM))
         self._proc: subprocess.Popen[bytes] | None = None
-        self.restarts = 0
         self.reloader = (
             Reloader(source_roots(), socket_path=config.socket_path, say=self.say)
             if reload
@@ -167,7 +167,6 @@ class ProcessSupervisor:
         return self._check_signals()
 
     def _loop(self) -> int:
-        failures = 0
         while not self._check_signals():
             started = time.monotonic()
             code = self._run_worker()
@@ -177,46 +176,32 @@ class ProcessSupervisor:
                 self._reloading = False
                 self.reloads += 1
                 continue
-            if code == 0:
-                self.say("worker stopped on request")
-                return 0
-            reason = self._exit_reason(code)
-            if code == 2:
-                self.say(f"worker refused its configuration: {reason}")
-                return 2
             now = time.monotonic()
-            if not self.intensity.allow(now):
+            verdict = self.budget.after_exit(code, ran_for=now - started, now=now)
+            if verdict.action == "stopped":
+                self.say("worker stopped on request")
+                return EXIT_STOP
+            reason = exit_reason(code, [self.config.server_dir])
+            if verdict.action == "refused":
+                self.say(f"worker refused its configuration: {reason}")
+                return EXIT_CONFIG
+            if verdict.action == "give_up":
+                intensity = self.budget.intensity
                 self.say(
-                    f"giving up: the worker died more than {self.intensity.max_restarts} times "
-                    f"in {self.intensity.period:g}s (last: {reason})"
+                    f"giving up: the worker died more than {intensity.max_restarts} times "
+                    f"in {intensity.period:g}s (last: {reason})"
                 )
                 return EXIT_GAVE_UP
-            failures = 1 if now - started >= self.backoff.stable_after else failures + 1
-            delay = self.backoff.delay(failures)
-            self.restarts += 1
-            self.say(f"worker died ({reason}); restart {self.restarts} in {delay:.1f}s")
-            if self._sleep(delay):
+            self.say(f"worker died ({reason}); restart {self.budget.count} in {verdict.delay:.1f}s")
+            if self._sleep(verdict.delay):
                 return 0
         return 0
 
     def _run_worker(self) -> int:
         exit_file = self.config.server_dir / EXIT_FILE
         exit_file.unlink(missing_ok=True)
-        # the configuration (password, keys, database URL) goes through a pipe; the
-        # environment, which every process under the worker inherits, holds no secret
-        config_fd = handover.send(orjson.dumps(self.config.to_json()))
-        env = scrubbed(os.environ, **{ENV_PARENT: str(os.getpid())})
-        env[handover.ENV_CONFIG_FD] = str(config_fd)
-        if self.reloader is not None:
-            env[ENV_RELOAD_TOKEN] = self.reloader.token
-        try:
-            # its own session: a Ctrl-C in the terminal reaches only this process, which
-            # then stops the worker in order (the JS bridge under it must not die first)
-            self._proc = subprocess.Popen(
-                self.worker_argv, env=env, pass_fds=(config_fd,), start_new_session=True
-            )
-        finally:
-            os.close(config_fd)
+        reload = {ENV_RELOAD_TOKEN: self.reloader.token} if self.reloader is not None else {}
+        self._proc = spawn_worker(self.worker_argv, orjson.dumps(self.config.to_json()), reload)
         proc = self._proc
         if self._check_signals():  # a signal arrived while spawning
             self.stop()
@@ -252,11 +237,3 @@ class ProcessSupervisor:
 
     def _keep_world_alive(self) -> None:
         keep_world_alive(self.world, self.say, "the bot reconnects by itself")
-
-    def _exit_reason(self, code: int) -> str:
-        if code < 0:
-            return f"killed by {signal.Signals(-code).name}"
-        path: Path = self.config.server_dir / EXIT_FILE
-        said = load(path, WORKER_EXIT, {}, log=logger, then="the exit reason is unknown")
-        reason = said.get("reason", "")
-        return f"exit code {code}" + (f": {reason}" if reason else "")

@@ -45,8 +45,9 @@ from pepa.base.childenv import scrub_environ
 from pepa.base.dirs import StateDirError, secure_state
 from pepa.base.errors import ConfigError
 from pepa.daemon.config import config_from_json
+from pepa.daemon.restarts import EXIT_GAVE_UP, overall
 from pepa.fleet.fleetsock import FleetSocket
-from pepa.fleet.supervisor import EXIT_GAVE_UP, FleetSupervisor, _Group, set_goal
+from pepa.fleet.supervisor import FleetSupervisor, _Group, set_goal
 from pepa.fleet.worker import FleetWorker
 from pepa.ipc.fleet import BotLine, fleet_lines
 from pepa.ipc.paths import FLEET_SOCKET
@@ -203,8 +204,7 @@ class RayFleetSupervisor(FleetSupervisor):
                 self._poll()
                 self._keep_world_alive()
                 if all(g.exit_code is not None for g in self.groups):
-                    codes = {g.exit_code for g in self.groups}
-                    return EXIT_GAVE_UP if EXIT_GAVE_UP in codes else 2 if 2 in codes else 0
+                    return overall(g.exit_code for g in self.groups)
                 self._check_signals(POLL)
         finally:
             server.close()
@@ -315,19 +315,19 @@ class RayFleetSupervisor(FleetSupervisor):
             return
         ray_group = self._actors.pop(group.number)
         ray.kill(ray_group.actor, no_restart=True)
-        group.restarts += 1
         group.restart_at = time.monotonic()
         self.say(
             f"group {group.number} ({', '.join(group.bots)}) cannot come back where it ran "
-            f"({why}); starting it on another node (restart {group.restarts})"
+            f"({why}); starting it on another node (restart {group.budget.count})"
         )
 
     def _restart_allowed(self, group: _Group) -> bool:
-        """Within the group's restart budget; else it is given up (and False)."""
-        if group.intensity.allow(time.monotonic()):
+        """A restart counted within the group's budget; else it is given up (and False)."""
+        if group.budget.lost(time.monotonic()):
             return True
-        self._give_up(group, f"its process was lost more than {group.intensity.max_restarts} "
-                      f"times in {group.intensity.period:g}s")  # fmt: skip
+        intensity = group.budget.intensity
+        self._give_up(group, f"its process was lost more than {intensity.max_restarts} "
+                      f"times in {intensity.period:g}s")  # fmt: skip
         return False
 
     def _seen(self, group: _Group, ray_group: _RayGroup, info: dict[str, Any]) -> None:
@@ -335,16 +335,14 @@ class RayFleetSupervisor(FleetSupervisor):
         where = f"{info['hostname']} ({info['ip']}, node {str(info['node'])[:8]})"
         pid = int(info["pid"])
         first, again = ray_group.pid is None, ray_group.pid not in (None, pid)
-        if again:
-            if not self._restart_allowed(group):
-                return
-            group.restarts += 1
+        if again and not self._restart_allowed(group):
+            return
         ray_group.pid, ray_group.where, ray_group.lost = pid, where, None
         self._write_roster()  # before the line: who reads the line finds the roster new
         if again:
             self.say(
                 f"group {group.number} ({names}) runs again in pid {pid} on {where} "
-                f"(restart {group.restarts}); its bots reconnect"
+                f"(restart {group.budget.count}); its bots reconnect"
             )
         elif first:
             logger.info("group %d (%s) runs in pid %d on %s", group.number, names, pid, where)

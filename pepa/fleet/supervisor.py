@@ -31,29 +31,32 @@ from typing import Any, TextIO
 
 import orjson
 
-from pepa.base.childenv import scrubbed
 from pepa.base.dirs import secure_state
 from pepa.base.errors import LockError
 from pepa.base.signals import SignalInbox
 from pepa.base.urls import redact_url
-from pepa.daemon import handover
 from pepa.daemon.config import Config
-from pepa.daemon.handover import ENV_PARENT, EXIT_FILE
 from pepa.daemon.lock import StateLock
 from pepa.daemon.parent import keep_world_alive
+from pepa.daemon.restarts import (
+    EXIT_CONFIG,
+    EXIT_GAVE_UP,
+    EXIT_STOP,
+    Restarts,
+    exit_reason,
+    overall,
+    spawn_worker,
+)
 from pepa.fleet.postgres import LocalPostgres, find_bin_dir
 from pepa.fleet.spec import FleetSpec
 from pepa.ipc.paths import ROSTER
-from pepa.runtime import Backoff, RestartIntensity
-from pepa.state.files import WORKER_EXIT, load, write_atomic
+from pepa.state.files import write_atomic
 from pepa.state.planbook import PlanBook
 from pepa.worldserver.process import EmbeddedWorld
 
 __all__ = ["FleetSupervisor", "bot_configs"]
 
 logger = logging.getLogger(__name__)
-
-EXIT_GAVE_UP = 3
 
 
 def bot_configs(base: Config, spec: FleetSpec) -> list[list[Config]]:
@@ -97,14 +100,12 @@ class _Group:
 
     number: int
     configs: list[Config]
-    intensity: RestartIntensity
-    backoff: Backoff
+    budget: Restarts
+    """Its restart budget and backoff, and the restarts it has had."""
     proc: subprocess.Popen[bytes] | None = None
     started_at: float = 0.0
-    failures: int = 0
     restart_at: float | None = 0.0
     """When to start its worker next (0: at once; None: not again)."""
-    restarts: int = 0
     exit_code: int | None = None
     """How the group ended for good (None while it runs or waits to restart)."""
     bots: list[str] = field(default_factory=list)
@@ -145,8 +146,7 @@ class FleetSupervisor:
             _Group(
                 number=n,
                 configs=configs,
-                intensity=RestartIntensity(max_restarts=max_restarts, period=period),
-                backoff=Backoff(base=0.5, factor=2.0, cap=30.0, stable_after=60.0),
+                budget=Restarts.within(max_restarts, period),
                 bots=[c.username for c in configs],
             )
             for n, configs in enumerate(bot_configs(base, spec))
@@ -260,8 +260,7 @@ class FleetSupervisor:
                     self._spawn(group)
             self._keep_world_alive()
             if all(g.exit_code is not None for g in self.groups):
-                codes = {g.exit_code for g in self.groups}
-                return EXIT_GAVE_UP if EXIT_GAVE_UP in codes else 2 if 2 in codes else 0
+                return overall(g.exit_code for g in self.groups)
             self._check_signals(0.2)
 
     def _check_signals(self, timeout: float = 0.0) -> bool:
@@ -275,33 +274,28 @@ class FleetSupervisor:
 
     def _ended(self, group: _Group, code: int, now: float) -> None:
         group.proc = None
-        reason = self._exit_reason(group, code)
+        verdict = group.budget.after_exit(code, ran_for=now - group.started_at, now=now)
+        reason = exit_reason(code, [c.server_dir for c in group.configs])
         names = ", ".join(group.bots)
-        if code == 0:
+        if verdict.action == "stopped":
             self.say(f"group {group.number} ({names}): every bot stopped on request")
-            group.exit_code, group.restart_at = 0, None
-            return
-        if code == 2:
+            group.exit_code, group.restart_at = EXIT_STOP, None
+        elif verdict.action == "refused":
             self.say(f"group {group.number} ({names}) refused its configuration: {reason}")
-            group.exit_code, group.restart_at = 2, None
-            return
-        if not group.intensity.allow(now):
+            group.exit_code, group.restart_at = EXIT_CONFIG, None
+        elif verdict.action == "give_up":
+            intensity = group.budget.intensity
             self.say(
                 f"group {group.number} ({names}): giving up, its worker died more than "
-                f"{group.intensity.max_restarts} times in {group.intensity.period:g}s "
-                f"(last: {reason})"
+                f"{intensity.max_restarts} times in {intensity.period:g}s (last: {reason})"
             )
             group.exit_code, group.restart_at = EXIT_GAVE_UP, None
-            return
-        stable = now - group.started_at >= group.backoff.stable_after
-        group.failures = 1 if stable else group.failures + 1
-        delay = group.backoff.delay(group.failures)
-        group.restarts += 1
-        group.restart_at = now + delay
-        self.say(
-            f"group {group.number} ({names}) died ({reason}); restart {group.restarts} "
-            f"in {delay:.1f}s (the other groups play on)"
-        )
+        else:
+            group.restart_at = now + verdict.delay
+            self.say(
+                f"group {group.number} ({names}) died ({reason}); restart {group.budget.count} "
+                f"in {verdict.delay:.1f}s (the other groups play on)"
+            )
 
     def _spawn(self, group: _Group) -> None:
         payload = {
@@ -310,15 +304,7 @@ class FleetSupervisor:
             "nice": self.worker_nice,
             "bots": [c.to_json() for c in group.configs],
         }
-        config_fd = handover.send(orjson.dumps(payload))
-        env = scrubbed(os.environ, **{ENV_PARENT: str(os.getpid())})
-        env[handover.ENV_CONFIG_FD] = str(config_fd)
-        try:
-            group.proc = subprocess.Popen(
-                self.worker_argv, env=env, pass_fds=(config_fd,), start_new_session=True
-            )
-        finally:
-            os.close(config_fd)
+        group.proc = spawn_worker(self.worker_argv, orjson.dumps(payload))
         group.started_at, group.restart_at = time.monotonic(), None
         self._write_roster()
 
@@ -327,7 +313,7 @@ class FleetSupervisor:
             "pid": os.getpid(),
             "server": f"{self.base.host or '127.0.0.1'}:{self.base.port}",
             **self._roster_extra(),
-            "groups": [{"group": g.number, **self._where(g), "restarts": g.restarts,
+            "groups": [{"group": g.number, **self._where(g), "restarts": g.budget.count,
                         "bots": g.bots} for g in self.groups],
         }  # fmt: skip
         try:
@@ -364,17 +350,6 @@ class FleetSupervisor:
 
     def _keep_world_alive(self) -> None:
         keep_world_alive(self.world, self.say, "the bots reconnect by themselves")
-
-    def _exit_reason(self, group: _Group, code: int) -> str:
-        if code < 0:
-            return f"killed by {signal.Signals(-code).name}"
-        reasons = []
-        for config in group.configs:  # the worker leaves the reason in each bot's folder
-            said = load(config.server_dir / EXIT_FILE, WORKER_EXIT, {}, log=logger, then="")
-            if said.get("reason"):
-                reasons.append(str(said["reason"]))
-        reason = reasons[0] if reasons else ""
-        return f"exit code {code}" + (f": {reason}" if reason else "")
 
 
 def set_goal(config: Config, goal: str) -> bool:

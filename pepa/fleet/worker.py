@@ -41,8 +41,9 @@ from pepa.base.errors import PepaError
 from pepa.base.node import WorldError
 from pepa.base.signals import SignalInbox
 from pepa.daemon import handover
-from pepa.daemon.bothost import EXIT_BRIDGE, EXIT_CONFIG, EXIT_GAVE_UP, EXIT_STOP, BotHost
+from pepa.daemon.bothost import BotHost
 from pepa.daemon.config import Config, config_from_json
+from pepa.daemon.restarts import EXIT_BRIDGE, EXIT_CONFIG, EXIT_GAVE_UP, EXIT_STOP
 from pepa.daemon.worker import (
     EXIT_FILE,
     SWITCH_INTERVAL,
