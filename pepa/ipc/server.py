@@ -30,7 +30,6 @@ import asyncio
 import collections
 import itertools
 import logging
-import select
 import socket
 import threading
 from collections.abc import Callable, Mapping
@@ -38,10 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from pepa.base.errors import LineTooLong, ProtocolError
 from pepa.base.threads import thread_name
+from pepa.ipc._connection import Connection
 from pepa.ipc._socketfile import AF_UNIX_PATH_MAX, IpcServerError, bind, unlink_if_ours
-from pepa.ipc.protocol import MAX_LINE_BYTES, Command, LineSplitter, decode_command, encode, error
+from pepa.ipc.protocol import MAX_LINE_BYTES, Command, encode, error
 
 __all__ = [
     "ACK_TIMEOUT",
@@ -145,9 +144,9 @@ class IpcServer:
         self._on_disconnect = on_disconnect
         self._ids = itertools.count(1)
         # Server thread only:
-        self._clients: dict[int, _Connection] = {}
-        self._open: set[_Connection] = set()  # every transport not yet lost, refused ones too
-        self._live: dict[int, _Connection] = {}  # clients past their first send
+        self._clients: dict[int, Connection] = {}
+        self._open: set[Connection] = set()  # every transport not yet lost, refused ones too
+        self._live: dict[int, Connection] = {}  # clients past their first send
         self._stop_future: asyncio.Future[None] | None = None
         # Any thread, under _lock:
         self._lock = threading.Lock()
@@ -310,9 +309,7 @@ class IpcServer:
     async def _serve(self, sock: socket.socket, ready: threading.Event) -> None:
         loop = asyncio.get_running_loop()
         self._stop_future = loop.create_future()
-        server = await loop.create_unix_server(
-            lambda: _Connection(self, next(self._ids)), sock=sock
-        )
+        server = await loop.create_unix_server(lambda: Connection(self, next(self._ids)), sock=sock)
         with self._lock:
             self._running = not self._stopped
             if self._stopped:  # stop() came while we were starting
@@ -343,15 +340,28 @@ class IpcServer:
         if self._stop_future is not None and not self._stop_future.done():
             self._stop_future.set_result(None)
 
-    def _attach(self, conn: _Connection) -> None:
+    # -- the connections' host (pepa.ipc._connection.Host) --------------------------------
+
+    def opened(self, conn: Connection) -> None:
+        self._open.add(conn)
+        self._attach(conn)
+
+    def lost(self, conn: Connection) -> None:
+        self._open.discard(conn)
+        self._detach(conn)
+
+    def hand_on(self, client_id: int, command: Command) -> None:
+        self._call(self._on_command, client_id, command)
+
+    def _attach(self, conn: Connection) -> None:
         if len(self._clients) >= self.max_clients:
             logger.warning(
                 "IPC client %d refused: %d clients already connected",
                 conn.client_id,
                 len(self._clients),
             )
-            self._count("clients_refused")
-            self._close_with_error(
+            self.count("clients_refused")
+            self.close_with_error(
                 conn, f"too many clients ({self.max_clients}); closing this connection"
             )
             return
@@ -360,7 +370,7 @@ class IpcServer:
         if self._on_connect is not None:
             self._call(self._on_connect, conn.client_id)
 
-    def _detach(self, conn: _Connection) -> None:
+    def _detach(self, conn: Connection) -> None:
         if self._clients.pop(conn.client_id, None) is None:
             return
         self._live.pop(conn.client_id, None)
@@ -370,138 +380,9 @@ class IpcServer:
         if self._on_disconnect is not None:
             self._call(self._on_disconnect, conn.client_id)
 
-    def _received(self, conn: _Connection, data: bytes | None) -> None:
-        """Bytes from a client (``None`` at its end of file): run each command line."""
-        if conn.closing:
-            return
-        try:
-            lines = conn.splitter.finish() if data is None else conn.splitter.feed(data)
-        except LineTooLong as exc:
-            self._reject(conn, exc)
-            return
-        if data is None:
-            conn.eof = True
-            conn.cancel_line_timer()
-        else:
-            self._watch_line(conn, ended=b"\n" in data)
-        if lines:
-            conn.held.extend(lines)
-            self._peak("peak_held", len(conn.held))
-        self._dispatch(conn)
-
-    def _dispatch(self, conn: _Connection) -> None:
-        """Hand held lines on while the client has room in flight; pause its reads if not."""
-        held = conn.held
-        while held and not conn.closing and not conn.write_full:
-            if self.ack_commands and conn.in_flight >= self.max_in_flight:
-                break
-            line = held.popleft()
-            try:
-                cmd = decode_command(line, fault_injection=self.fault_injection)
-            except ProtocolError as exc:
-                logger.debug("IPC client %d sent a bad line: %s", conn.client_id, exc)
-                self._write(conn, encode(error("ipc", str(exc))))
-                continue
-            if self.ack_commands:
-                conn.in_flight += 1
-                self._peak("peak_in_flight", conn.in_flight)
-            self._call(self._on_command, conn.client_id, cmd)
-        if not conn.closing:
-            self._pause(conn, bool(held))
-
-    def _pause(self, conn: _Connection, paused: bool) -> None:
-        """Stop or restart reading the client's socket (nothing to do after its EOF)."""
-        if paused:
-            if not conn.paused:
-                conn.paused = True
-                self._count("reads_paused")
-                conn.cancel_line_timer()  # not the client's fault while we do not read
-                if not conn.eof:
-                    conn.transport.pause_reading()
-            if conn.stall_timer is None:
-                conn.stall_timer = asyncio.get_running_loop().call_later(
-                    self.ack_timeout, self._stalled, conn, conn.acks_seen
-                )
-            return
-        if not conn.paused:
-            return
-        conn.paused = False
-        if conn.stall_timer is not None:
-            conn.stall_timer.cancel()
-            conn.stall_timer = None
-        self._read_again(conn)
-
-    def _read_again(self, conn: _Connection) -> None:
-        """Read the client again, unless another reason to wait still holds."""
-        if conn.eof or conn.closing or conn.paused or conn.write_full:
-            return
-        conn.transport.resume_reading()
-        self._watch_line(conn, ended=False)
-
-    def _write_full(self, conn: _Connection, full: bool) -> None:
-        """The client's unread answers passed the high mark (or fell below the low one)."""
-        conn.write_full = full
-        if not full:
-            if conn.held:
-                self._dispatch(conn)
-            self._read_again(conn)
-            return
-        self._count("writes_full")
-        conn.cancel_line_timer()  # not the client's fault while we do not read
-        if not conn.eof and not conn.closing:
-            conn.transport.pause_reading()
-
-    def _stalled(self, conn: _Connection, acks_seen: int) -> None:
-        """A paused client's timer: without any ack since, its commands count as lost."""
-        conn.stall_timer = None
-        if conn.closing or not conn.paused or conn.write_full:
-            return  # a full write buffer is the client's wait, not lost commands
-        loop = asyncio.get_running_loop()
-        if conn.acks_seen != acks_seen:  # slow, not stuck: wait another period
-            conn.stall_timer = loop.call_later(
-                self.ack_timeout, self._stalled, conn, conn.acks_seen
-            )
-            return
-        logger.warning(
-            "IPC client %d: %d command(s) not taken within %g s; taking them as lost",
-            conn.client_id, conn.in_flight, self.ack_timeout,
-        )  # fmt: skip
-        conn.in_flight = 0
-        self._dispatch(conn)
-
-    def _watch_line(self, conn: _Connection, *, ended: bool) -> None:
-        """(Re)arm the unfinished-line timer: it runs from a line's first byte to its end."""
-        if ended:
-            conn.cancel_line_timer()
-        waiting = conn.paused or conn.write_full
-        if conn.splitter.pending and conn.line_timer is None and not waiting:
-            conn.line_timer = asyncio.get_running_loop().call_later(
-                self.line_timeout, self._line_timed_out, conn
-            )
-
-    def _line_timed_out(self, conn: _Connection) -> None:
-        conn.line_timer = None
-        if conn.closing or conn.paused or conn.write_full or not conn.splitter.pending:
-            return
-        logger.info(
-            "IPC client %d left a line unfinished for %g s; closing it",
-            conn.client_id,
-            self.line_timeout,
-        )
-        self._count("clients_timed_out")
-        self._close_with_error(
-            conn,
-            f"no end of line within {self.line_timeout:g} s "
-            f"({conn.splitter.pending} bytes waiting); closing this connection",
-        )
-
-    def _reject(self, conn: _Connection, exc: LineTooLong) -> None:
-        logger.info("IPC client %d sent an over-long line; closing it", conn.client_id)
-        self._close_with_error(conn, str(exc))
-
-    def _close_with_error(self, conn: _Connection, text: str) -> None:
+    def close_with_error(self, conn: Connection, text: str) -> None:
         """One ``error`` event, then close (flushing it first; aborted if that hangs)."""
-        self._write(conn, encode(error("ipc", text)))
+        self.write(conn, encode(error("ipc", text)))
         conn.closing = True
         conn.cancel_timers()
         self._live.pop(conn.client_id, None)
@@ -509,11 +390,11 @@ class IpcServer:
             conn.transport.close()  # flushes the error first; abort if it cannot
             asyncio.get_running_loop().call_later(_CLOSE_GRACE, conn.transport.abort)
 
-    def _count(self, name: str) -> None:
+    def count(self, name: str) -> None:
         with self._lock:
             self._counts[name] += 1
 
-    def _peak(self, name: str, value: int) -> None:
+    def peak(self, name: str, value: int) -> None:
         if value > self._counts[name]:  # only the server thread writes peaks
             with self._lock:
                 self._counts[name] = max(self._counts[name], value)
@@ -532,9 +413,7 @@ class IpcServer:
         for client_id, count in acks.items():
             acked = self._clients.get(client_id)
             if acked is not None and not acked.closing:
-                acked.in_flight = max(0, acked.in_flight - count)
-                acked.acks_seen += count
-                self._dispatch(acked)
+                acked.acked(count)
         out: dict[int, list[bytes]] = {}
         run: list[bytes] = []  # consecutive broadcasts, joined once for every client
 
@@ -562,9 +441,9 @@ class IpcServer:
         for client_id, parts in out.items():
             conn = self._clients.get(client_id)
             if conn is not None:
-                self._write(conn, parts[0] if len(parts) == 1 else b"".join(parts))
+                self.write(conn, parts[0] if len(parts) == 1 else b"".join(parts))
 
-    def _write(self, conn: _Connection, data: bytes) -> None:
+    def write(self, conn: Connection, data: bytes) -> None:
         transport = conn.transport
         if conn.closing or transport.is_closing():
             return
@@ -579,69 +458,5 @@ class IpcServer:
             conn.closing = True
             conn.cancel_timers()
             self._live.pop(conn.client_id, None)
-            self._count("clients_dropped")
+            self.count("clients_dropped")
             transport.abort()
-
-
-class _Connection(asyncio.Protocol):
-    """One client connection. Every method runs on the server thread."""
-
-    transport: asyncio.Transport
-
-    def __init__(self, server: IpcServer, client_id: int) -> None:
-        self.server = server
-        self.client_id = client_id
-        self.splitter = LineSplitter(server.max_line_bytes)
-        self.closing = False  # no more reads or writes once set
-        self.held: collections.deque[bytes] = collections.deque()  # lines not yet handed on
-        self.in_flight = 0  # handed to on_command, not yet command_done
-        self.acks_seen = 0
-        self.paused = False  # its socket is not read while lines are held
-        self.write_full = False  # nor while its unread answers pass the high mark
-        self.eof = False
-        self.line_timer: asyncio.TimerHandle | None = None
-        self.stall_timer: asyncio.TimerHandle | None = None
-
-    def cancel_line_timer(self) -> None:
-        if self.line_timer is not None:
-            self.line_timer.cancel()
-            self.line_timer = None
-
-    def cancel_timers(self) -> None:
-        self.cancel_line_timer()
-        if self.stall_timer is not None:
-            self.stall_timer.cancel()
-            self.stall_timer = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)
-        high = max(self.server.max_client_buffer // 8, 64 * 1024)
-        self.transport.set_write_buffer_limits(high=high, low=high // 4)
-        self.server._open.add(self)
-        self.server._attach(self)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closing = True
-        self.cancel_timers()
-        self.held.clear()
-        self.server._open.discard(self)
-        self.server._detach(self)
-
-    def pause_writing(self) -> None:
-        self.server._write_full(self, True)
-
-    def resume_writing(self) -> None:
-        self.server._write_full(self, False)
-
-    def data_received(self, data: bytes) -> None:
-        self.server._received(self, data)
-
-    def eof_received(self) -> bool:
-        # The client's last unterminated line counts. A client that only shut
-        # down its write side (``socat``, ``nc -U``) keeps receiving; one that
-        # closed altogether (POLLHUP on our end) is closed at once.
-        self.server._received(self, None)
-        sock = self.transport.get_extra_info("socket")
-        poller = select.poll()
-        poller.register(sock.fileno(), select.POLLOUT)
-        return not any(mask & select.POLLHUP for _, mask in poller.poll(0))
