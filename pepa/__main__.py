@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from pepa.cli.main import main
+from pepa.cli.commands import main
 
 sys.exit(main())

@@ -20,7 +20,7 @@ import pytest
 from pepa.actors.ipc import STATUS_INTERVAL, STATUS_MIN_GAP, Ipc
 from pepa.base.errors import AskTimeout
 from pepa.base.logs import RingBuffer
-from pepa.cli.main import format_snapshot
+from pepa.cli.status import format_snapshot
 from pepa.ipc import protocol
 from pepa.runtime import ActorStateChanged
 from pepa.runtime.events import (

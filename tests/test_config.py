@@ -208,7 +208,8 @@ def test_the_embedded_world_is_the_sandbox_unless_turned_off() -> None:
 def test_sandbox_flags_choose_the_world_and_its_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from pepa.cli.main import _embedded_world, build_parser, load
+    from pepa.cli.commands import _embedded_world
+    from pepa.cli.parser import build_parser, load
 
     monkeypatch.chdir(tmp_path)  # no .env
     monkeypatch.delenv("PEPA_SANDBOX", raising=False)
@@ -225,7 +226,8 @@ def test_sandbox_flags_choose_the_world_and_its_folder(
 def test_the_embedded_world_runs_a_version_it_can_and_refuses_others_in_one_line(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from pepa.cli.main import _embedded_world, build_parser, load
+    from pepa.cli.commands import _embedded_world
+    from pepa.cli.parser import build_parser, load
 
     monkeypatch.chdir(tmp_path)  # no .env
     for name in ("PEPA_SANDBOX", "MC_VERSION", "MC_HOST"):

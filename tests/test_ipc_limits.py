@@ -22,7 +22,7 @@ import pytest
 
 from pepa.actors.ipc import Ipc
 from pepa.base.logs import REPEAT_LIMIT, RingBuffer
-from pepa.cli import main as cli
+from pepa.cli import commands as cli
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.ipc.protocol import Chat, Command, Goal, Snapshot

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pepa.base.errors import ConfigError
-from pepa.cli.main import main
+from pepa.cli.commands import main
 from pepa.cli.propose import (
     ApplyResult,
     ProposeError,

@@ -336,7 +336,7 @@ def test_reload_restarts_the_worker_keeps_world_and_socket_and_refuses_broken_co
 
 
 def test_reload_is_off_by_default() -> None:
-    from pepa.cli.main import build_parser
+    from pepa.cli.parser import build_parser
 
     args = build_parser().parse_args(["start"])
     assert args.reload is False

@@ -19,7 +19,8 @@ import orjson
 import pytest
 
 from pepa.base.node import WorldError, node_binary, node_modules
-from pepa.cli.main import _embedded_world, build_parser, load, main
+from pepa.cli.commands import _embedded_world, main
+from pepa.cli.parser import build_parser, load
 from pepa.daemon.config import SANDBOX_PROFILES
 from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.conftest import SANDBOX_SEED

@@ -31,7 +31,7 @@ must be drawn here.
     │   └── ReplyRejected     pepa.policy.coach.validate     a reply that failed validation
     ├── KnowledgeError        pepa.state.knowledge.database  the base can't be opened or written
     ├── ProposalError         pepa.state.proposals           no pending proposal has that id
-    ├── ProposeError          pepa.cli.propose               apply refused (repo, tree, approval)
+    ├── ProposeError          pepa.cli.propose.rules         apply refused (repo, tree, approval)
     ├── PostgresError         pepa.fleet.postgres            the fleet's PostgreSQL won't start
     └── DashboardError        tui.app                        no terminal for the dashboard
 

@@ -1,7 +1,8 @@
-"""The ``pepa`` command: its subcommands (:mod:`.main`) and ``pepa propose`` (:mod:`.propose`)."""
+"""The ``pepa`` command: its subcommands (:mod:`.commands`), their arguments (:mod:`.parser`),
+``status`` and ``tui`` (:mod:`.status`) and ``pepa propose`` (:mod:`.propose`)."""
 
 from __future__ import annotations
 
-from pepa.cli.main import main
+from pepa.cli.commands import main
 
 __all__ = ["main"]
