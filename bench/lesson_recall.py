@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pony import orm
 
 from bench._common import describe
-from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.chain import decide
+from pepa.policy.reflex.decision import ChainState
 from pepa.policy.reflex.situation import Situation, situation_of
 from pepa.state.knowledge import KnowledgeStore
 from pepa.world.view import WorldView

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.chain import decide
 from pepa.policy.reflex.combat import armour_points, assess, crowd_limit, weapon_damage
+from pepa.policy.reflex.decision import ChainState
 from pepa.testing import entity, view
 from pepa.world.view import WorldView
 

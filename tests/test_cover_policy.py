@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from pepa.actors.reflex import Reflex
-from pepa.policy.reflex.chain import COVER_HOLD, COVER_RETRY, SAFE_FOR, ChainState, decide
+from pepa.policy.reflex.chain import decide
 from pepa.policy.reflex.combat import assess
+from pepa.policy.reflex.decision import COVER_HOLD, COVER_RETRY, SAFE_FOR, ChainState
 from pepa.runtime.events import ActionFinished, WorldObserved
 from pepa.testing import ActorHarness, FakeLink, entity, raw_snapshot, view
 from pepa.world.view import Entity, WorldView

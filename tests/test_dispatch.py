@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pepa.policy.reflex.chain import Decision
+from pepa.policy.reflex.decision import Decision
 from pepa.policy.reflex.dispatch import Running, admit
 
 

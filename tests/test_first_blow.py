@@ -13,8 +13,8 @@ from typing import Any
 
 from pepa.actors.reflex import ARM_EVERY, Reflex
 from pepa.link.minecraft import BOT_JS
-from pepa.policy.reflex.chain import ChainState, Decision
 from pepa.policy.reflex.combat import MOBS
+from pepa.policy.reflex.decision import ChainState, Decision
 from pepa.policy.reflex.dispatch import Running
 from pepa.policy.reflex.firstblow import ARMED_KINDS, PROBE_DISTANCE, armed
 from pepa.runtime.events import (

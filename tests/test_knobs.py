@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from pepa.policy.learning.postmortem import analyse
-from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.chain import decide
+from pepa.policy.reflex.decision import ChainState
 from pepa.policy.reflex.knobs import KNOBS, TUNE, Tuning, knob_skill, parse_change, tuning
 from pepa.policy.reflex.situation import situation_of
 from pepa.world.view import WorldView

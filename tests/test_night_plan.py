@@ -11,7 +11,8 @@ import pytest
 
 from pepa.actors.reflex import Reflex
 from pepa.policy.reflex import night
-from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.chain import decide
+from pepa.policy.reflex.decision import ChainState
 from pepa.policy.reflex.outcomes import MORNING_RETRY, NIGHT_RETRY, WAYS_OUT
 from pepa.runtime.events import ActionFinished, TaskSuggested, WorldObserved
 from pepa.testing import ActorHarness, FakeLink, entity, view

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pepa.policy.reflex.chain import ChainState, decide
+from pepa.policy.reflex.chain import decide
+from pepa.policy.reflex.decision import ChainState
 from pepa.policy.reflex.situation import (
     FIELDS,
     LEVELS,

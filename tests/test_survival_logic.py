@@ -7,8 +7,10 @@ import math
 import pytest
 
 import skills
-from pepa.policy.reflex.chain import FOOD_PRIORITY, ChainState, decide
+from pepa.policy.reflex.chain import decide
+from pepa.policy.reflex.decision import ChainState
 from pepa.policy.reflex.failures import FailureTracker, SkillMetrics
+from pepa.policy.reflex.food import FOOD_PRIORITY
 from pepa.policy.reflex.taskslot import TaskSlot
 from pepa.policy.watchdog.progress import ProgressWatch
 from pepa.world.view import Vec3, WorldView

@@ -28,7 +28,8 @@ import skills
 from pepa.actors.skillrunner import SkillRunner
 from pepa.base.errors import SupervisionError
 from pepa.link.api import Link
-from pepa.policy.reflex.chain import PRIORITY, ChainState, Decision, decide
+from pepa.policy.reflex.chain import decide
+from pepa.policy.reflex.decision import PRIORITY, ChainState, Decision
 from pepa.policy.reflex.dispatch import IdleChores, Running, admit, label, order_reply
 from pepa.policy.reflex.firstblow import armed, struck
 from pepa.policy.reflex.outcomes import ORDERS, ended, on_stuck

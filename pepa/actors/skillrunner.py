@@ -16,7 +16,7 @@ from typing import Literal
 
 import skills
 from pepa.link.api import Link
-from pepa.policy.reflex.chain import Decision
+from pepa.policy.reflex.decision import Decision
 from pepa.policy.reflex.dispatch import SWING, Running, label, prepare
 from pepa.policy.reflex.failures import FailureTracker, SkillMetrics
 from pepa.runtime.events import AdviceApplied, ProposalDrafted, SkillFinished

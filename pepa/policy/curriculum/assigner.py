@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pepa.policy.reflex.chain import FOOD_PRIORITY
+from pepa.policy.reflex.food import FOOD_PRIORITY
 from pepa.state.plans import Milestone, rename_skill
 
 __all__ = [

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pepa.policy.reflex.chain import Decision
+from pepa.policy.reflex.decision import Decision
 from pepa.world.view import WorldView
 
 __all__ = [

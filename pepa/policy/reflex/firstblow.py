@@ -26,7 +26,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from pepa.policy.reflex import combat
-from pepa.policy.reflex.chain import ChainState, Decision, decide
+from pepa.policy.reflex.chain import decide
+from pepa.policy.reflex.decision import ChainState, Decision
 from pepa.policy.reflex.dispatch import SWING, Running, admit
 from pepa.world.view import Entity, WorldView
 

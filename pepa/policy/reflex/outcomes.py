@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
-from pepa.policy.reflex.chain import ChainState
+from pepa.policy.reflex.decision import ChainState
 from pepa.policy.watchdog.progress import SUSPENDING
 from pepa.world.view import Vec3
 
