@@ -7,7 +7,6 @@ anything it cannot use.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 import shutil
@@ -18,6 +17,21 @@ from typing import Any
 
 from pepa.base.errors import ConfigError
 from pepa.base.urls import redact_url
+from pepa.daemon.values import (
+    USERNAME,
+    chat_pattern_of,
+    db_url_of,
+    flag_of,
+    host_of,
+    operators_of,
+    password_of,
+    port_of,
+    profile_of,
+    seconds_of,
+    url_of,
+    whole_of,
+    wiki_url_of,
+)
 from pepa.game.versions import SANDBOX_VERSION, embedded_refusal
 from pepa.worldserver import PROFILES
 
@@ -41,13 +55,7 @@ AUTH_CHOICES = ("offline", "microsoft")
 """How the bot signs in: an offline-mode name, or a Microsoft account (mineflayer's own)."""
 SANDBOX_PROFILES = PROFILES
 """The sandbox's profiles (:data:`pepa.worldserver.PROFILES`)."""
-_USERNAME = re.compile(r"[A-Za-z0-9_]{3,16}")
-"""A Minecraft name, matched whole (``fullmatch``: a trailing newline is not a name)."""
 _VERSION = re.compile(r"1\.[0-9]+(\.[0-9]+)?")
-_LABEL = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
-"""One host name label: RFC 1123, plus ``_`` (Docker service names such as ``mc_server``)."""
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
 # setting -> environment variable
 _ENV = {
@@ -270,22 +278,22 @@ def resolve(
             return environ[var]
         return dotenv.get(var)
 
-    host = _host(pick("host"))
-    port = _port(pick("port"))
+    host = host_of(pick("host"))
+    port = port_of(pick("port"))
     username = pick("username") or "pepa_bot"
-    if not isinstance(username, str) or not _USERNAME.fullmatch(username):
+    if not isinstance(username, str) or not USERNAME.fullmatch(username):
         raise ConfigError(
             f"username {username!r} is not a Minecraft name (3-16 letters, digits or _)"
         )
     version = pick("version") or None
     if version is not None and not _VERSION.fullmatch(version):
         raise ConfigError(f"version {version!r} is not a Minecraft version such as 1.16.5")
-    sandbox = _flag(pick("sandbox"), "PEPA_SANDBOX", default=True)
+    sandbox = flag_of(pick("sandbox"), "PEPA_SANDBOX", default=True)
     if host is None:  # the embedded world runs the version: one it can run
         refusal = embedded_refusal(version or SANDBOX_VERSION, sandbox)
         if refusal is not None:
             raise ConfigError(refusal)
-    operators = _operators(pick("operators"))
+    operators = operators_of(pick("operators"))
     chat_pattern = chat_pattern_of(pick("chat_pattern"))
     auth = (pick("auth") or "offline").lower()
     if auth not in AUTH_CHOICES:
@@ -298,7 +306,7 @@ def resolve(
         port=port,
         username=username,
         version=version,
-        password=_password(pick("password")),
+        password=password_of(pick("password")),
         chat_pattern=chat_pattern,
         auth=auth,
         operators=operators,
@@ -306,17 +314,17 @@ def resolve(
         llm=llm,
         pi_command=pick("pi_command") or "pi",
         propose_command=pick("propose_command") or "",
-        propose_timeout=_seconds(
+        propose_timeout=seconds_of(
             pick("propose_timeout"), "PEPA_PROPOSE_TIMEOUT", default=1800.0, low=1.0, high=86400.0
         ),
-        openai_url=_url(pick("openai_url")),
+        openai_url=url_of(pick("openai_url")),
         openai_model=pick("openai_model") or "",
         openai_key=pick("openai_key") or None,
-        llm_timeout=_seconds(
+        llm_timeout=seconds_of(
             pick("llm_timeout"), "PEPA_LLM_TIMEOUT", default=120.0, low=1.0, high=3600.0
         ),
-        db_url=_db_url(pick("db_url")),
-        reflect_every=_seconds(
+        db_url=db_url_of(pick("db_url")),
+        reflect_every=seconds_of(
             pick("reflect_every"),
             "PEPA_REFLECT_EVERY",
             default=1800.0,
@@ -324,221 +332,17 @@ def resolve(
             high=86400.0,
             off=True,
         ),
-        wiki_url=_wiki_url(pick("wiki_url")),
-        fault_injection=_flag(pick("fault_injection")),
-        curriculum=_flag(pick("curriculum"), "PEPA_CURRICULUM", default=True),
-        learning=_flag(pick("learning"), "PEPA_LEARNING", default=True),
-        first_blow=_flag(pick("first_blow"), "PEPA_FIRST_BLOW", default=True),
+        wiki_url=wiki_url_of(pick("wiki_url")),
+        fault_injection=flag_of(pick("fault_injection")),
+        curriculum=flag_of(pick("curriculum"), "PEPA_CURRICULUM", default=True),
+        learning=flag_of(pick("learning"), "PEPA_LEARNING", default=True),
+        first_blow=flag_of(pick("first_blow"), "PEPA_FIRST_BLOW", default=True),
         sandbox=sandbox,
-        sandbox_profile=_profile(pick("sandbox_profile")),
-        retention_days=_whole(
+        sandbox_profile=profile_of(pick("sandbox_profile")),
+        retention_days=whole_of(
             pick("retention_days"), "PEPA_RETENTION_DAYS", default=30, low=1, high=3650, unit="days"
         ),
-        log_max_mb=_whole(
+        log_max_mb=whole_of(
             pick("log_max_mb"), "PEPA_LOG_MAX_MB", default=200, low=1, high=1024 * 1024, unit="MiB"
         ),
     )
-
-
-def _profile(value: Any) -> str:
-    """A name of :data:`SANDBOX_PROFILES` (any case); empty: ``default``."""
-    if value is None or value == "":
-        return "default"
-    name = str(value).lower()
-    if name not in SANDBOX_PROFILES:
-        raise ConfigError(f"sandbox profile {value!r} is not one of {', '.join(SANDBOX_PROFILES)}")
-    return name
-
-
-def _port(value: Any) -> int:
-    if value is None or value == "":
-        return 25565
-    if isinstance(value, str) and not re.fullmatch(r"[0-9]{1,5}", value):
-        raise ConfigError(f"port {value!r} is not a number")
-    try:
-        port = int(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"port {value!r} is not a number") from exc
-    if not 1 <= port <= 65535:
-        raise ConfigError(f"port {port} is out of range (1-65535)")
-    return port
-
-
-def _operators(value: Any) -> tuple[str, ...]:
-    """Comma-separated names; spaces around the commas are allowed, nothing else stray."""
-    if not value:
-        return ()
-    names = [str(n) for n in value] if isinstance(value, list | tuple) else str(value).split(",")
-    cleaned = tuple(dict.fromkeys(n.strip(" ") for n in names if n.strip(" ")))
-    for name in cleaned:
-        if not _USERNAME.fullmatch(name):
-            raise ConfigError(
-                f"operator {name!r} is not a Minecraft name (3-16 letters, digits or _)"
-            )
-    return cleaned
-
-
-def _password(value: Any) -> str | None:
-    """The AuthMe password: it goes into ``/login <password>``, so one word of printable text."""
-    if not value:
-        return None
-    text = str(value)
-    if any(char.isspace() or not char.isprintable() or char == "§" for char in text):
-        raise ConfigError("MC_PASSWORD has a space, a line break, a § or a control character")
-    return text
-
-
-def _host(value: Any) -> str | None:
-    """A host name (RFC 1123 labels) or an IPv4/IPv6 address: it becomes a folder name."""
-    if value is None or value == "":
-        return None
-    text = str(value)
-    if len(text) > 253:
-        raise ConfigError(f"host {text[:40]!r}… is longer than 253 characters")
-    try:
-        address = ipaddress.ip_address(text)
-    except ValueError:
-        pass
-    else:
-        if isinstance(address, ipaddress.IPv6Address) and address.scope_id is not None:
-            raise ConfigError(f"host {text!r}: an IPv6 zone (%…) cannot be part of a folder name")
-        return text
-    labels = text.split(".")
-    if ":" in text or not all(_LABEL.fullmatch(label) for label in labels):
-        raise ConfigError(f"host {text!r} is not a host name or an IP address")
-    if labels[-1].isdigit():
-        raise ConfigError(f"host {text!r} is not a host name or an IP address (numeric last label)")
-    return text
-
-
-def _url(value: Any) -> str | None:
-    if not value:
-        return None
-    text = str(value).strip().rstrip("/")
-    if not re.match(r"^https?://[^/\s]+", text):
-        raise ConfigError(
-            f"PEPA_OPENAI_URL {redact_url(str(value), keep_user=False)!r} is not an http(s) URL"
-        )
-    return text
-
-
-def _wiki_url(value: Any) -> str:
-    if value is None:
-        return "https://minecraft.wiki"
-    text = str(value).strip().rstrip("/")
-    if text and not re.match(r"^https?://[^/\s?#]+(/[^\s?#]*)?$", text):
-        shown = redact_url(str(value), keep_user=False)
-        raise ConfigError(f"PEPA_WIKI_URL {shown!r} is not an http(s) URL (empty: no lookups)")
-    return text
-
-
-def _db_url(value: Any) -> str | None:
-    if not value:
-        return None
-    text = str(value).strip()
-    if not re.match(r"^(sqlite:///|postgres(ql)?://)\S+$", text):
-        raise ConfigError(
-            f"PEPA_DB_URL {redact_url(text)!r} is not sqlite:///path or postgresql://user@host/db"
-        )
-    return text
-
-
-def _seconds(
-    value: Any, var: str, *, default: float, low: float, high: float, off: bool = False
-) -> float:
-    """A number of seconds in [low, high]; ``off``: 0 is allowed too (it turns a timer off)."""
-    if value is None or value == "":
-        return default
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{var} {value!r} is not a number of seconds") from exc
-    if not (low <= seconds <= high or (off and seconds == 0)):
-        span = f"0 = off, {low:g}-{high:g} s" if off else f"{low:g}-{high:g} s"
-        raise ConfigError(f"{var} {seconds:g} is out of range ({span})")
-    return seconds
-
-
-def _whole(value: Any, var: str, *, default: int, low: int, high: int, unit: str) -> int:
-    """A whole number in [low, high]."""
-    if value is None or value == "":
-        return default
-    text = str(value)
-    if not re.fullmatch(r"[0-9]{1,12}", text):  # no sign, space, newline or other digits
-        raise ConfigError(f"{var} {value!r} is not a whole number of {unit}")
-    number = int(text)
-    if not low <= number <= high:
-        raise ConfigError(f"{var} {number} is out of range ({low}-{high} {unit})")
-    return number
-
-
-def _flag(value: Any, var: str = "PEPA_FAULT_INJECTION", *, default: bool = False) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = "" if value is None else str(value).strip().lower()
-    if not text:
-        return default
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ConfigError(f"{var}={value!r} is not a yes/no value")
-
-
-MAX_CHAT_PATTERN = 200
-"""Characters of a --chat-pattern."""
-_NAMED_GROUP = re.compile(r"\(\?P?<(?![=!])")
-
-
-def chat_pattern_of(value: Any) -> str:
-    """A --chat-pattern (PEPA_CHAT_PATTERN) checked, in JavaScript's syntax; "" for none.
-
-    It must compile, name the groups ``name`` (the sender) and ``text`` (what they said),
-    and stay under :data:`MAX_CHAT_PATTERN` characters. Python's ``(?P<name>`` is accepted and
-    written as JavaScript's ``(?<name>``. The line is matched from its start (the JS side
-    anchors it): a pattern cannot pick a name out of the middle of someone else's line.
-    """
-    if value is None or value == "":
-        return ""
-    shown = str(value)[:60]
-    if not isinstance(value, str) or len(value) > MAX_CHAT_PATTERN or not value.isprintable():
-        raise ConfigError(
-            f"PEPA_CHAT_PATTERN {shown!r} is not a line of at most {MAX_CHAT_PATTERN} characters"
-        )
-    js = _NAMED_GROUP.sub("(?<", value)
-    try:
-        compiled = re.compile(_NAMED_GROUP.sub("(?P<", js))
-    except re.error as exc:
-        raise ConfigError(
-            f"PEPA_CHAT_PATTERN {shown!r} is not a regular expression: {exc}"
-        ) from None
-    problem = _js_regex_problem(js)
-    if problem:
-        raise ConfigError(f"PEPA_CHAT_PATTERN {shown!r} is not a JavaScript regular expression: "
-                          f"{problem}")  # fmt: skip
-    if not {"name", "text"} <= set(compiled.groupindex):
-        raise ConfigError(
-            f"PEPA_CHAT_PATTERN {shown!r} must name the groups 'name' and 'text', "
-            r"as in '\[\w+\] (?<name>\w+) » (?<text>.*)'"
-        )
-    return js
-
-
-def _js_regex_problem(source: str) -> str:
-    """Why Node's RegExp refuses ``source`` (the bridge compiles it: the two dialects differ,
-    ``(?i)`` or ``[]`` mean other things or nothing there); "" when it compiles, or when no
-    Node is at hand to ask (the bridge then refuses it with the same message)."""
-    import subprocess
-
-    from pepa.base.node import WorldError, node_binary
-
-    try:
-        node = node_binary()
-        check = "try { new RegExp(process.argv[1], 'sy') } catch (e) { console.log(e.message) }"
-        result = subprocess.run(
-            [str(node), "-e", check, source], capture_output=True, text=True, timeout=20,
-            env={"PATH": "/usr/bin:/bin"},
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError, WorldError):
-        return ""
-    return result.stdout.strip()[:120]
