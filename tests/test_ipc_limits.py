@@ -21,7 +21,8 @@ import orjson
 import pytest
 
 from pepa.actors.ipc import Ipc
-from pepa.base.logs import REPEAT_LIMIT, RingBuffer
+from pepa.base.logs import RingBuffer
+from pepa.base.repeats import REPEAT_LIMIT
 from pepa.cli import commands as cli
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient

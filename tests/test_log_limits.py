@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pepa.base import logs
-from pepa.base.logs import BusHandler, DailyFileHandler, RepeatFilter, RepeatLimiter
+from pepa.base.logs import BusHandler, DailyFileHandler
+from pepa.base.repeats import RepeatFilter, RepeatLimiter
 
 
 class FakeClock:
