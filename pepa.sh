@@ -2,7 +2,7 @@
 # Set-up and run in one step; every step is idempotent and skipped when done.
 #   ./pepa.sh start      set up, then run the bot daemon (`pepa start`)
 #   ./pepa.sh test       set up, then run the test suite (extra args go to pytest)
-#   ./pepa.sh lint       set up, then ruff (lint and format check) and mypy
+#   ./pepa.sh lint       set up, then ruff (lint and format check), mypy and the import contracts
 #   ./pepa.sh ARGS...    set up, then `pepa ARGS...` (status, tui, world, …)
 set -euo pipefail
 
@@ -50,7 +50,9 @@ case "$cmd" in
         cd "$here"
         "$venv/bin/ruff" check .
         "$venv/bin/ruff" format --check .
-        exec "$venv/bin/mypy"
+        "$venv/bin/mypy"
+        # the import contracts of pyproject.toml (no cache: a stale one hides a new arrow)
+        exec "$venv/bin/lint-imports" --no-cache
         ;;
     *)
         [ $# -gt 0 ] && shift
