@@ -17,7 +17,7 @@ seeds, its lower end cut at 0), deaths by cause, the share of deaths whose cause
 already seen earlier in the same run (pooled over the arm's runs), mean time alive,
 milestones and stuck events; per
 seed whether the trained arm died at most half as often as the baseline (a seed where
-the baseline never died cannot show it); and the target of #16: that on at least 4 of 5
+the baseline never died cannot show it); and the learning target: that on at least 4 of 5
 held-out seeds, with at most 20 % repeated causes with learning on. Written to
 ``bench/results/gauntlet2-<timestamp>.json``, ``.csv`` and (with matplotlib:
 ``pip install .[bench]``) ``.png``: the learning curve and deaths by cause per arm.

@@ -1,4 +1,4 @@
-"""The version matrix (#17): at each game version, does the bot join, answer, come, stop,
+"""The version matrix: at each game version, does the bot join, answer, come, stop,
 fight, dig and craft?
 
 Run: ``.venv/bin/python bench/versions.py [--versions 1.12.2,1.16.5 | --quick] [--logs DIR]``.

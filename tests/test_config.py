@@ -260,7 +260,7 @@ def test_the_wiki_url_is_a_setting_and_empty_turns_lookups_off() -> None:
         resolve({}, {"PEPA_WIKI_URL": "minecraft.wiki"}, {})
 
 
-# -- names and hosts: nothing stray (issue #12 item 4) --------------------------------------------
+# -- names and hosts: nothing stray -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Process hardening (issue #12): secrets, signals, state directories.
+"""Process hardening: secrets, signals, state directories.
 
 - no secret in any child's environment or in a log: the worker gets its
   configuration through a pipe, every child an environment without secrets;

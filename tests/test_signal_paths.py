@@ -1,4 +1,4 @@
-"""Who acts on a recorded signal, and when (issue #12, signal paths).
+"""Who acts on a recorded signal, and when.
 
 - the worker acts on SIGUSR1/SIGTERM on a thread of its own, so a main thread
   stuck in the start or the teardown still dumps every thread;

@@ -1,4 +1,4 @@
-"""The short version matrix (#17): at the oldest version pepa plays, at 1.16.5 and at the
+"""The short version matrix: at the oldest version pepa plays, at 1.16.5 and at the
 newest, a real flying-squid world and a real ``pepa start``: the bot joins, answers
 ``status``, comes and stops when its operator says so, fights a zombie, digs a block and
 crafts planks (tests/version_matrix.py says how each is checked; ``bench/versions.py`` runs

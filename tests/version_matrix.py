@@ -1,4 +1,4 @@
-"""The version matrix (#17): at one game version, a fresh flat flying-squid world, one real
+"""The version matrix: at one game version, a fresh flat flying-squid world, one real
 ``pepa start`` daemon in it and the checks of the issue, each bounded and timed.
 
 Shared by ``tests/test_versions.py`` (the short matrix, as assertions) and
@@ -75,7 +75,7 @@ OLDER = ("1.8.8", "1.9.4", "1.10.2", "1.11.2")
 QUICK = (MATRIX[0], "1.16.5", MATRIX[-1])
 """The short matrix CI runs: the oldest, the sandbox's version, the newest."""
 CHECKS = ("joins", "status", "come", "stop", "fight", "dig", "craft")
-"""The table's columns (issue #17's order); they run in :data:`ORDER`."""
+"""The table's columns; they run in :data:`ORDER`."""
 ORDER = ("joins", "status", "come", "fight", "dig", "craft", "stop")
 HEADINGS = {
     "joins": "joins",

@@ -70,12 +70,11 @@ logger = logging.getLogger(__name__)
 ARM_EVERY = 0.5
 """Seconds between two armings of the bridge's first blow (:mod:`pepa.policy.reflex.firstblow`)
 while only the view changes (a working bot's changes 5 times a second; each arming asks the
-chain once for each kind of hostile: 0.4 ms in all with 40 entities in view, 0.8 ms before
-session 46). What may disarm it goes at once: the health, a hostile spotted (a third one
-near makes the bot flee a newcomer), a lesson, the pause, a new life or connection, another
-skill running. Those that come together (a spawn in a crowd brings the hostile, the
-bridge's first blow and the fight's start within a few ms) are armed for once, after the
-last of them (:class:`_Arm`)."""
+chain once for each kind of hostile: 0.4 ms in all with 40 entities in view). What may disarm
+it goes at once: the health, a hostile spotted (a third one near makes the bot flee a
+newcomer), a lesson, the pause, a new life or connection, another skill running. Those that
+come together (a spawn in a crowd brings the hostile, the bridge's first blow and the fight's
+start within a few ms) are armed for once, after the last of them (:class:`_Arm`)."""
 _ARM_AT_ONCE = (
     HealthChanged, HostileSpotted, LessonLearned, Pause, Resume, Connected, Died, Respawned,
     FirstBlow,

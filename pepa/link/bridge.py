@@ -31,7 +31,7 @@ eight working bots allocates fast (packets, chunks, path searches' nodes), and e
 holds the loop every bot of it shares: with a young generation four times as large, scavenges
 come a quarter as often and most of what they would have copied is already dead. V8 grows it
 only under that pressure. JSPyBridge starts Node as ``$NODE_BIN bridge.js``, so the flag goes
-through ``NODE_OPTIONS``, for the bridge's start only (docs/fleet.md, session 43)."""
+through ``NODE_OPTIONS``, for the bridge's start only (docs/fleet.md)."""
 
 
 def bridge() -> Any:

@@ -3,7 +3,7 @@ a busy machine is retried, not taken for a dead bridge, and the bot it made anyw
 
 The first createBot really runs in the bridge (its bot starts joining) and then fails here as
 JSPyBridge's timeout does. With the argument ``crossed``, the link's first handle on
-bot_helper.js is instead what a crossed answer gave a fleet worker (session 45): a list, on
+bot_helper.js is instead what a crossed answer gave a fleet worker: a list, on
 which every createBot fails; the link must load the module again. Prints one JSON line:
 {"joined": bool, "dead": [...], "connects": int, "players": int, "still": bool, "loads": int}.
 """

@@ -150,8 +150,8 @@ function cachedPhysicsReads (Physics, Vec3) {
   return stats
 }
 
-// A search's costs, each computed once (cachedCosts). Profiled on the bridges of 32 working bots
-// (session 43), after the reads above: a tenth of the Node processes' busy time was two costs
+// A search's costs, each computed once (cachedCosts). Profiled on the bridges of 32 working bots,
+// after the reads above: a tenth of the Node processes' busy time was two costs
 // that Movements computes again for every node.
 // - The labour of a block in the way: safeOrBreak asks bestHarvestTool, which works out the dig
 //   time of the block with every item of the inventory (and reads each one's NBT), then the
