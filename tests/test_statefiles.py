@@ -10,7 +10,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -19,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pepa.actors.curriculum import Curriculum
-from pepa.daemon.parent import ProcessSupervisor
+from pepa.daemon.restarts import exit_reason
 from pepa.ipc import protocol
 from pepa.llm.budget import KINDS, load_budget, save_budget
 from pepa.policy.persona.voice import MIN_GAP, Voice
@@ -289,11 +288,10 @@ def test_worker_exit_of_the_wrong_shape_never_crashes_the_process_supervisor(
     tmp_path: Path,
 ) -> None:
     exit_file = tmp_path / "worker-exit.json"
-    supervisor: Any = SimpleNamespace(config=SimpleNamespace(server_dir=tmp_path))
     exit_file.write_bytes(b"[1]")  # before the schemas: AttributeError in the parent
-    assert ProcessSupervisor._exit_reason(supervisor, 3) == "exit code 3"
+    assert exit_reason(3, [tmp_path]) == "exit code 3"
     exit_file.write_bytes(orjson.dumps({"code": 3, "reason": "boom\n\x1b[2Jfake" + "x" * 900}))
-    said = ProcessSupervisor._exit_reason(supervisor, 3)
+    said = exit_reason(3, [tmp_path])
     assert said.startswith("exit code 3: boom  [2Jfake") and len(said) < 530
     assert "\n" not in said and "\x1b" not in said
 
@@ -528,8 +526,7 @@ def test_fuzz_the_plan_and_goal_loaders(raw: bytes) -> None:
 )
 def test_fuzz_the_worker_exit_reader(raw: bytes) -> None:
     def reason(path: Path) -> str:
-        supervisor: Any = SimpleNamespace(config=SimpleNamespace(server_dir=path.parent))
-        return str(ProcessSupervisor._exit_reason(supervisor, 1))
+        return exit_reason(1, [path.parent])
 
     said, kept = fuzz_loader(raw, "worker-exit.json", reason)
     assert said.startswith("exit code 1") and len(said) < 530 and "\n" not in said
