@@ -6,8 +6,9 @@ bot's mind can be tested without flying-squid, mineflayer or threads:
 - :class:`FakeClock` is monotonic seconds that move only when told;
 - :class:`FakeLink` implements :class:`pepa.link.api.Link`: it plays back
   snapshots (raw JS fields, as ``bot_helper.js`` sends them), records every
-  action, and completes an action when the test says so, as the
-  ``actionDone`` event the real link would emit;
+  action as the catalogue (:mod:`pepa.link.actions`) names it, and completes
+  an action when the test says so, as the ``actionDone`` event the real link
+  would emit;
 - :class:`ActorHarness` runs one supervised actor in the test's own thread:
   ``setup``, then each message the test sends; timers fire when the test
   advances the clock; everything the actor publishes lands in

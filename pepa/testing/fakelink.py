@@ -1,12 +1,19 @@
-"""The fake link: a :class:`~pepa.link.api.Link` that plays back snapshots and records actions."""
+"""The fake link: a :class:`~pepa.link.api.Link` that plays back snapshots and records calls.
+
+It takes every action of the catalogue (:mod:`pepa.link.actions`) and nothing else: a call
+is checked against its row as the real link checks it, then recorded as the catalogue names
+it, ``Action(id, "gather", {"names": [...], "count": 3, "radius": 48.0, ...})``, every
+argument by name with the defaults filled in.
+"""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pepa.link import actions as catalogue
 from pepa.testing.clock import FakeClock
 from pepa.testing.snapshots import raw_snapshot
 
@@ -18,10 +25,13 @@ class Action:
     """One call the mind made on the link."""
 
     id: str | None
-    """The action id handed back (None for instant calls)."""
-    method: str
-    """``goto``, ``attack``, ``stop`` …"""
-    args: tuple[Any, ...]
+    """The action id handed back (None for instant calls, and for an action refused)."""
+    name: str
+    """The catalogue's name: ``goto``, ``goto_player``, ``attack``, ``stop`` …"""
+    args: dict[str, Any]
+    """Every argument by its catalogue name, as checked (defaults filled in)."""
+    ok: bool = True
+    """Whether the link took it (False: refused, see :attr:`FakeLink.refuse`)."""
 
 
 @dataclass(slots=True)
@@ -34,18 +44,14 @@ class FakeLink:
     world: dict[str, Any] | None = field(default_factory=raw_snapshot)
     """What :meth:`snapshot` returns (None while disconnected)."""
     refuse: set[str] = field(default_factory=set)
-    """Methods that fail (an action returns None, an instant call False)."""
+    """Catalogue names that fail (an action returns None, an instant call False)."""
     actions: list[Action] = field(default_factory=list)
-    said: list[str] = field(default_factory=list)
+    """Every call, oldest first, but the standing orders."""
+    orders: list[Action] = field(default_factory=list)
+    """The calls of rows that are standing orders to the bridge (``arm``, ``set_danger``):
+    kept apart, as they are not something the bot does."""
     snapshots: int = 0
     """How many times :meth:`snapshot` was called (a bridge round trip each, for real)."""
-    armed: dict[str, float] | None = None
-    """The latest :meth:`arm` (None before any): kept apart from :attr:`actions`, as it is the
-    reflex's standing order to the bridge, not something the bot does."""
-    armed_as: tuple[float, int] | None = None
-    """The health and food of the latest :meth:`arm`."""
-    armings: int = 0
-    """How many times :meth:`arm` was called (a bridge round trip each, for real)."""
     _queued: list[dict[str, Any]] = field(default_factory=list)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -55,15 +61,17 @@ class FakeLink:
         """Queue snapshots: each :meth:`snapshot` call takes the next; the last one stays."""
         self._queued.extend(snapshots)
 
-    def calls(self, method: str) -> list[Action]:
-        """Every recorded call of ``method``, oldest first."""
-        return [a for a in self.actions if a.method == method]
+    def calls(self, name: str) -> list[Action]:
+        """Every recorded call of the catalogue's ``name``, oldest first (ActionCallError for a
+        name the catalogue does not have)."""
+        row = catalogue.row(name)
+        return [a for a in (self.orders if row.order else self.actions) if a.name == name]
 
-    def last(self, method: str | None = None) -> Action:
-        """The latest recorded action (of ``method``); AssertionError when there is none."""
-        found = [a for a in self.actions if method is None or a.method == method]
+    def last(self, name: str | None = None) -> Action:
+        """The latest recorded action (of ``name``); AssertionError when there is none."""
+        found = self.calls(name) if name is not None else self.actions
         if not found:
-            raise AssertionError(f"no {method or 'action'} was called; calls: {self.actions}")
+            raise AssertionError(f"no {name or 'action'} was called; calls: {self.actions}")
         return found[-1]
 
     def done(
@@ -74,18 +82,36 @@ class FakeLink:
             action = next(a for a in reversed(self.actions) if a.id is not None)
         if isinstance(action, str):
             action = next(a for a in self.actions if a.id == action)
-        return {
-            "type": "actionDone",
-            "id": action.id,
-            "ok": ok,
-            "action": action.method,
-            "error": error,
-        }
+        return {"type": "actionDone", "id": action.id, "ok": ok, "action": action.name,
+                "error": error}  # fmt: skip
 
     def clear(self) -> None:
         """Forget the recorded calls."""
         self.actions.clear()
-        self.said.clear()
+        self.orders.clear()
+
+    @property
+    def said(self) -> list[str]:
+        """The text of every ``chat`` the link took, oldest first."""
+        return [a.args["text"] for a in self.calls("chat") if a.ok]
+
+    @property
+    def armed(self) -> dict[str, float] | None:
+        """The reach of the latest ``arm`` the link took (None before any): the reflex's
+        standing order to the bridge."""
+        taken = [a for a in self.calls("arm") if a.ok]
+        return dict(taken[-1].args["reach"]) if taken else None
+
+    @property
+    def armed_as(self) -> tuple[float, int] | None:
+        """The health and food of the latest ``arm`` the link took."""
+        taken = [a for a in self.calls("arm") if a.ok]
+        return (taken[-1].args["hp"], taken[-1].args["food"]) if taken else None
+
+    @property
+    def armings(self) -> int:
+        """How many times ``arm`` was called (a bridge round trip each, for real)."""
+        return len(self.calls("arm"))
 
     # -- the Link protocol -----------------------------------------------------------------
 
@@ -97,107 +123,20 @@ class FakeLink:
             self.world = self._queued.pop(0)
         return self.world
 
-    def _action(self, method: str, *args: Any) -> str | None:
-        if method in self.refuse or not self.connected:
-            self.actions.append(Action(None, method, args))
+    def act(self, action: str, /, **args: Any) -> str | None:
+        row, values = catalogue.checked(action, args, instant=False)
+        if action in self.refuse or not self.connected:
+            self._record(row, Action(None, action, values, ok=False))
             return None
         action_id = f"a{next(self._ids)}"
-        self.actions.append(Action(action_id, method, args))
+        self._record(row, Action(action_id, action, values))
         return action_id
 
-    def _instant(self, method: str, *args: Any) -> bool:
-        self.actions.append(Action(None, method, args))
-        return self.connected and method not in self.refuse
-
-    def goto(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
-        return self._action("goto", x, y, z, reach)
-
-    def charge(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
-        return self._action("charge", x, y, z, reach)
-
-    def goto_player(self, name: str, reach: float = 2.0) -> str | None:
-        return self._action("gotoPlayer", name, reach)
-
-    def follow(self, name: str, reach: float = 2.0) -> str | None:
-        return self._action("follow", name, reach)
-
-    def eat(self, item: str) -> str | None:
-        return self._action("eat", item)
-
-    def sleep(self, x: int, y: int, z: int) -> str | None:
-        return self._action("sleep", x, y, z)
-
-    def escape(self, mode: str = "any", reach: float = 3.0) -> str | None:
-        return self._action("escape", mode, reach)
-
-    def gather(
-        self,
-        names: list[str],
-        count: int,
-        radius: float = 48.0,
-        drops: list[str] | None = None,
-        under_cover: bool = False,
-    ) -> str | None:
-        cover = [True] if under_cover else []  # recorded only when set
-        return self._action("gather", list(names), count, radius, list(drops or []), *cover)
-
-    def craft(self, item: str, times: int = 1, under_cover: bool = False) -> str | None:
-        cover = [True] if under_cover else []  # recorded only when set
-        return self._action("craft", item, times, *cover)
-
-    def place(self, item: str) -> str | None:
-        return self._action("place", item)
-
-    def hunt(self, names: list[str], radius: float = 32.0) -> str | None:
-        return self._action("hunt", list(names), radius)
-
-    def smelt(self, item: str, count: int, fuel: str, under_cover: bool = False) -> str | None:
-        cover = [True] if under_cover else []  # recorded only when set
-        return self._action("smelt", item, count, fuel, *cover)
-
-    def shelter(self) -> str | None:
-        return self._action("shelter")
-
-    def wear(self) -> str | None:
-        return self._action("wear")
-
-    def surface(self) -> str | None:
-        return self._action("surface")
-
-    def flee(self, sources: list[tuple[float, float]], distance: float = 16.0) -> str | None:
-        return self._action("flee", [tuple(p) for p in sources], distance)
-
-    def cover(
-        self,
-        sources: list[tuple[float, float, float]],
-        radius: float = 6.0,
-        avoid: list[tuple[float, float]] | None = None,
-    ) -> str | None:
-        return self._action(
-            "cover", [tuple(p) for p in sources], radius, [tuple(p) for p in avoid or []]
-        )
-
-    def attack(self, entity_id: int, stop_first: bool = False) -> bool:
-        return self._instant("attack", entity_id, *((True,) if stop_first else ()))
-
-    def arm(self, reach: Mapping[str, float], hp: float = 0.0, food: int = 0) -> bool:
-        self.armings += 1
-        if not self.connected or "arm" in self.refuse:
-            return False
-        self.armed, self.armed_as = dict(reach), (hp, food)
-        return True
-
-    def look_around(self) -> bool:
-        return self._instant("lookAround")
-
-    def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
-        return self._instant("setDanger", [tuple(a) for a in areas])
-
-    def chat(self, text: str) -> bool:
-        ok = self._instant("chat", text)
-        if ok:
-            self.said.append(text)
+    def call(self, action: str, /, **args: Any) -> bool:
+        row, values = catalogue.checked(action, args, instant=True)
+        ok = self.connected and action not in self.refuse
+        self._record(row, Action(None, action, values, ok=ok))
         return ok
 
-    def stop(self) -> None:
-        self._instant("stop")
+    def _record(self, row: catalogue.Action, call: Action) -> None:
+        (self.orders if row.order else self.actions).append(call)
