@@ -186,7 +186,7 @@ def test_the_cover_skill_asks_the_link_to_search_and_walk() -> None:
 
 def test_closing_in_on_an_archer_is_a_charge_that_keeps_the_shields_guard_on() -> None:
     """combat.approach walks with a ``charge``, not a ``goto``: a goto holds the off-hand
-    shield down for the whole walk (bot_helper.js SUSPENDING), so the arrows shot during the
+    shield down for the whole walk (its JS function holdsShield), so the arrows shot during the
     charge hit the bot (3 a minute on the shield against 14-15, docs/survival.md)."""
     link = FakeLink()
     start = get("combat.approach").run(link, {"to": {"x": 8.5, "y": 64.0, "z": 0.5}}, world())
