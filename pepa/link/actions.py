@@ -297,10 +297,8 @@ def checked(name: str, args: Mapping[str, Any], *, instant: bool) -> tuple[Actio
     """The row of ``name`` and the call's bound values (:meth:`Action.bind`), for ``act``
     (``instant`` False: an :attr:`Result.ACTION` row) or ``call`` (an instant row)."""
     action = row(name)
-    if (action.result is not Result.ACTION) != instant:
-        how = "call" if action.result is not Result.ACTION else "act"
-        raise ActionCallError(
-            f"action {name!r} is {'an instant call' if instant is False else 'an action'}: "
-            f"use link.{how}({name!r}, ...)"
-        )
+    if instant and action.result is Result.ACTION:
+        raise ActionCallError(f"action {name!r} ends with actionDone: use link.act({name!r}, ...)")
+    if not instant and action.result is not Result.ACTION:
+        raise ActionCallError(f"action {name!r} is an instant call: use link.call({name!r}, ...)")
     return action, action.bind(args)
