@@ -27,6 +27,8 @@ from pepa.link.actions import (
 from pepa.link.login import LinkSettings
 from pepa.link.minecraft import BOT_JS, METHODS, MinecraftLink
 from pepa.testing import FakeLink
+from pepa.worldserver.process import free_port
+from tests.test_sandbox_terrain import run_node
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -82,6 +84,58 @@ def real_link(tmp_path: Path) -> tuple[MinecraftLink, Recorder]:
     recorder = Recorder()
     link._fns = recorder.fns()
     return link, recorder
+
+
+BOT_SIDE = r"""
+const { createBot, ACTIONS } = require(process.argv[1])
+const registry = {}
+for (const [name, a] of Object.entries(ACTIONS)) {
+  registry[name] = { id: a.id, args: a.args, family: a.family }
+}
+// nothing listens on the port: the bot never joins, its api is there all the same
+const api = createBot({ host: '127.0.0.1', port: Number(process.argv[2]), username: 'catalogue',
+  version: '1.16.5' }, () => {})
+const functions = Object.keys(api).filter((k) => typeof api[k] === 'function').sort()
+process.stdout.write(JSON.stringify({ registry, functions }))
+process.exit(0)
+"""
+"""What bot_helper.js dispatches: its registry of actions (actions/index.js: each function's
+parameters as written) and the functions of the api ``createBot`` hands Python."""
+
+
+@pytest.fixture(scope="module")
+def bot_side() -> dict[str, Any]:
+    return dict(run_node(BOT_SIDE, str(BOT_JS / "bot_helper.js"), str(free_port())))
+
+
+# -- the catalogue and the bot's JS ------------------------------------------------------------
+
+
+def test_the_js_registry_has_exactly_the_catalogues_actions(bot_side: dict[str, Any]) -> None:
+    js = set(bot_side["registry"])
+    rows = {action.js for action in CATALOGUE}
+    assert js == rows, (
+        f"only in JS: {sorted(js - rows)}; only in the catalogue: {sorted(rows - js)}"
+    )
+
+
+@pytest.mark.parametrize("action", CATALOGUE, ids=lambda a: a.name)
+def test_each_js_action_takes_the_rows_arguments_in_its_order(
+    bot_side: dict[str, Any], action: Action
+) -> None:
+    js = bot_side["registry"].get(action.js)
+    assert js is not None, f"no JS function {action.js} for the row {action.name}"
+    where = f"actions/{js['family']}.js {action.js}"
+    assert js["args"] == [arg.js for arg in action.args], f"{where}: its parameters"
+    takes_id = action.result is Result.ACTION
+    assert js["id"] == takes_id, f"{where}: {'an action takes' if takes_id else 'no'} id first"
+
+
+def test_the_api_python_looks_up_is_the_catalogues_and_the_connections(
+    bot_side: dict[str, Any],
+) -> None:
+    # MinecraftLink looks each of METHODS up once per connection; sightCost is a benchmark's
+    assert set(bot_side["functions"]) == {*METHODS, "sightCost"}
 
 
 # -- the catalogue itself -----------------------------------------------------------------------
