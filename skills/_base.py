@@ -9,7 +9,7 @@ from typing import Any
 from pepa.link.api import Link
 from pepa.world.view import WorldView
 
-__all__ = ["Link", "Skill", "Started"]
+__all__ = ["Link", "Skill", "Started", "xyz"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,3 +67,9 @@ def started(action_id: str | None, what: str) -> Started:
     if action_id is None:
         return Started(action_id=None, ok=False, detail=f"{what}: not connected")
     return Started(action_id=action_id)
+
+
+def xyz(to: Mapping[str, Any]) -> dict[str, float]:
+    """A position argument (``{"x", "y", "z"}``, from a decision or the coach) as the keyword
+    arguments of a walk (:mod:`pepa.link.actions`: ``goto``, ``charge``)."""
+    return {axis: float(to[axis]) for axis in "xyz"}

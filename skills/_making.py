@@ -45,17 +45,23 @@ def run_step(
         return Started(action_id=None, ok=False, detail="wood waits for the morning")
     if skill == "gather.wood":  # every log and stem that grows in the server's version
         logs = list(book_for(world.version).logs)
+        wood = wood_to_hold(n, world.inventory.items)
         return started(
-            link.gather(logs, wood_to_hold(n, world.inventory.items), 48.0, logs), "gather wood"
+            link.act("gather", names=logs, count=wood, radius=48.0, drops=logs), "gather wood"
         )
     if skill == "gather.stone":
-        stone = link.gather(STONE_BLOCKS, n, 32.0, ["cobblestone"], under_cover)
+        stone = link.act("gather", names=STONE_BLOCKS, count=n, radius=32.0,
+                         drops=["cobblestone"], under_cover=under_cover)  # fmt: skip
         return started(stone, "gather stone")
     if skill == "gather.iron":
-        return started(link.gather(IRON_BLOCKS, n, 32.0, IRON_BLOCKS, under_cover), "gather iron")
+        iron = link.act("gather", names=IRON_BLOCKS, count=n, radius=32.0, drops=IRON_BLOCKS,
+                        under_cover=under_cover)  # fmt: skip
+        return started(iron, "gather iron")
     if skill.startswith("smelt."):
         fuel = smelting_fuel(world.inventory.items)
         if fuel is None:
             return Started(action_id=None, ok=False, detail=f"no fuel to smelt {what}")
-        return started(link.smelt(SMELTING[what], n, fuel, under_cover), f"smelt {what}")
-    return started(link.craft(what, n, under_cover), f"craft {what}")
+        smelt = link.act("smelt", item=SMELTING[what], count=n, fuel=fuel,
+                         under_cover=under_cover)  # fmt: skip
+        return started(smelt, f"smelt {what}")
+    return started(link.act("craft", item=what, times=n, under_cover=under_cover), f"craft {what}")

@@ -22,7 +22,7 @@ def animal_in_sight(world: WorldView) -> bool:
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     if not animal_in_sight(world):
         return EXPLORE.run(link, args, world)  # one step of searching; the next run hunts
-    return started(link.hunt(list(ANIMALS), RADIUS), "hunt")
+    return started(link.act("hunt", names=list(ANIMALS), radius=RADIUS), "hunt")
 
 
 SKILL = Skill(

@@ -1,7 +1,7 @@
 """combat.approach: close in on a hostile (an archer) until it is in reach; the chain swings.
 
-The walk is a charge (``link.charge``): unlike a goto it leaves the off-hand shield's guard on,
-so an archer drawing its bow stops the bot behind the raised shield for the shot."""
+The walk is a charge (the ``charge`` action): unlike a goto it leaves the off-hand shield's
+guard on, so an archer drawing its bow stops the bot behind the raised shield for the shot."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pepa.world.view import WorldView
-from skills._base import Link, Skill, Started, started
+from skills._base import Link, Skill, Started, started, xyz
 
 REACH = 3.0
 """Blocks from the target where the walk ends: inside the chain's attack radius (4)."""
@@ -21,7 +21,7 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     to = args["to"]
-    return started(link.charge(to["x"], to["y"], to["z"], REACH), "approach")
+    return started(link.act("charge", **xyz(to), reach=REACH), "approach")
 
 
 SKILL = Skill(

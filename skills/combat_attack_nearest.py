@@ -21,7 +21,9 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    if link.attack(int(args["entity_id"]), stop_first=bool(args.get("stop_first"))):
+    if link.call(
+        "attack", entity_id=int(args["entity_id"]), stop_first=bool(args.get("stop_first"))
+    ):
         return Started(action_id=None)
     # the bridge no longer has it: dead (in a crowd, another bot's kill) or out of sight (or
     # the call itself failed, which the link has logged)

@@ -41,7 +41,10 @@ def _under_cover(link: Link, blocks: list[str], drop: str, count: int, world: Wo
     """Dig ``blocks`` from where the bot stands until it holds ``count`` of ``drop``."""
     if held(drop, world.inventory.items) >= count:
         return Started(action_id=None)
-    return started(link.gather(blocks, count, 8.0, [drop], under_cover=True), f"mine {drop}")
+    return started(
+        link.act("gather", names=blocks, count=count, radius=8.0, drops=[drop], under_cover=True),
+        f"mine {drop}",
+    )
 
 
 WOOD = Skill(

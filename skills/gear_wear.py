@@ -22,7 +22,7 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    return started(link.wear(), "wear")
+    return started(link.act("wear"), "wear")
 
 
 SKILL = Skill(

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pepa.world.view import WorldView
-from skills._base import Link, Skill, Started, always, started
+from skills._base import Link, Skill, Started, always, started, xyz
 
 
 def _target(world: WorldView, args: Mapping[str, Any]) -> str | None:
@@ -16,25 +16,22 @@ def _target(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 def _goto(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     if args.get("operator"):
-        return started(link.goto_player(str(args["operator"]), 2.0), "goto")
-    to = args["to"]
-    return started(link.goto(to["x"], to["y"], to["z"], float(args.get("reach", 1.0))), "goto")
+        return started(link.act("goto_player", name=str(args["operator"]), reach=2.0), "goto")
+    reach = float(args.get("reach", 1.0))
+    return started(link.act("goto", **xyz(args["to"]), reach=reach), "goto")
 
 
 def _follow(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    return started(link.follow(str(args["operator"]), 2.0), "follow")
+    return started(link.act("follow", name=str(args["operator"]), reach=2.0), "follow")
 
 
 def _explore(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     here = world.position.as_dict() if world.position else None
     origin = args.get("from") or here or {"x": 0.0, "y": 64.0, "z": 0.0}
     rng = random.Random(args.get("seed"))
-    return started(
-        link.goto(
-            origin["x"] + rng.uniform(-24, 24), origin["y"], origin["z"] + rng.uniform(-24, 24), 2.0
-        ),
-        "explore",
-    )
+    x, y, z = (float(origin[axis]) for axis in "xyz")
+    to = {"x": x + rng.uniform(-24, 24), "y": y, "z": z + rng.uniform(-24, 24)}
+    return started(link.act("goto", **to, reach=2.0), "explore")
 
 
 GOTO = Skill(

@@ -13,7 +13,7 @@ from skills._making import run_step
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     if world.inventory.count("chest") < 1:
         return run_step(link, "chest", 1, world)
-    return started(link.place("chest"), "place chest")
+    return started(link.act("place", item="chest"), "place chest")
 
 
 SKILL = Skill(

@@ -22,7 +22,7 @@ def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     sources = [(float(p[0]), float(p[1]), float(p[2])) for p in args["from"]]
     avoid = [(float(p[0]), float(p[1])) for p in args.get("avoid") or []]
     radius = float(args.get("radius") or RADIUS)
-    return started(link.cover(sources, radius, avoid), "cover")
+    return started(link.act("cover", sources=sources, radius=radius, avoid=avoid), "cover")
 
 
 SKILL = Skill(

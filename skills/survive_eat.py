@@ -17,7 +17,7 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    return started(link.eat(str(args["item"])), "eat")
+    return started(link.act("eat", item=str(args["item"])), "eat")
 
 
 SKILL = Skill(

@@ -41,7 +41,8 @@ def _runner(mode: str | None, what: str) -> Runner:
     """Start an escape in ``mode`` (None: the mode the arguments name, default ``any``)."""
 
     def run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-        return started(link.escape(mode or str(args.get("mode", "any")), 3.0), what)
+        chosen = mode or str(args.get("mode", "any"))
+        return started(link.act("escape", mode=chosen, reach=3.0), what)
 
     return run
 

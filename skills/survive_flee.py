@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pepa.world.view import WorldView
-from skills._base import Link, Skill, Started, started
+from skills._base import Link, Skill, Started, started, xyz
 
 
 def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
@@ -18,9 +18,10 @@ def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     if sources is not None:  # bot_helper.js picks the heading by open ground and sprints;
         # with no positions (a hostile spotted before any snapshot) it uses the ones it sees
         points = [(float(p[0]), float(p[1])) for p in sources]
-        return started(link.flee(points, float(args.get("distance") or 16.0)), "flee")
-    to = args["to"]  # the coach's form: straight to a point, by the pathfinder
-    return started(link.goto(to["x"], to["y"], to["z"], 2.0), "flee")
+        distance = float(args.get("distance") or 16.0)
+        return started(link.act("flee", sources=points, distance=distance), "flee")
+    # the coach's form: straight to a point, by the pathfinder
+    return started(link.act("goto", **xyz(args["to"]), reach=2.0), "flee")
 
 
 SKILL = Skill(

@@ -10,7 +10,7 @@ from skills._base import Link, Skill, Started, always, started
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    return started(link.shelter(), "shelter")
+    return started(link.act("shelter"), "shelter")
 
 
 SKILL = Skill(

@@ -15,7 +15,7 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     bed = args["bed"]
-    return started(link.sleep(int(bed["x"]), int(bed["y"]), int(bed["z"])), "sleep")
+    return started(link.act("sleep", x=int(bed["x"]), y=int(bed["y"]), z=int(bed["z"])), "sleep")
 
 
 SKILL = Skill(

@@ -14,7 +14,7 @@ def _precondition(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    return started(link.surface(), "surface")
+    return started(link.act("surface"), "surface")
 
 
 SKILL = Skill(

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
+
+from pepa.link.actions import checked
 
 __all__ = ["ChatLink"]
 
 
 class ChatLink:
-    """Connected, on 1.16.5; ``chat`` records each line it is handed."""
+    """Connected, on 1.16.5; a ``chat`` call (checked against the catalogue, as the real link
+    checks it) records each line it is handed. The persona makes no other call."""
 
     def __init__(self) -> None:
         self.connected = True
@@ -16,7 +20,9 @@ class ChatLink:
         self.lines: list[str] = []
         self._lock = threading.Lock()
 
-    def chat(self, text: str) -> bool:
+    def call(self, action: str, /, **args: Any) -> bool:
+        _, values = checked(action, args, instant=True)
+        assert action == "chat", f"the persona called {action}"
         with self._lock:
-            self.lines.append(text)
+            self.lines.append(values["text"])
         return True

@@ -351,7 +351,7 @@ def test_connected_carries_the_version_into_the_view() -> None:
 def test_action_done_becomes_action_finished() -> None:
     link = FakeLink()
     h = perception(link)
-    action_id = link.goto(10, 64, 10)
+    action_id = link.act("goto", x=10, y=64, z=10)
     h.send(WorldEvent(link.done(ok=False, error="No path")))
     assert h.last(ActionFinished) == ActionFinished(
         action_id=str(action_id), ok=False, action="goto", error="No path"

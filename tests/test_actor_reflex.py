@@ -80,7 +80,7 @@ def test_a_hostile_in_reach_is_hit_once_per_cooldown(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view(entities=[entity(7, "zombie", 3.0)])))
-    assert [a.args for a in link.calls("attack")] == [(7,)]
+    assert [a.args for a in link.calls("attack")] == [{"entity_id": 7, "stop_first": False}]
     h.send(HostileSpotted(name="zombie", distance=2.5, entity_id=7))
     assert len(link.calls("attack")) == 1  # inside the 0.6 s sword cooldown
     h.advance(0.5)  # the first tick is still inside it
@@ -109,7 +109,7 @@ def test_a_swing_at_a_target_already_gone_is_no_failure_and_costs_no_cooldown(
     link.refuse.clear()
     link.clear()
     h.send(WorldObserved(view=view(entities=[entity(20, "zombie", 2.0)])))
-    assert link.last("attack").args[0] == 20  # at once: the gone one's swing cost nothing
+    assert link.last("attack").args["entity_id"] == 20  # at once: the gone one's swing cost nothing
 
 
 def test_a_spotted_hostile_is_fought_before_any_snapshot_shows_it(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_a_spotted_hostile_is_fought_before_any_snapshot_shows_it(tmp_path: Path
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view()))
     h.send(HostileSpotted(name="zombie", distance=2.0, entity_id=9))
-    assert link.last("attack").args == (9,)
+    assert link.last("attack").args["entity_id"] == 9
 
 
 def test_a_hostile_gone_before_any_snapshot_is_no_longer_fought_or_counted(
@@ -134,11 +134,11 @@ def test_a_hostile_gone_before_any_snapshot_is_no_longer_fought_or_counted(
         h.advance(0.7)  # past the swing cooldown
     link.clear()
     h.send(HostileSpotted(name="zombie", distance=3.0, entity_id=12))
-    assert [a.method for a in link.actions] == ["attack"]
-    assert link.last("attack").args == (12,)
+    assert [a.name for a in link.actions] == ["attack"]
+    assert link.last("attack").args["entity_id"] == 12
     h.send(HostileGone(entity_id=12))
     h.advance(2.0)
-    assert [a.method for a in link.actions] == ["attack"]  # nothing left to swing at
+    assert [a.name for a in link.actions] == ["attack"]  # nothing left to swing at
 
 
 def gathering(tmp_path: Path) -> tuple[ActorHarness[Reflex], FakeLink]:
@@ -146,7 +146,7 @@ def gathering(tmp_path: Path) -> tuple[ActorHarness[Reflex], FakeLink]:
     link = FakeLink()
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view(position=(0, 64, 0))), milestone())
-    assert link.last().method == "gather"
+    assert link.last().name == "gather"
     link.clear()
     return h, link
 
@@ -155,8 +155,11 @@ def test_low_health_pre_empts_a_running_task_and_flees_away(tmp_path: Path) -> N
     h, link = gathering(tmp_path)
     zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
     h.send(WorldObserved(view=view(hp=6, position=(0, 64, 0), entities=[zombie])))
-    assert [a.method for a in link.actions] == ["stop", "flee"]
-    assert link.last("flee").args == ([(3.0, 0.0)], 16.0)  # away from the zombie, 16 blocks
+    assert [a.name for a in link.actions] == ["stop", "flee"]
+    assert link.last("flee").args == {
+        "sources": [(3.0, 0.0)],
+        "distance": 16.0,
+    }  # away from the zombie, 16 blocks
 
 
 def test_the_same_decision_leaves_the_running_skill_alone(tmp_path: Path) -> None:
@@ -173,11 +176,11 @@ def test_a_lower_reflex_waits_for_the_running_one(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view(food=10, items={"bread": 3})))
-    assert link.last().method == "eat"
+    assert link.last().name == "eat"
     h.send(OperatorOrder(verb="come", operator="alice"))  # an order never stops eating
-    assert link.last().method == "eat"
+    assert link.last().name == "eat"
     finish(h, link)  # … it walks once the bread is eaten
-    assert link.last().method == "gotoPlayer"
+    assert link.last().name == "goto_player"
 
 
 # -- eat, sleep ----------------------------------------------------------------------------
@@ -187,14 +190,14 @@ def test_hunger_eats_the_best_food_and_a_refused_bed_waits_thirty_seconds(tmp_pa
     link = FakeLink()
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view(food=10, items={"bread": 3, "cooked_beef": 1})))
-    assert link.last().args == ("cooked_beef",)
+    assert link.last().args == {"item": "cooked_beef"}
     finish(h, link)
     night = view(time_of_day=14000, beds=[{"x": 3, "y": 64, "z": 0, "distance": 3.0}])
     h.send(WorldObserved(view=night))
-    assert link.last().method == "sleep"
+    assert link.last().name == "sleep"
     finish(h, link, ok=False, error="monsters nearby")
     assert h.last(SayInChat).text == "I can't sleep: monsters nearby"
-    assert link.last().method == "shelter"  # meanwhile not out on the surface
+    assert link.last().name == "shelter"  # meanwhile not out on the surface
     finish(h, link, ok=False, error="no blocks left to build with")
     link.clear()
     h.advance(29.0)
@@ -216,10 +219,10 @@ def test_an_order_is_written_before_it_runs_and_stay_clears_only_the_order(tmp_p
     }  # fmt: skip
     h.send(OperatorOrder(verb="follow", operator="alice"))
     assert task_file(tmp_path) == {"kind": "follow", "operator": "alice"}
-    assert [a.method for a in link.actions[-2:]] == ["stop", "follow"]
+    assert [a.name for a in link.actions[-2:]] == ["stop", "follow"]
     h.send(OperatorOrder(verb="stay", operator="alice"))
     assert task_file(tmp_path) is not None and task_file(tmp_path)["kind"] == "milestone"
-    assert link.last().method == "stop"
+    assert link.last().name == "stop"
 
 
 def test_a_milestone_ending_never_overwrites_an_operators_order(tmp_path: Path) -> None:
@@ -237,7 +240,7 @@ def test_a_milestone_ending_never_overwrites_an_operators_order(tmp_path: Path) 
 
     again = FakeLink()
     harness(tmp_path, again).send(WorldObserved(view=view()))
-    assert again.last().method == "follow" and again.last().args[0] == "alice"
+    assert again.last().name == "follow" and again.last().args["name"] == "alice"
 
 
 def test_a_restart_resumes_the_milestone_of_the_file(tmp_path: Path) -> None:
@@ -254,7 +257,7 @@ def test_a_restart_resumes_the_milestone_of_the_file(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view()))
-    assert link.last().method == "gather"
+    assert link.last().name == "gather"
     finish(h, link)
     assert task_file(tmp_path) is None  # done: the curriculum hands out the next one
     assert h.last(SkillFinished).ok
@@ -278,7 +281,7 @@ def test_an_operator_out_of_sight_is_waited_for(tmp_path: Path) -> None:
     h.advance(5.0)
     assert link.actions == []  # waiting, not retrying in a loop
     h.send(PlayerSpotted(name="alice", distance=20.0))
-    assert link.last().method == "follow"
+    assert link.last().name == "follow"
 
 
 def test_a_swing_that_pre_empts_a_task_stops_it_in_its_own_call(tmp_path: Path) -> None:
@@ -286,9 +289,11 @@ def test_a_swing_that_pre_empts_a_task_stops_it_in_its_own_call(tmp_path: Path) 
     zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[zombie])))
     # one bridge round trip before the hit, not a stop and then a swing
-    assert [(a.method, a.args) for a in link.actions] == [("attack", (7, True))]
+    assert [(a.name, a.args) for a in link.actions] == [
+        ("attack", {"entity_id": 7, "stop_first": True})
+    ]
     h.advance(1.0)  # the next swing: nothing runs to stop any more
-    assert link.last("attack").args == (7,) and link.calls("stop") == []
+    assert link.last("attack").args["stop_first"] is False and link.calls("stop") == []
 
 
 def test_a_pre_empting_swing_inside_its_cooldown_still_stops_the_task(tmp_path: Path) -> None:
@@ -296,14 +301,14 @@ def test_a_pre_empting_swing_inside_its_cooldown_still_stops_the_task(tmp_path: 
     h = harness(tmp_path, link)
     zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[zombie])), milestone())
-    assert link.last().method == "attack"
+    assert link.last().name == "attack"
     h.send(WorldObserved(view=view(position=(0, 64, 0))))  # out of sight: the task goes on
-    assert link.last().method == "gather"
+    assert link.last().name == "gather"
     link.clear()
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[zombie])))  # back, 0 s on
-    assert [a.method for a in link.actions] == ["stop"]  # no swing yet, and no walking on
+    assert [a.name for a in link.actions] == ["stop"]  # no swing yet, and no walking on
     h.advance(1.0)
-    assert link.last("attack").args == (7,)
+    assert link.last("attack").args == {"entity_id": 7, "stop_first": False}
 
 
 def test_waiting_for_an_unseen_operator_never_stops_defend_or_eat(tmp_path: Path) -> None:
@@ -313,16 +318,16 @@ def test_waiting_for_an_unseen_operator_never_stops_defend_or_eat(tmp_path: Path
     finish(h, link, ok=False, error="cannot see alice")
     link.clear()
     h.send(HostileSpotted(name="zombie", distance=2.0, entity_id=9))
-    assert link.last().method == "attack" and link.last().args == (9,)
+    assert link.last().name == "attack" and link.last().args["entity_id"] == 9
     h.send(WorldObserved(view=view(food=10, items={"bread": 3})))  # the zombie is dead
-    assert link.last().method == "eat"
+    assert link.last().name == "eat"
     finish(h, link)
     h.send(WorldObserved(view=view(food=18, items={"bread": 2})))
     link.clear()
     h.advance(5.0)
     assert link.actions == []  # the order's walk still waits
     h.send(PlayerSpotted(name="alice", distance=20.0))
-    assert link.last().method == "gotoPlayer"
+    assert link.last().name == "goto_player"
 
 
 def test_an_order_given_while_fleeing_does_not_stop_the_flight(tmp_path: Path) -> None:
@@ -330,7 +335,7 @@ def test_an_order_given_while_fleeing_does_not_stop_the_flight(tmp_path: Path) -
     h = harness(tmp_path, link)
     zombie = entity(7, "zombie", 3.0, position=(3, 64, 0))
     h.send(WorldObserved(view=view(hp=5, position=(0, 64, 0), entities=[zombie])))
-    assert link.last().method == "flee"
+    assert link.last().name == "flee"
     link.clear()
     h.send(OperatorOrder(verb="follow", operator="alice"))
     assert link.calls("stop") == [] and link.calls("follow") == []
@@ -361,9 +366,9 @@ def test_paused_does_nothing_until_resumed(tmp_path: Path) -> None:
     assert link.calls("attack") == []
     assert h.last(ReflexTicked).idle is False
     h.send(Resume())
-    assert link.last("attack").args == (7,)
+    assert link.last("attack").args == {"entity_id": 7, "stop_first": False}
     h.send(Pause())
-    assert link.last().method == "stop"
+    assert link.last().name == "stop"
 
 
 def test_the_stuck_ladder_repaths_then_pillars_up(tmp_path: Path) -> None:
@@ -372,9 +377,9 @@ def test_the_stuck_ladder_repaths_then_pillars_up(tmp_path: Path) -> None:
     h.send(WorldObserved(view=view()), OperatorOrder(verb="come", operator="alice"))
     link.clear()
     h.send(StuckDetected(step="repath", reason="no progress for 60 s"))
-    assert [a.method for a in link.actions] == ["stop", "gotoPlayer"]
+    assert [a.name for a in link.actions] == ["stop", "goto_player"]
     h.send(StuckDetected(step="pillar-up", reason="still stuck"))
-    assert link.last().method == "escape" and link.last().args[0] == "up"
+    assert link.last().name == "escape" and link.last().args["mode"] == "up"
     h.send(StuckDetected(step="alert", reason="boxed in"))
     assert h.last(SayInChat).text == "I'm stuck and could not get free: boxed in"
 
@@ -398,29 +403,29 @@ def test_a_confident_lesson_turns_a_fight_into_a_retreat(tmp_path: Path) -> None
     link = FakeLink()
     h = harness(tmp_path, link, lessons=(lesson,))
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[creeper])))
-    assert link.calls("attack") == [] and link.last().method == "flee"
+    assert link.calls("attack") == [] and link.last().name == "flee"
     assert h.last(AdviceApplied).verdict == "avoid"
 
     control = FakeLink()
     off = harness(tmp_path / "off", control, lessons=(lesson,), learning=False)
     off.send(WorldObserved(view=view(position=(0, 64, 0), entities=[creeper])))
-    assert control.last().method == "attack"
+    assert control.last().name == "attack"
 
 
 def test_knowledge_down_means_no_lessons_not_a_crash(tmp_path: Path) -> None:
     link = FakeLink()
     h = ActorHarness(Reflex, link=link, server_dir=tmp_path)  # no knowledge stand-in
     h.send(WorldObserved(view=view(entities=[entity(5, "creeper", 3.0)])))
-    assert link.last().method == "attack"
+    assert link.last().name == "attack"
 
 
 def test_health_events_update_the_view_between_snapshots(tmp_path: Path) -> None:
     link = FakeLink()
     h = harness(tmp_path, link)
     h.send(WorldObserved(view=view(position=(0, 64, 0), entities=[entity(7, "zombie", 6.0)])))
-    assert [a.method for a in link.actions] == ["lookAround"]  # healthy: a zombie at 6 waits
+    assert [a.name for a in link.actions] == ["look_around"]  # healthy: a zombie at 6 waits
     h.send(HealthChanged(hp=5, food=20, previous_hp=20))
-    assert link.last().method == "flee"  # low health with a hostile near: flee
+    assert link.last().name == "flee"  # low health with a hostile near: flee
 
 
 def test_with_the_curriculum_off_a_milestone_in_the_file_is_not_worked(tmp_path: Path) -> None:

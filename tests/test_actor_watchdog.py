@@ -91,9 +91,9 @@ def test_a_walk_without_progress_climbs_the_ladder_to_an_alert() -> None:
     alert = ErrorRaised(source="watchdog", text=f"stuck: {NO_PROGRESS}")
     assert h.events(ErrorRaised) == [alert, alert]
     # every stall is a danger area handed to the pathfinder at once
-    dangers = link.calls("setDanger")
+    dangers = link.calls("set_danger")
     assert len(dangers) == 5
-    assert dangers[-1].args == ([(0.5, 0.5, 3.0)] * 5,)
+    assert dangers[-1].args == {"areas": [(0.5, 0.5, 3.0)] * 5}
 
 
 def test_no_progress_climbs_one_rung_per_window_whatever_else_fails() -> None:
@@ -202,14 +202,14 @@ def test_a_goal_change_restarts_the_watch_without_climbing() -> None:
 def test_a_failed_walk_climbs_a_rung_but_an_unseen_target_does_not() -> None:
     h, link = watchdog()
     running(h, GOTO)
-    link.goto(20, 64, 0)
+    link.act("goto", x=20, y=64, z=0)
     h.send(finished(link.done(ok=False, error="cannot see alice")))
     assert steps(h) == []
     h.send(finished(link.done(ok=True)))
-    link.hunt(["cow"])
+    link.act("hunt", names=["cow"])
     h.send(finished(link.done(ok=False, error="No path")))  # only walks' failures count
     assert steps(h) == []
-    link.goto(20, 64, 0)
+    link.act("goto", x=20, y=64, z=0)
     h.send(finished(link.done(ok=False, error="No path to the goal!")))
     assert steps(h) == ["repath"]
     assert h.last(StuckDetected).reason == "path failed: No path to the goal!"
@@ -219,7 +219,7 @@ def test_a_failed_walk_climbs_a_rung_but_an_unseen_target_does_not() -> None:
     h.send(finished(link.done(ok=False, error="stopped 4.2 blocks short")))
     assert steps(h) == ["repath", "pillar-up"]
     assert h.last(StuckDetected).reason == "path failed: stopped 4.2 blocks short"
-    assert link.calls("setDanger") == []  # a failure has no place to avoid
+    assert link.calls("set_danger") == []  # a failure has no place to avoid
 
 
 @pytest.mark.parametrize(
@@ -331,14 +331,14 @@ def test_a_flight_is_not_a_walk_the_watchdog_judges() -> None:
 def test_the_danger_areas_are_handed_over_again_on_connect() -> None:
     h, link = watchdog()
     h.send(Connected(server="localhost", version="1.20.4"))
-    assert link.calls("setDanger") == []  # nothing known yet
+    assert link.calls("set_danger") == []  # nothing known yet
     running(h, GOTO)
     at(h, x=7.0, z=-3.0)
     h.advance(STALL)
     at(h, x=7.0, z=-3.0)
     link.clear()
     h.send(Connected(server="localhost", version="1.20.4"))  # a new connection forgot them
-    assert link.last("setDanger").args == ([(7.0, -3.0, 3.0)],)
+    assert link.last("set_danger").args == {"areas": [(7.0, -3.0, 3.0)]}
 
 
 def test_a_place_where_the_bot_died_is_walked_around_from_then_on() -> None:
@@ -349,11 +349,11 @@ def test_a_place_where_the_bot_died_is_walked_around_from_then_on() -> None:
     link = FakeLink()
     h = ActorHarness(Watchdog, link=link, stall_after=STALL, peers={"knowledge": knowledge})
     h.send(Connected(server="localhost", version="1.20.4"))
-    assert link.last("setDanger").args == ([(100.0, 20.0, DEATH_RADIUS)],)
+    assert link.last("set_danger").args == {"areas": [(100.0, 20.0, DEATH_RADIUS)]}
     h.send(Died(reason="slain by zombie", position={"x": -5.04, "y": 64.0, "z": 9.96}))
-    assert link.last("setDanger").args == ([(100.0, 20.0, 4.0), (-5.0, 10.0, 4.0)],)
+    assert link.last("set_danger").args == {"areas": [(100.0, 20.0, 4.0), (-5.0, 10.0, 4.0)]}
     h.send(Died(reason="died", position=None))  # no place: nothing new to avoid
-    assert len(link.calls("setDanger")) == 2
+    assert len(link.calls("set_danger")) == 2
 
 
 def test_with_learning_off_no_place_of_death_is_walked_around() -> None:
@@ -365,18 +365,18 @@ def test_with_learning_off_no_place_of_death_is_walked_around() -> None:
     )  # fmt: skip
     h.send(Connected(server="localhost", version="1.20.4"))
     h.send(Died(reason="slain by zombie", position={"x": -5.04, "y": 64.0, "z": 9.96}))
-    assert asked == [] and link.calls("setDanger") == []
+    assert asked == [] and link.calls("set_danger") == []
     running(h, GOTO)  # a place it got stuck is still gone round: no lesson, a way that failed
     at(h, x=7.0, z=-3.0)
     h.advance(STALL)
     at(h, x=7.0, z=-3.0)
-    assert link.last("setDanger").args == ([(7.0, -3.0, 3.0)],)
+    assert link.last("set_danger").args == {"areas": [(7.0, -3.0, 3.0)]}
 
 
 def test_without_the_knowledge_base_the_death_places_start_empty() -> None:
     h, link = watchdog()  # no knowledge peer: one warning, no crash
     h.send(Connected(server="localhost", version="1.20.4"))
-    assert link.calls("setDanger") == []
+    assert link.calls("set_danger") == []
 
 
 def test_without_a_link_it_still_judges() -> None:
@@ -452,20 +452,20 @@ class Wired:
         ends: list[ActionFinished] = []
         pending: list[tuple[str, str]] = []  # (id, method) of the actions no stop cut yet
         for action in self.link.actions:
-            if action.method == "stop":
+            if action.name == "stop":
                 ends += [
                     ActionFinished(
                         action_id=action_id,
                         ok=False,
                         error=GOAL_CHANGED,
-                        action="goto" if method == "gotoPlayer" else method,
+                        action="goto" if method == "goto_player" else method,
                     )
                     for action_id, method in pending
                     if action_id not in self._answered
                 ]
                 pending = []
             elif action.id is not None:
-                pending.append((action.id, action.method))
+                pending.append((action.id, action.name))
         self._answered |= {e.action_id for e in ends}
         return ends
 
@@ -476,7 +476,7 @@ def test_a_flight_that_preempts_an_order_climbs_no_rung_and_the_walk_is_watched_
     w = Wired(tmp_path)
     here = (0.5, 64.0, 0.5)
     w.send(WorldObserved(view=view(position=here)), OperatorOrder(verb="come", operator="alice"))
-    assert w.link.last().method == "gotoPlayer"
+    assert w.link.last().name == "goto_player"
     zombies = [entity(n, "zombie", 3.0, position=(3.5, 64.0, n - 0.5)) for n in (1, 2, 3)]
     for step in range(6):  # a flight: pre-emption, new flight targets, a pathfinder giving up
         w.send(WorldObserved(view=view(hp=6, position=here, entities=zombies)))
@@ -491,7 +491,7 @@ def test_a_flight_that_preempts_an_order_climbs_no_rung_and_the_walk_is_watched_
     w.send(WorldObserved(view=view(hp=6, position=here)))  # the zombies are gone
     w.finish()  # the flight ends
     w.advance(STALL / 2)  # safe for a few seconds: the order resumes
-    assert w.link.last().method == "gotoPlayer"
+    assert w.link.last().name == "goto_player"
     w.send(WorldObserved(view=view(hp=6, position=here)))
     assert w.stuck() == []
     w.advance(STALL)
@@ -510,13 +510,13 @@ def test_the_reflex_runs_no_rung_while_defend_or_escape_runs(tmp_path: Path) -> 
     assert w.link.actions == []
     w.send(WorldObserved(view=view(hp=20, entities=[zombie])))
     w.finish(flight)  # the flight ends at full health: a melee fight, defend runs no action
-    assert w.link.last().method == "attack"
+    assert w.link.last().name == "attack"
     w.link.clear()
     w.reflex.send(StuckDetected(step="dig-out", reason=NO_PROGRESS))
     assert w.link.calls("escape") == [] and w.link.calls("stop") == []
     w.send(WorldObserved(view=view(open_sides=0, ceiling=1)))  # trapped long enough: escape runs
     w.advance(5.0)
-    assert w.link.last().method == "escape"
+    assert w.link.last().name == "escape"
     w.link.clear()
     w.reflex.send(StuckDetected(step="pillar-up", reason=NO_PROGRESS))
     assert w.link.actions == []

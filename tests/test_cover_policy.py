@@ -178,24 +178,29 @@ def test_the_cover_skill_asks_the_link_to_search_and_walk() -> None:
     assert skill.check(world(), {}) == "no archer to hide from"
     start = skill.run(link, args, world())
     assert start.ok and start.action_id is not None
-    assert link.last("cover").args == ([(12.5, 64.0, 0.5)], 6.0, [(3.5, 0.5)])
+    assert link.last("cover").args == {
+        "sources": [(12.5, 64.0, 0.5)],
+        "radius": 6.0,
+        "avoid": [(3.5, 0.5)],
+    }
 
 
 def test_closing_in_on_an_archer_is_a_charge_that_keeps_the_shields_guard_on() -> None:
-    """combat.approach walks with ``link.charge``, not ``goto``: a goto holds the off-hand
-    shield down for the whole walk (bot_helper.js SUSPENDING), so the arrows shot during the
+    """combat.approach walks with a ``charge``, not a ``goto``: a goto holds the off-hand
+    shield down for the whole walk (its JS function holdsShield), so the arrows shot during the
     charge hit the bot (3 a minute on the shield against 14-15, docs/survival.md)."""
     link = FakeLink()
     start = get("combat.approach").run(link, {"to": {"x": 8.5, "y": 64.0, "z": 0.5}}, world())
     assert start.ok and start.action_id is not None
-    assert link.last("charge").args == (8.5, 64.0, 0.5, 3.0) and not link.calls("goto")
+    assert link.last("charge").args == {"x": 8.5, "y": 64.0, "z": 0.5, "reach": 3.0}
+    assert not link.calls("goto")
 
 
 def test_the_reflex_actor_runs_cover_on_the_link(tmp_path: Path) -> None:
     link = FakeLink()
     h = ActorHarness(Reflex, link=link, server_dir=tmp_path)
     h.send(WorldObserved(view=world(mob(7, "skeleton", 12, sight=True))))
-    assert link.last("cover").args[0] == [(12.5, 64.0, 0.5)]
+    assert link.last("cover").args["sources"] == [(12.5, 64.0, 0.5)]
 
 
 def test_cover_reached_counts_as_hidden_before_a_view_shows_it(tmp_path: Path) -> None:

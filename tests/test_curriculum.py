@@ -199,7 +199,7 @@ def test_a_chop_gathers_a_stock_of_wood_for_the_night() -> None:
     assert wood_to_hold(1, {**stone, "oak_log": WOOD_STOCK}) == WOOD_STOCK  # stocked: as asked
     link = FakeLink()
     skills.get("craft.iron_pickaxe").run(link, {}, world(**stone, iron_ingot=3))
-    assert link.last().method == "gather" and link.last().args[1] == WOOD_STOCK
+    assert link.last().name == "gather" and link.last().args["count"] == WOOD_STOCK
     # under cover by night a chop never walks out of the shelter
     before = len(link.actions)
     night = skills.get("craft.iron_pickaxe").run(
@@ -234,18 +234,23 @@ def test_a_smelt_step_burns_the_best_fuel_held_through_the_link() -> None:
     link = FakeLink()
     held = {"furnace": 1, "iron_ore": 2, "oak_planks": 4, "coal": 1}
     skills.get("smelt.iron_ingot").run(link, {"count": 2}, world(**held))
-    assert link.last().method == "smelt" and link.last().args == ("iron_ore", 2, "coal")
+    assert link.last().name == "smelt" and link.last().args == {
+        "item": "iron_ore",
+        "count": 2,
+        "fuel": "coal",
+        "under_cover": False,
+    }
     assert smelting_fuel({"birch_planks": 3, "oak_log": 1}) == "birch_planks"
     assert smelting_fuel({"dirt": 3}) is None
     skills.get("craft.iron_ingot").run(link, {}, world(furnace=1, iron_ore=1))
-    assert link.last().method == "gather"  # nothing to burn: wood for planks first
+    assert link.last().name == "gather"  # nothing to burn: wood for planks first
     assert skills.get("gear.wear").check(world(iron_chestplate=1), {}) is None
     assert skills.get("gear.wear").check(world(dirt=1), {}) == "no armour or shield to put on"
     wearing = view(items={"iron_chestplate": 1}, worn=["iron_chestplate"], version="1.16.5")
     assert wearing.worn == ("iron_chestplate",)
     assert skills.get("gear.wear").check(wearing, {}) == "no armour or shield to put on"
     skills.get("gear.wear").run(link, {}, world(shield=1))
-    assert link.last().method == "wear"
+    assert link.last().name == "wear"
 
 
 def test_the_craft_family_covers_every_recipe_and_nothing_else() -> None:

@@ -60,7 +60,9 @@ def test_a_six_log_trunk_is_chopped_whole_from_the_ground(
     world.op("fill", x1=x + 2, y1=y, z1=z, x2=x + 2, y2=y + 5, z2=z, block="oak_log")
     helper.sees([(x + 2, y + dy, z) for dy in range(6)], "oak_log")
 
-    done = helper.act("gather", ["oak_log"], 6, 6.0, ["oak_log"], timeout=120)
+    done = helper.act(
+        "gather", names=["oak_log"], count=6, radius=6.0, drops=["oak_log"], timeout=120
+    )
 
     assert done["ok"], f"the gather failed: {done}"
     assert [block(world, x + 2, y + dy, z) for dy in range(6)] == ["air"] * 6
@@ -79,7 +81,9 @@ def test_a_block_dug_by_someone_else_ends_the_search_for_it(
     helper.sees([(x + 1, y + 6, z), (x - 7, y, z)], "oak_log")
     helper.think(600_000)  # the search for the first would go on for 10 minutes
     try:
-        started = helper.start("gather", ["oak_log"], 1, float(CLEAR), ["oak_log"])
+        started = helper.start(
+            "gather", names=["oak_log"], count=1, radius=float(CLEAR), drops=["oak_log"]
+        )
         hanging = {"x": x + 1, "y": y + 6, "z": z}
         eventually(
             lambda: (helper.goal() or {}).get("pos") == hanging, 30, "a search for the hanging log"

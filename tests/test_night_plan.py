@@ -141,7 +141,7 @@ def test_the_reflex_actor_shelters_at_dusk_and_rests_a_failed_shelter(tmp_path: 
     link = FakeLink()
     h = ActorHarness(Reflex, link=link, server_dir=tmp_path, peers={"knowledge": lambda m: ()})
     h.send(WorldObserved(view=at(12100, items={"dirt": 8})))
-    assert link.last().method == "shelter"
+    assert link.last().name == "shelter"
     finish(h, link, ok=False, error="no blocks left to build with")
     link.clear()
     h.advance(NIGHT_RETRY - 1.0)
@@ -155,7 +155,7 @@ def test_the_reflex_actor_shelters_at_dusk_and_rests_a_failed_shelter(tmp_path: 
     h.advance(10.0)
     assert link.calls("escape") == [] and link.calls("shelter") == []
     h.send(WorldObserved(view=at(20, **SHELTERED)))  # morning
-    assert link.last().method == "escape"
+    assert link.last().name == "escape"
     h.stop()
 
 
@@ -223,12 +223,21 @@ def test_the_craft_and_smelt_skills_pass_under_cover_to_the_link() -> None:
     link = FakeLink()
     kit = {"cobblestone": 3, "stick": 2, "crafting_table": 1, "wooden_pickaxe": 1}
     CRAFT.run(link, {"under_cover": True}, at(15000, items=kit))
-    assert link.last().method == "craft" and link.last().args == ("stone_pickaxe", 1, True)
+    assert link.last().name == "craft" and link.last().args == {
+        "item": "stone_pickaxe",
+        "times": 1,
+        "under_cover": True,
+    }
     CRAFT.run(link, {}, at(6000, items=kit))
-    assert link.last().args == ("stone_pickaxe", 1)  # by day: anywhere
+    assert link.last().args["under_cover"] is False  # by day: anywhere
     ore = {"iron_ore": 2, "coal": 1, "furnace": 1, "stone_pickaxe": 1}
     SMELT.run(link, {"count": 2, "under_cover": True}, at(15000, items=ore))
-    assert link.last().method == "smelt" and link.last().args == ("iron_ore", 2, "coal", True)
+    assert link.last().name == "smelt" and link.last().args == {
+        "item": "iron_ore",
+        "count": 2,
+        "fuel": "coal",
+        "under_cover": True,
+    }
 
 
 def test_the_shelter_is_kept_while_the_bot_mines_below_its_floor_by_night() -> None:
@@ -256,9 +265,9 @@ def test_the_chain_runs_the_mining_task_by_night_and_the_gather_skill_keeps_unde
     assert memory.trapped_since is None and decide(down, 20.0, memory).skill == "gather.stone"
     link = FakeLink()
     STONE.run(link, decision.args, closed)
-    assert link.last().method == "gather" and link.last().args[-1] is True  # under cover
+    assert link.last().name == "gather" and link.last().args["under_cover"] is True
     STONE.run(link, {"count": 3}, at(6000, items={"wooden_pickaxe": 1}))
-    assert link.last().method == "gather" and link.last().args[-1] == ["cobblestone"]  # by day
+    assert link.last().name == "gather" and link.last().args["under_cover"] is False  # by day
     assert STONE.run(link, decision.args, at(15000, items={"cobblestone": 3})).ok  # held: done
 
 
@@ -308,7 +317,7 @@ def test_a_shelter_just_built_stops_the_task_before_the_view_shows_its_walls(
             skill="gather.wood", args={"count": 4}, source="curriculum", reason="m", milestone="m"
         )
     )
-    assert [a.method for a in link.actions] == ["shelter"]
+    assert [a.name for a in link.actions] == ["shelter"]
     finish(h, link)  # built; the view still shows the open surface
     h.advance(1.0)
     assert link.calls("gather") == [] and link.calls("shelter") == [link.actions[0]]

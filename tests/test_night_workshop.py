@@ -91,7 +91,7 @@ def test_by_night_the_bot_crafts_a_stone_pickaxe_at_its_table_in_its_shelter(
 ) -> None:
     kit = {"dirt": 8, "wooden_pickaxe": 1, "crafting_table": 1, "cobblestone": 3, "stick": 2}
     spot = shelter_at(world, helper, 12, kit)
-    done = helper.act("craft", "stone_pickaxe", 1, True)
+    done = helper.act("craft", item="stone_pickaxe", times=1, under_cover=True)
     assert done["ok"], done
     held = world.op("inventory", player=HELPER)
     assert held.get("stone_pickaxe") == 1 and held.get("crafting_table") == 1  # table back
@@ -108,7 +108,7 @@ def test_by_night_the_bot_smelts_iron_in_its_furnace_in_its_shelter(
     try:
         kit = {"dirt": 8, "stone_pickaxe": 1, "furnace": 1, "iron_ore": 1, "coal": 1}
         spot = shelter_at(world, helper, -12, kit)
-        done = helper.act("smelt", "iron_ore", 1, "coal", True)
+        done = helper.act("smelt", item="iron_ore", count=1, fuel="coal", under_cover=True)
         assert done["ok"], done
         held = world.op("inventory", player=HELPER)
         assert held.get("iron_ingot") == 1 and held.get("furnace") == 1  # the furnace back
@@ -133,7 +133,7 @@ def test_walled_in_on_the_spot_the_bot_steps_down_into_the_ground_for_its_table(
     give(world, helper, kit)
     assert helper.act("shelter")["ok"]
     assert feet(world, HELPER) == (x, y, z) and closed_in(world, (x, y, z))
-    done = helper.act("craft", "stone_pickaxe", 1, True)
+    done = helper.act("craft", item="stone_pickaxe", times=1, under_cover=True)
     assert done["ok"], done
     held = world.op("inventory", player=HELPER)
     assert held.get("stone_pickaxe") == 1 and held.get("crafting_table") == 1
@@ -153,7 +153,7 @@ def test_under_sand_the_bot_digs_its_tables_cell_a_block_lower(
     steps a block down and digs the table's cell there, under dirt."""
     kit = {"dirt": 8, "wooden_pickaxe": 1, "crafting_table": 1, "cobblestone": 3, "stick": 2}
     x, y, z = shelter_at(world, helper, -24, kit, top="sand")
-    done = helper.act("craft", "stone_pickaxe", 1, True)
+    done = helper.act("craft", item="stone_pickaxe", times=1, under_cover=True)
     assert done["ok"], (done.get("error"), done)
     assert world.op("inventory", player=HELPER).get("crafting_table") == 1  # the table back
     assert feet(world, HELPER) == (x, y - 1, z)  # a block lower
@@ -174,7 +174,9 @@ def test_mining_under_cover_leaves_a_block_under_sand_alone(
     world.op("fill", x1=x, y1=y - 1, z1=z, x2=x, y2=y - 1, z2=z, block="stone")
     helper.sees([(x, y - 1, z)], "stone")
     held = int(world.op("inventory", player=HELPER).get("dirt", 0))
-    done = helper.act("gather", ["dirt"], held + 2, 6, ["dirt"], True)
+    done = helper.act(
+        "gather", names=["dirt"], count=held + 2, radius=6, drops=["dirt"], under_cover=True
+    )
     assert done["ok"], done
     assert feet(world, HELPER)[1] < y  # down through the stone
     assert all(block(world, x + dx, y + 1, z + dz) == "sand" for dx, dz in SIDES)  # none fell

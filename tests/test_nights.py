@@ -111,7 +111,7 @@ def test_the_bot_smelts_iron_ore_with_coal_in_a_furnace_it_places_and_takes_back
     world.op("furnace_scale", factor=10)  # 20 ticks of cooking a second is vanilla
     try:
         give(world, helper, {"furnace": 1, "coal": 1, "iron_ore": 2, "stone_pickaxe": 1})
-        done = helper.act("smelt", "iron_ore", 2, "coal")
+        done = helper.act("smelt", item="iron_ore", count=2, fuel="coal")
         assert done["ok"], done
         assert done["made"] == 2
         held = world.op("inventory", player=HELPER)
@@ -128,7 +128,7 @@ def test_the_bot_wears_the_armour_it_crafts_and_a_shield_in_the_off_hand(
     world: EmbeddedWorld, helper: HelperBot
 ) -> None:
     give(world, helper, {"iron_ingot": 8, "crafting_table": 1})
-    done = helper.act("craft", "iron_chestplate", 1)
+    done = helper.act("craft", item="iron_chestplate", times=1)
     assert done["ok"], done
     eventually(lambda: helper.snapshot()["worn"] == ["iron_chestplate"], 10, "the chestplate on")
     world.op("give", player=HELPER, item="leather_helmet", count=1)
@@ -151,7 +151,9 @@ def test_the_bot_mines_iron_ore_below_with_a_stone_pickaxe(
 ) -> None:
     give(world, helper, {"stone_pickaxe": 1})
     above = feet(world, HELPER)[1]
-    done = helper.act("gather", ["iron_ore"], 2, 32.0, ["iron_ore"], timeout=90)
+    done = helper.act(
+        "gather", names=["iron_ore"], count=2, radius=32.0, drops=["iron_ore"], timeout=90
+    )
     assert done["ok"], done
     assert world.op("inventory", player=HELPER)["iron_ore"] >= 2
     assert feet(world, HELPER)[1] < above  # dug down to it: iron ore lies below y 64
@@ -165,7 +167,7 @@ def test_down_a_mine_shaft_the_furnace_goes_above_the_bots_head(
         bottom = world.op("pit", player=HELPER, depth=3)["bottom"]
         eventually(lambda: feet(world, HELPER)[1] == bottom["y"], 10, "the bot down the shaft")
         give(world, helper, {"furnace": 1, "coal": 1, "iron_ore": 1, "stone_pickaxe": 1})
-        done = helper.act("smelt", "iron_ore", 1, "coal")
+        done = helper.act("smelt", item="iron_ore", count=1, fuel="coal")
         assert done["ok"], done
         assert world.op("inventory", player=HELPER) == {
             "iron_ingot": 1, "furnace": 1, "stone_pickaxe": 1,
@@ -190,7 +192,14 @@ def test_by_night_the_bot_mines_stone_down_from_its_shelter_and_climbs_back_in_t
     assert helper.act("shelter")["ok"]
     spot = feet(world, HELPER)
     assert spot == (x, y - 2, z) and closed_in(world, spot)
-    done = helper.act("gather", ["stone", "cobblestone"], 3, 8.0, ["cobblestone"], True)
+    done = helper.act(
+        "gather",
+        names=["stone", "cobblestone"],
+        count=3,
+        radius=8.0,
+        drops=["cobblestone"],
+        under_cover=True,
+    )
     assert done["ok"], done
     assert world.op("inventory", player=HELPER).get("cobblestone", 0) >= 3
     assert feet(world, HELPER)[1] < spot[1]  # dug down, under the roof
@@ -198,7 +207,7 @@ def test_by_night_the_bot_mines_stone_down_from_its_shelter_and_climbs_back_in_t
     # the blocks between the dug pocket and the cave stand: no way in from the sky
     assert solid(world, x, y - 5, z) and solid(world, x + 1, y - 4, z)
     # the morning's way out goes up to the level of the roof, not 3 blocks along the mine
-    done = helper.act("escape", 3.0, "surface")
+    done = helper.act("escape", reach=3.0, mode="surface")
     assert done["ok"], done
     assert done["way"] in ("path up", "climb"), done  # not 3 blocks off, wherever that is
     assert done["position"]["y"] >= y, done
@@ -235,11 +244,10 @@ def test_stop_ends_a_dig_under_way_at_once(world: EmbeddedWorld, helper: HelperB
     teleport(world, HELPER, x + 0.5, y, z + 0.5)
     give(world, helper, {"diamond_pickaxe": 1})  # 9.4 s of digging (vanilla hardness 50)
     eventually(lambda: feet(world, HELPER)[1] == y, 10, "the bot on the ground")
-    mark = helper.mark()
-    helper._send({"id": "dig", "op": "gather", "args": [["obsidian"], 1, 6.0, ["obsidian"]]})
+    dig = helper.start("gather", names=["obsidian"], count=1, radius=6.0, drops=["obsidian"])
     eventually(lambda: helper.digging(), 20, "the dig under way")
-    helper._send({"id": "halt", "op": "stop", "args": []})
-    done = helper.wait_for(lambda e: e["type"] == "actionDone" and e.get("id") == "dig", 30, mark)
+    helper.call("stop")
+    done = helper.finished(dig, 30)
     assert done["error"] == "stopped", done
     assert block(world, x + 1, y, z) == "obsidian"  # the dig ended before the block broke
     assert not helper.digging()

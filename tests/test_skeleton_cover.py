@@ -219,7 +219,7 @@ def test_cover_is_not_reported_reached_while_a_live_archer_sees_the_cell(
             15,
             "the helper bot's chunks (the roof 5 blocks over it)",
         )
-        done = bot.act("cover", gone, 6, [])
+        done = bot.act("cover", sources=gone, radius=6, avoid=[])
         assert not done["ok"] and done["error"] == "seen at the cover cell", done
     finally:
         bot.close()

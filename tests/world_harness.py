@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from pepa.base.node import compile_cache_env, node_binary, node_modules
+from pepa.link.actions import checked
 from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 from tests.waiting import eventually
@@ -351,12 +352,19 @@ class HelperBot(Player):
         """Set the pathfinder's time limit for one search (``thinkTimeout``)."""
         self._send({"op": "think", "ms": ms})
 
-    def start(self, op: str, *args: Any) -> tuple[str, int]:
-        """Start an action without waiting for it: its id and mark, for :meth:`finished`."""
+    def start(self, action: str, **args: Any) -> tuple[str, int]:
+        """Start a catalogue action (:mod:`pepa.link.actions`, its arguments checked and sent as
+        the link sends them) without waiting for it: its id and mark, for :meth:`finished`."""
+        row, values = checked(action, args, instant=False)
         self._ids += 1
-        action, mark = str(self._ids), self.mark()
-        self._send({"id": action, "op": op, "args": list(args)})
-        return action, mark
+        action_id, mark = str(self._ids), self.mark()
+        self._send({"id": action_id, "op": row.js, "args": row.to_js(values)})
+        return action_id, mark
+
+    def call(self, action: str, **args: Any) -> None:
+        """Make an instant catalogue call (``stop``) without waiting for its answer."""
+        row, values = checked(action, args, instant=True)
+        self._send({"op": row.js, "args": row.to_js(values)})
 
     def finished(self, started: tuple[str, int], timeout: float) -> dict[str, Any]:
         """The ``actionDone`` event of an action :meth:`start` began."""
@@ -365,9 +373,9 @@ class HelperBot(Player):
             lambda e: e["type"] == "actionDone" and e.get("id") == action, timeout, mark
         )
 
-    def act(self, op: str, *args: Any, timeout: float = 60.0) -> dict[str, Any]:
-        """Run one action to its end: its ``actionDone`` event."""
-        return self.finished(self.start(op, *args), timeout)
+    def act(self, action: str, *, timeout: float = 60.0, **args: Any) -> dict[str, Any]:
+        """Run one catalogue action to its end: its ``actionDone`` event."""
+        return self.finished(self.start(action, **args), timeout)
 
 
 def give(world: EmbeddedWorld, helper: HelperBot, kit: dict[str, int]) -> None:

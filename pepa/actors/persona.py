@@ -168,7 +168,7 @@ class Persona(SupervisedActor):
             line = self.outbox.take(self.now())
             if line is None:
                 break
-            if self.link.chat(line):
+            if self.link.call("chat", text=line):
                 self.publish(ChatSent(text=line))
             else:
                 logger.warning("could not say: %s", line)

@@ -317,7 +317,7 @@ class Reflex(SupervisedActor):
         arming = {} if off else armed(world, now, self.memory, running)
         hp, food = world.hp or 0.0, world.food or 0
         sent = (arming, hp, food)
-        if sent != self.arming and self.link.arm(arming, hp, food):
+        if sent != self.arming and self.link.call("arm", reach=arming, hp=hp, food=food):
             if arming.keys() != (self.arming[0] if self.arming else {}).keys():
                 kinds = f"armed for {len(arming)} kinds of hostile" if arming else "disarmed"
                 logger.info("first blow: the bridge %s", kinds)
@@ -362,7 +362,7 @@ class Reflex(SupervisedActor):
             return
         look, heartbeat = self.chores.due(now)
         if look:
-            self.link.look_around()
+            self.link.call("look_around")
         if heartbeat:
             pos = self.world.position
             where = f"{pos.x:g} {pos.y:g} {pos.z:g}" if pos else "?"

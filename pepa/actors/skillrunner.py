@@ -53,7 +53,7 @@ class SkillRunner:
         """Cancel the running action (the JS side stops walking and digging)."""
         self.stop_owed = False
         if self.link is not None:
-            self.link.stop()
+            self.link.call("stop")
         self.running = None
 
     def preempt(self, by: Decision) -> None:

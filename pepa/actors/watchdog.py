@@ -106,7 +106,7 @@ class Watchdog(SupervisedActor):
         """Hand the remembered danger areas to the pathfinder (a new connection forgets them)."""
         areas = self.watch.areas()
         if self.link is not None and areas:
-            self.link.set_danger(areas)
+            self.link.call("set_danger", areas=areas)
 
     def _report(self, verdict: StuckVerdict | None) -> None:
         if verdict is None:

@@ -24,6 +24,7 @@ must be drawn here.
     ├── IpcServerError        pepa.ipc._socketfile           the socket cannot be bound or served
     ├── IpcClientError        pepa.ipc.client                no daemon answers, or it hung up
     ├── WorldError            pepa.base.node                 Node, its packages, a server won't run
+    ├── ActionCallError       pepa.link.actions              a call that does not fit its action
     ├── LlmError              pepa.llm._base                 an LLM call failed (one line: why)
     │   ├── LlmUnavailable    pepa.llm._base                 no model, no command, server down
     │   ├── LlmTimeout        pepa.llm._base                 no whole reply before the deadline
@@ -35,9 +36,9 @@ must be drawn here.
     ├── PostgresError         pepa.fleet.postgres            the fleet's PostgreSQL won't start
     └── DashboardError        tui.app                        no terminal for the dashboard
 
-``AskTimeout`` is also a :class:`TimeoutError` and ``IpcClientError`` also a
-:class:`ConnectionError`, so code that knows only the standard library still
-catches them.
+``AskTimeout`` is also a :class:`TimeoutError`, ``IpcClientError`` also a
+:class:`ConnectionError` and ``ActionCallError`` also a :class:`TypeError`, so code that
+knows only the standard library still catches them.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ import orjson
 import tenacity
 
 from pepa.base.threads import thread_name
+from pepa.link.actions import CATALOGUE, Result, checked
 from pepa.link.authme import AuthMe, server_line
 from pepa.link.bridge import bridge, bridge_alive
 from pepa.link.login import REFUSALS, LinkSettings, auth_dir, bot_options, keep_private, refused
@@ -39,12 +40,9 @@ logger = logging.getLogger(__name__)
 BOT_JS = Path(__file__).resolve().parent / "js"
 """The bot's own JS: ``bot_helper.js`` and the action modules it requires. It never requires
 the world server's JS (:mod:`pepa.worldserver`)."""
-METHODS = (
-    "snapshot", "goto", "gotoPlayer", "follow", "stop", "chat", "attack", "quit", "end", "ping",
-    "charge", "eat", "sleep", "escape", "lookAround", "setDanger", "gather", "craft", "place",
-    "hunt", "smelt", "shelter", "wear", "flee", "cover", "surface", "arm",
-)  # fmt: skip
-"""bot_helper functions looked up once per connection: a property read is a round trip."""
+METHODS = ("snapshot", "quit", "end", "ping", *(action.js for action in CATALOGUE))
+"""bot_helper functions looked up once per connection (a property read is a round trip): the
+connection's own and every action of the catalogue (:mod:`pepa.link.actions`)."""
 CALL_TIMEOUT = 5.0
 """Seconds any single call into JS may take."""
 SPAWN_TIMEOUT = 30.0
@@ -180,7 +178,14 @@ class MinecraftLink:
 
     def ping(self) -> bool:
         """The cheapest round trip into JS (a function returning 1)."""
-        return self._call("ping")
+        fn = self._fns.get("ping")
+        if fn is None:
+            return False
+        try:
+            return bool(fn(timeout=CALL_TIMEOUT))
+        except Exception as exc:
+            self._check_bridge(exc)
+            return False
 
     def raw_bot(self) -> Any:
         """The mineflayer bot as a JSPyBridge proxy: for benchmarks and debugging only.
@@ -190,140 +195,32 @@ class MinecraftLink:
         api = self._api
         return None if api is None else api.bot
 
-    def _action(self, method: str, *args: Any) -> str | None:
-        fn = self._fns.get(method)
+    def act(self, action: str, /, **args: Any) -> str | None:
+        """Start a catalogue action (:mod:`pepa.link.actions`); its id, None when refused."""
+        row, values = checked(action, args, instant=False)
+        fn = self._fns.get(row.js)
         if fn is None:
             return None
         action_id = f"a{next(self._ids)}"
         try:
-            fn(action_id, *args, timeout=CALL_TIMEOUT)
+            fn(action_id, *row.to_js(values), timeout=CALL_TIMEOUT)
         except Exception as exc:
             self._check_bridge(exc)
             return None
         return action_id
 
-    def goto_player(self, name: str, reach: float = 2.0) -> str | None:
-        """Walk to where player ``name`` stands; completion arrives as ``actionDone``."""
-        return self._action("gotoPlayer", name, reach)
-
-    def goto(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
-        """Walk to a position; completion arrives as ``actionDone``."""
-        return self._action("goto", x, y, z, reach)
-
-    def charge(self, x: float, y: float, z: float, reach: float = 1.0) -> str | None:
-        """:meth:`goto` with the shield's guard on: it stops the walk while an archer draws."""
-        return self._action("charge", x, y, z, reach)
-
-    def follow(self, name: str, reach: float = 2.0) -> str | None:
-        """Keep near player ``name`` until :meth:`stop`."""
-        return self._action("follow", name, reach)
-
-    def eat(self, item: str) -> str | None:
-        """Eat one ``item`` from the inventory; completion arrives as ``actionDone``."""
-        return self._action("eat", item)
-
-    def sleep(self, x: int, y: int, z: int) -> str | None:
-        """Walk to the bed at x, y, z and lie down; ``actionDone`` says if it worked."""
-        return self._action("sleep", x, y, z)
-
-    def escape(self, mode: str = "any", reach: float = 3.0) -> str | None:
-        """Get ``reach`` blocks away from here: ``up`` pillars, ``dig`` digs, ``any`` either."""
-        return self._action("escape", reach, mode)
-
-    def gather(
-        self,
-        names: list[str],
-        count: int,
-        radius: float = 48.0,
-        drops: list[str] | None = None,
-        under_cover: bool = False,
-    ) -> str | None:
-        """Dig the nearest ``names`` blocks until holding ``count`` of ``drops`` (or ``names``);
-        ``under_cover``: only down and along from where the bot stands, under its roof."""
-        return self._action("gather", names, count, radius, drops or [], under_cover)
-
-    def craft(self, item: str, times: int = 1, under_cover: bool = False) -> str | None:
-        """Craft ``item`` ``times`` times, at a crafting table when its recipe needs one (the
-        held one placed and dug back up; ``under_cover``: in the shelter's sealed pocket)."""
-        return self._action("craft", item, times, under_cover)
-
-    def hunt(self, names: list[str], radius: float = 32.0) -> str | None:
-        """Kill the nearest animal named in ``names`` and pick up what it drops."""
-        return self._action("hunt", names, radius)
-
-    def place(self, item: str) -> str | None:
-        """Place one ``item`` block on the ground next to the bot."""
-        return self._action("place", item)
-
-    def smelt(self, item: str, count: int, fuel: str, under_cover: bool = False) -> str | None:
-        """Smelt ``count`` of ``item`` burning ``fuel`` in a furnace near by (or one it places);
-        ``under_cover``: only one in reach or the held one, placed in the shelter's pocket."""
-        return self._action("smelt", item, count, fuel, under_cover)
-
-    def shelter(self) -> str | None:
-        """Wall the bot in for the night: into the ground, or with blocks it holds."""
-        return self._action("shelter")
-
-    def surface(self) -> str | None:
-        """Swim up until the head is out of the water and the air is full again."""
-        return self._action("surface")
-
-    def wear(self) -> str | None:
-        """Put on the armour it holds and a shield in the off-hand."""
-        return self._action("wear")
-
-    def flee(self, sources: list[tuple[float, float]], distance: float = 16.0) -> str | None:
-        """Sprint ``distance`` blocks away from the (x, z) ``sources``, by the most open ground."""
-        return self._action("flee", [list(p) for p in sources], distance)
-
-    def cover(
-        self,
-        sources: list[tuple[float, float, float]],
-        radius: float = 6.0,
-        avoid: list[tuple[float, float]] | None = None,
-    ) -> str | None:
-        """Walk to the nearest cell within ``radius`` hidden from the archers whose feet stand
-        at ``sources``, never within 4 blocks of the (x, z) hostiles in ``avoid``."""
-        return self._action(
-            "cover", [list(p) for p in sources], radius, [list(p) for p in avoid or []]
-        )
-
-    def set_danger(self, areas: list[tuple[float, float, float]]) -> bool:
-        """Make the pathfinder go around these (x, z, radius) areas."""
-        return self._call("setDanger", [list(area) for area in areas])
-
-    def arm(self, reach: Mapping[str, float], hp: float = 0.0, food: int = 0) -> bool:
-        """Strike the first blow in the bridge at a hostile of these kinds the moment one comes
-        within its reach (``{name: blocks}``; empty disarms), while the bot's health and food
-        are ``hp`` and ``food`` (what the arming was decided on): ``firstblow.js``."""
-        pairs = [[name, float(r)] for name, r in sorted(reach.items())]
-        return self._call("arm", pairs, float(hp), int(food))
-
-    def look_around(self) -> bool:
-        """Turn the head somewhere else."""
-        return self._call("lookAround")
-
-    def stop(self) -> None:
-        """Stop walking and drop any movement goal."""
-        self._call("stop", None)
-
-    def chat(self, text: str) -> bool:
-        """Say ``text`` (the caller rate-limits)."""
-        return self._call("chat", text)
-
-    def attack(self, entity_id: int, stop_first: bool = False) -> bool:
-        """Swing once at an entity (``stop_first``: :meth:`stop` first, in the same call)."""
-        return self._call("attack", entity_id, stop_first)
-
-    def _call(self, method: str, *args: Any) -> bool:
-        fn = self._fns.get(method)
+    def call(self, action: str, /, **args: Any) -> bool:
+        """Make an instant catalogue call (:mod:`pepa.link.actions`); False when refused."""
+        row, values = checked(action, args, instant=True)
+        fn = self._fns.get(row.js)
         if fn is None:
             return False
         try:
-            return bool(fn(*args, timeout=CALL_TIMEOUT))
+            answer = fn(*row.to_js(values), timeout=CALL_TIMEOUT)
         except Exception as exc:
             self._check_bridge(exc)
             return False
+        return True if row.result is Result.NONE else bool(answer)
 
     def _check_bridge(self, exc: Exception) -> None:
         if not bridge_alive():
@@ -531,7 +428,7 @@ class MinecraftLink:
 
     def _say(self, command: str | None) -> None:
         if command is not None:
-            self.chat(command)
+            self.call("chat", text=command)
 
     def _drop_api(self) -> None:
         end, self._fns, self._api = self._fns.get("end"), {}, None

@@ -3,6 +3,7 @@
 // actions run exactly as Python runs them, driven by JSON lines on stdin.
 //   node helper_bot.js HOST PORT USERNAME
 //   stdin:  {"id":1,"op":"smelt","args":["iron_ore",1,"coal"]}  (an action; its id goes first)
+//           {"op":"stop","args":[]}  (an instant call: no id)
 //           {"id":2,"op":"snapshot"} | {"id":3,"op":"digging"} | {"op":"quit"}
 //           {"id":4,"op":"goal"} (the pathfinder's goal: its class and block) | {"op":"think","ms":N}
 //           {"id":5,"op":"block","x":X,"y":Y,"z":Z} (the block's name as the client knows it)
@@ -61,7 +62,8 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   }
   if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }
   try {
-    api[c.op](String(c.id), ...(c.args || []))
+    if (c.id == null) api[c.op](...(c.args || [])) // an instant call: its answer is not asked for
+    else api[c.op](String(c.id), ...(c.args || []))
   } catch (e) {
     out({ type: 'actionDone', id: String(c.id), ok: false, error: String(e && e.message) })
   }

@@ -41,8 +41,8 @@ def main() -> int:
         link.start()
         assert link.wait_connected(30), "no spawn"
         start = link.snapshot()["position"]  # type: ignore[index]
-        link.set_danger([(start["x"] + 5, start["z"], 2.5)])
-        link.goto(start["x"] + 10, start["y"], start["z"], 1.0)
+        link.call("set_danger", areas=[(start["x"] + 5, start["z"], 2.5)])
+        link.act("goto", x=start["x"] + 10, y=start["y"], z=start["z"], reach=1.0)
         max_dz = 0.0
         deadline = time.monotonic() + 30
         while not done.wait(0.05) and time.monotonic() < deadline:

@@ -6,9 +6,9 @@ actor) and the swing went back through one more; on a machine full of bots each 
 waits for a core, and the chain's answer to "a zombie in reach" is known before the zombie
 comes. So the reflex actor asks the chain ahead of time, for every kind of hostile: would
 one that appeared within reach right now be struck at once? The answer is the *arming*,
-sent to the bridge (``Link.arm``), which strikes the first blow itself (``firstblow.js``)
-and tells the reflex, which goes on with the fight as if it had swung. Everything after
-the first blow is the chain's, as before.
+sent to the bridge (the ``arm`` call of :mod:`pepa.link.actions`), which strikes the first
+blow itself (``firstblow.js``) and tells the reflex, which goes on with the fight as if it had
+swung. Everything after the first blow is the chain's, as before.
 
 The arming is the chain's own decision, asked of :func:`pepa.policy.reflex.decide` on the
 present view with one more hostile of that kind :data:`PROBE_DISTANCE` away: lessons,

@@ -57,7 +57,8 @@ PREEMPTED = (
 )
 """A walk another action replaced: the pathfinder's words."""
 CANCELLED = "stopped"
-"""bot_helper.js: a long action that saw ``stop()`` bump ``cancelEpoch`` gives up with this."""
+"""The bot's JS: a long action that saw ``stop()`` bump the context's ``epoch`` gives up with
+this (``pepa/link/js/context.js``)."""
 
 
 def movement_goal(skill: str | None) -> str | None:
@@ -74,7 +75,7 @@ def preempted(error: str) -> bool:
 
 DEATH_RADIUS = 4.0
 """Blocks round a death's place the pathfinder walks around when it can (each step inside
-costs 30 more: ``bot_helper.js`` DANGER_COST)."""
+costs 30 more: ``pepa/link/js/context.js`` DANGER_COST)."""
 KEPT_AREAS = 32
 """Places of each kind (stuck, died) kept for the pathfinder."""
 
