@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pepa.game import items
+from pepa.game.mobs import EXPLODING, attacks_from_afar
 from pepa.policy.reflex.knobs import Tuning
 from pepa.world.view import Entity, WorldView
 
@@ -93,19 +94,26 @@ class Mob:
     """How the bot deals with one kind of hostile."""
 
     style: Literal["melee", "creeper", "archer"]
+    """Closes in and hits, explodes (:data:`pepa.game.mobs.EXPLODING`), or attacks from afar
+    (:data:`pepa.game.mobs.RANGED`)."""
     fight_hp: float
     """Health the bot needs to take it on bare-handed and unarmoured."""
 
 
-MOBS: Mapping[str, Mob] = {
-    "zombie": Mob("melee", 10), "husk": Mob("melee", 10), "drowned": Mob("melee", 10),
-    "zombie_villager": Mob("melee", 10), "spider": Mob("melee", 10),
-    "cave_spider": Mob("melee", 12), "silverfish": Mob("melee", 9), "slime": Mob("melee", 10),
-    "creeper": Mob("creeper", 10), "skeleton": Mob("archer", 12), "stray": Mob("archer", 12),
-    "witch": Mob("archer", 16), "pillager": Mob("archer", 14), "vindicator": Mob("melee", 18),
+def _style(name: str) -> Literal["melee", "creeper", "archer"]:
+    return "creeper" if name in EXPLODING else "archer" if attacks_from_afar(name) else "melee"
+
+
+FIGHT_HP: Mapping[str, float] = {
+    "zombie": 10, "husk": 10, "drowned": 10, "zombie_villager": 10, "spider": 10,
+    "cave_spider": 12, "silverfish": 9, "slime": 10, "creeper": 10, "skeleton": 12, "stray": 12,
+    "witch": 16, "pillager": 14, "vindicator": 18,
 }  # fmt: skip
-"""A zombie hits 3 (vanilla ZombieEntity attack damage, normal difficulty) once a second; a
-spider 2; a skeleton's arrow 2 to 5 every 3 s; a vindicator 13 with its axe."""
+"""Health the bot needs to take each on bare-handed and unarmoured. A zombie hits 3 (vanilla
+ZombieEntity attack damage, normal difficulty) once a second; a spider 2; a skeleton's arrow 2
+to 5 every 3 s; a vindicator 13 with its axe."""
+MOBS: Mapping[str, Mob] = {name: Mob(_style(name), hp) for name, hp in FIGHT_HP.items()}
+"""How the bot deals with each hostile it knows."""
 OTHER = Mob("melee", 14)
 """Any hostile not in :data:`MOBS`."""
 SWORD_BONUS = 4.0
@@ -154,8 +162,8 @@ def crowd_limit(world: WorldView) -> int:
 
 
 def is_archer(entity: Entity) -> bool:
-    """Whether it shoots from afar (skeleton, stray, witch, pillager)."""
-    return MOBS.get(entity.name, OTHER).style == "archer"
+    """Whether it attacks from afar (skeleton, stray, witch, pillager: :data:`RANGED`)."""
+    return attacks_from_afar(entity.name)
 
 
 def _unseen_archer(entity: Entity) -> bool:
