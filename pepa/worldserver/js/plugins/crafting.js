@@ -390,7 +390,7 @@ module.exports.server = function (serv) {
     const { windowId, slot, mode, action } = packet
     // from 1.17 a click has no answer (no transaction packet: the set_slots are the answer);
     // the sandbox is 1.16.5 only, but the plugin also runs in a plain world at any version
-    // (the test plugin's load_plugin op)
+    // (the scenario's load_plugin op)
     const answer = (accepted) => transactions && player._client.write('transaction', { windowId, action, accepted })
     if (slot === -1 && windowId === win.id) return answer(true) // a click on the window's background
     const valid = windowId === win.id && mode >= 0 && mode <= 6 &&
