@@ -2,7 +2,7 @@
 # Set-up and run in one step; every step is idempotent and skipped when done.
 #   ./pepa.sh start      set up, then run the bot daemon (`pepa start`)
 #   ./pepa.sh test       set up, then run the test suite (extra args go to pytest)
-#   ./pepa.sh lint       set up, then ruff (lint and format check) and mypy
+#   ./pepa.sh lint       set up, then ruff (lint and format check), the JS trees' check and mypy
 #   ./pepa.sh ARGS...    set up, then `pepa ARGS...` (status, tui, world, …)
 set -euo pipefail
 
@@ -50,6 +50,8 @@ case "$cmd" in
         cd "$here"
         "$venv/bin/ruff" check .
         "$venv/bin/ruff" format --check .
+        # the bot's JS and the world server's JS never require each other (tests/jsdeps.py)
+        "$venv/bin/python" -m tests.jsdeps
         exec "$venv/bin/mypy"
         ;;
     *)
