@@ -2,7 +2,11 @@
 # Set-up and run in one step; every step is idempotent and skipped when done.
 #   ./pepa.sh start      set up, then run the bot daemon (`pepa start`)
 #   ./pepa.sh test       set up, then run the test suite (extra args go to pytest)
-#   ./pepa.sh lint       set up, then ruff (lint and format check), mypy and the import contracts
+        # the bot's JS and the world server's JS never require each other (tests/jsdeps.py)
+        "$venv/bin/python" -m tests.jsdeps
+        "$venv/bin/mypy"
+        # the import contracts of pyproject.toml (no cache: a stale one hides a new arrow)
+        exec "$venv/bin/lint-imports" --no-cache
 #   ./pepa.sh ARGS...    set up, then `pepa ARGS...` (status, tui, world, …)
 set -euo pipefail
 
@@ -50,9 +54,15 @@ case "$cmd" in
         cd "$here"
         "$venv/bin/ruff" check .
         "$venv/bin/ruff" format --check .
+<<<<<<< HEAD
         "$venv/bin/mypy"
         # the import contracts of pyproject.toml (no cache: a stale one hides a new arrow)
         exec "$venv/bin/lint-imports" --no-cache
+=======
+        # the bot's JS and the world server's JS never require each other (tests/jsdeps.py)
+        "$venv/bin/python" -m tests.jsdeps
+        exec "$venv/bin/mypy"
+>>>>>>> worldjs
         ;;
     *)
         [ $# -gt 0 ] && shift

@@ -1,8 +1,10 @@
 """What items do in a fight: the attack damage of the weapons the bot fights with and the armour
 points of what it wears (vanilla 1.16.5; minecraft-data has neither figure).
 
-The bot's JS has the same table once (``pepa/game/js/items.js``), with attack speeds and every
-tool; the bot equips only swords and axes, the weapons here.
+The JS twin is ``pepa/game/js/items.js`` (read by the world server's damage,
+``pepa/worldserver/js/life/combat.js``, and the bot's swings, ``pepa/link/js/melee.js``): the
+same figures, with attack speeds, every tool and armour toughness; the bot equips only swords and
+axes, the weapons here. ``tests/test_items.py`` holds the two to the same numbers.
 """
 
 from __future__ import annotations

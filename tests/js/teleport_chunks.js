@@ -1,8 +1,9 @@
 'use strict'
-// The test plugin's teleport and setBlock (pepa_test_plugin.js): a player teleported while a
-// batch of chunks goes out to it still gets the chunks of its new place. flying-squid
-// itself sends none after a teleport, and skips its own batches while one is going out; a client
-// with no chunk under it runs no physics and sends no moves, so it waited there for ever.
+// The world's teleport and setBlock (pepa/worldserver/js/fixes/: teleport_chunks.js,
+// teleport_confirm.js, set_block.js): a player teleported while a batch of chunks goes out to it
+// still gets the chunks of its new place. flying-squid itself sends none after a teleport, and
+// skips its own batches while one is going out; a client with no chunk under it runs no physics
+// and sends no moves, so it waited there for ever.
 //   node teleport_chunks.js
 // Starts the embedded world (flat, no control channel) and one mineflayer client, holds the
 // player's batches (its sendChunk waits on a gate), and twice: teleports it far, waits for the

@@ -44,7 +44,7 @@ run('pepa-tracking-players-', async ({ serv, port, atEnd }) => {
   const names = ['walker', 'watcher', 'latecomer']
   const { clients, players } = await plainClients({ serv, port, names, version, atEnd, confirming: true })
   const [walker, , late] = players
-  // the walker's moves count once it has taken the server's teleports (pepa_test_plugin.js)
+  // the walker's moves count once it has taken the server's teleports (pepa/worldserver/js/fixes/teleport_confirm.js)
   const confirmed = new Promise((resolve) => walker.once('pepa_teleports_confirmed', resolve))
   await walker.teleport(walker.position.offset(0.5, 0, 0.5))
   await confirmed

@@ -37,11 +37,10 @@ const TICK_MS = 50
 const CONTROLS = ['forward', 'back', 'left', 'right', 'jump', 'sprint', 'sneak'] // mineflayer's control states
 const { eyeHeight } = require('../../game/js/eyes')
 
-// attack speed of the weapons (vanilla 1.16.5 attributes); the fist and anything else 4
-const SPEED = {
-  wooden_sword: 1.6, golden_sword: 1.6, stone_sword: 1.6, iron_sword: 1.6, diamond_sword: 1.6, netherite_sword: 1.6,
-  wooden_axe: 0.8, golden_axe: 1.0, stone_axe: 0.8, iron_axe: 0.9, diamond_axe: 1.0, netherite_axe: 1.0
-}
+// attack speed of the weapons, swords and axes (vanilla 1.16.5 attributes: game/js/items.js);
+// the fist and anything else 4
+const SPEED = Object.fromEntries(Object.entries(require('../../game/js/items').WEAPONS)
+  .filter(([name]) => /_(sword|axe)$/.test(name)).map(([name, [, speed]]) => [name, speed]))
 // ms after a swing until the attack strength passes 0.9 ((ticks + 0.5) / (20 / speed) > 0.9),
 // and one tick more: the server counts its own ticks
 function rechargeMs (held) {

@@ -1,11 +1,13 @@
 'use strict'
-// Embedded/test world: flying-squid on 127.0.0.1 + the pepa test plugin.
+// The embedded world: flying-squid on 127.0.0.1, its fixes (fixes/), the survival sandbox's
+// terrain and plugins (generator.js, plugins/) when asked, and the scenario plugin
+// (scenario/) when started with a control port.
 //
 // CLI:  node server.js --port 25565 --world /path/to/world [--control-port 0] [--version 1.16.5]
 //        [--seed N] [--sandbox 1] [--profile default|hard] [--online-mode 1]
 //   --online-mode: the server verifies each account with Mojang's session server (a test
 //   of how an offline bot is refused; there is no network here, so every login fails)
-//   --profile: the sandbox profile (sandbox/life/profiles.js; an unknown name fails
+//   --profile: the sandbox profile (life/profiles.js; an unknown name fails
 //   before the server starts); a world's hazards come from the profile it was made with.
 //   stdout: flying-squid log lines, plus ONE line
 //     PEPA_WORLD_READY {"port":..,"controlPort":..,"version":..}
@@ -22,15 +24,27 @@
 const path = require('path')
 const fs = require('fs')
 
-const PLUGIN_PATH = path.join(__dirname, 'scenario.js')
-// a spawn's metadata sent to the player it is shown to, not to every player near (the file says why)
-const SPAWN_METADATA_PATH = path.join(__dirname, 'fixes', 'spawn_metadata.js')
-// mobs' moves sent every 3 ticks, as vanilla's entity tracker sends them (the file says why)
-const TRACKING_PATH = path.join(__dirname, 'fixes', 'tracking.js')
-// a player's packets of one callback written in one system call (the file says why)
-const CORKED_PATH = path.join(__dirname, 'fixes', 'corked.js')
-// a packet told to many players serialized and framed once (the file says why)
-const BROADCAST_PATH = path.join(__dirname, 'fixes', 'broadcast.js')
+// What every world needs of flying-squid, production worlds included: each fix a plugin of its
+// own, whose file says what flying-squid does and what vanilla does instead (loaded in order)
+const FIXES = [
+  'set_block', // a set block reaches the players after the world has it
+  'player_type', // other players seen at 1.20.2 and later
+  'teleport_packet', // entity_teleport in 1.21.2's form
+  'teleport_confirm', // a client's moves from before it confirmed a teleport dropped
+  'teleport_chunks', // a teleported player gets the chunks of its new place
+  'login', // a login ends for a client that only walks; player._pepaReady
+  'player_list', // a newcomer sees the players already online
+  'respawn', // a dead player respawns
+  'dropped_items', // a dropped item shows its item at every version
+  'eating', // eating, with vanilla numbers
+  'beds', // sleeping through the night
+  'spawn_metadata', // a spawn's metadata to the player it is shown to, not to every player near
+  'tracking', // mobs' moves sent every 3 ticks, as vanilla's entity tracker sends them
+  'corked', // a player's packets of one callback written in one system call
+  'broadcast' // a packet told to many players serialized and framed once
+].map((name) => path.join(__dirname, 'fixes', `${name}.js`))
+// The scenario operations and the control channel (scenario/index.js): only with a control port
+const SCENARIO_PATH = path.join(__dirname, 'scenario', 'index.js')
 // The survival sandbox: a seeded terrain generator and every plugin in plugins/
 const SANDBOX_DIR = __dirname
 const SANDBOX_GENERATOR = path.join(SANDBOX_DIR, 'generator.js')
@@ -61,6 +75,7 @@ async function startServer ({
   onlineMode = false
 } = {}) {
   if (!worldDir) throw new Error('worldDir is required')
+  const hasControl = controlPort !== null && controlPort !== undefined && controlPort >= 0
   const values = profileOf(profile) // an unknown name: fail before anything starts
   fs.mkdirSync(worldDir, { recursive: true })
   // the terrain keeps the profile the world was made with; the rest follows `profile`
@@ -84,7 +99,12 @@ async function startServer ({
       ? { name: SANDBOX_GENERATOR, options: { seed, worldHeight: 256, hazards: made.hazards } }
       : { name: 'superflat', options: { seed, worldHeight: 80 } },
     kickTimeout: 10000,
-    plugins: { [PLUGIN_PATH]: { controlPort }, [SPAWN_METADATA_PATH]: {}, [TRACKING_PATH]: {}, [CORKED_PATH]: {}, [BROADCAST_PATH]: {}, ...(sandbox ? sandboxPlugins(seed, profile) : {}) },
+    plugins: {
+      // the scenario first: its table of operations is there when the sandbox's add theirs
+      ...(hasControl ? { [SCENARIO_PATH]: { controlPort } } : {}),
+      ...Object.fromEntries(FIXES.map((file) => [file, {}])),
+      ...(sandbox ? sandboxPlugins(seed, profile) : {})
+    },
     modpe: false,
     'view-distance': 4,
     'player-list-text': { header: { text: 'pepa' }, footer: { text: 'test world' } },
@@ -119,7 +139,7 @@ async function startServer ({
   }
 }
 
-module.exports = { startServer, PLUGIN_PATH, SANDBOX_DIR }
+module.exports = { startServer, FIXES, SCENARIO_PATH, SANDBOX_DIR }
 
 if (require.main === module) {
   const args = process.argv.slice(2)

@@ -9,7 +9,7 @@
 //
 // Only where nothing could tell the difference:
 // - packets in SHARED, which no pepa plugin rewrites per player (entity_teleport is rewritten
-//   for new versions in pepa_test_plugin.js, and stays on the players' own streams);
+//   for new versions in teleport_packet.js, and stays on the players' own streams);
 // - players in play, with no encryption (an online-mode server ciphers each connection), a
 //   writable serializer, and nothing waiting in their serializer, compressor or framer: the
 //   frame would otherwise pass packets written before it. Any other player gets the packet

@@ -38,7 +38,7 @@
 
 const MOB_EVERY = 3 // ticks
 const PLAYER_EVERY = 2 // ticks
-const angle = (v) => (((Math.round(v) % 256) + 384) % 256) - 128 // a signed byte (the test plugin's zombie turns 0-255)
+const angle = (v) => (((Math.round(v) % 256) + 384) % 256) - 128 // a signed byte (the scenario's zombie turns 0-255)
 
 module.exports.server = function (serv) {
   const unsent = new Map() // mob moved or turned since its last send -> its flush

@@ -1,7 +1,7 @@
 'use strict'
 // The survival sandbox's shared state: one object on the server, created by
 // whichever sandbox plugin loads first (daynight.js, hunger.js, mobs.js), so
-// the plugins and the test plugin see the same switches.
+// the plugins and the scenario plugin see the same switches.
 //
 // Why a plain module and not a plugin: every .js file in sandbox/plugins/ is
 // loaded as a flying-squid plugin; helpers live here, in sandbox/life/.
@@ -38,7 +38,7 @@ function lifeOf (serv, settings = {}) {
     day: 0, // days completed since the server started (each wrap of the time of day)
     spawning: true,
     kinds: null, // null: every species the sandbox knows; else the ones allowed to spawn
-    ops: (serv.pepaOps = serv.pepaOps || {}) // the test plugin's control-channel ops
+    ops: (serv.pepaOps = serv.pepaOps || {}) // the scenario's control-channel ops (scenario/)
   }
   serv.pepaLife = life
   return life

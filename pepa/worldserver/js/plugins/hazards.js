@@ -160,7 +160,7 @@ module.exports.server = function (serv) {
   // 9.67 for a drop of 10.5 blocks); landing hurts ceil(distance - 3); water and climbing
   // reset it. As vanilla (ServerGamePacketListenerImpl.awaitingPositionFromClient), moves
   // sent before the client confirmed every position packet sent to it (teleports, the
-  // respawn, the login's) are stale (the test plugin cancels them: they never come here),
+  // respawn, the login's) are stale (fixes/teleport_confirm.js cancels them: they never come here),
   // and a jump of more than 10 blocks in one move is no move: neither counts. flying-squid
   // handles a move asynchronously, so a stale one can come after the confirm: after it,
   // moves are measured from the position sent and only once one near it came. The drop is
@@ -233,7 +233,7 @@ module.exports.player = function (player, serv) {
   // a respawn starts with full air, not burning, not falling (its position packet is confirmed below)
   player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0 }))
   // every position packet to the client (teleports, respawn, login) confirmed: the next
-  // moves are measured from the last one (the test plugin counts them)
+  // moves are measured from the last one (fixes/teleport_confirm.js counts them)
   player.on('pepa_teleports_confirmed', (sent) => Object.assign(h, { last: sent, answering: true, fall: 0 }))
   player._client.on('entity_action', ({ actionId }) => {
     const change = ACTION_FLAGS[actionId]
@@ -244,7 +244,7 @@ module.exports.player = function (player, serv) {
     life.showFlags(player, h)
   })
   player.on('move', (move, cancelled) => {
-    if (cancelled) return // the player did not move (a stale move, the test plugin)
+    if (cancelled) return // the player did not move (a stale move: fixes/teleport_confirm.js)
     try { life.fallMove(player, move) } catch (err) { serv.err && serv.err(`[life] fall ${player.username}: ${err && err.stack}`) }
   })
 }

@@ -9,7 +9,7 @@
 //   10 ticks; food >= 18 -> heal 1 every 80 ticks (6 exhaustion a point).
 //   Starvation: food 0 -> 1 damage every 80 ticks, down to 10 hp on easy,
 //   1 hp on normal, to death on hard.
-// Eating itself is the test plugin's (pepa_test_plugin.js: minecraft-data
+// Eating itself is a fix every world has (fixes/eating.js: minecraft-data
 // foodPoints and saturation, 32 ticks).
 // Swimming (0.01 per metre) is not counted: the server does not track water
 // around players.

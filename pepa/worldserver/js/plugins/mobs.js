@@ -1,6 +1,6 @@
 'use strict'
 // Mobs of the survival sandbox, with vanilla 1.16 numbers (docs/sandbox-life.md):
-// every mob (natural or from the test plugin's spawn_mob) is simulated here —
+// every mob (natural or from the scenario's spawn_mob) is simulated here —
 // movement with gravity and collisions (sandbox/life/body.js), an AI per kind
 // (sandbox/life/brains.js), burning in daylight, death with loot, and natural
 // spawning/despawning near players. Players hit with their weapon's damage.
@@ -152,7 +152,7 @@ module.exports.server = function (serv) {
     wantsJump: (m, dx, dz) => m.body.hitWall && m.body.onGround && canJumpAhead(view, m.e.world, m.e.position, m.body, dx, dz),
     swing: swingPacket,
     hitPlayer (m, p) {
-      // the test plugin's spawn_mob {damage} is a final damage; otherwise scaled by difficulty
+      // the scenario's spawn_mob {damage} is a final damage; otherwise scaled by difficulty
       const custom = m.e.pepaDamage !== undefined && m.e.pepaDamage !== null
       combat.hurtPlayer(serv, life, p, custom ? Number(m.e.pepaDamage) : m.sp.damage, { from: m.e.position, scale: !custom, cause: { type: 'mob', attacker: m.e } })
     },
