@@ -2,11 +2,8 @@
 # Set-up and run in one step; every step is idempotent and skipped when done.
 #   ./pepa.sh start      set up, then run the bot daemon (`pepa start`)
 #   ./pepa.sh test       set up, then run the test suite (extra args go to pytest)
-        # the bot's JS and the world server's JS never require each other (tests/jsdeps.py)
-        "$venv/bin/python" -m tests.jsdeps
-        "$venv/bin/mypy"
-        # the import contracts of pyproject.toml (no cache: a stale one hides a new arrow)
-        exec "$venv/bin/lint-imports" --no-cache
+#   ./pepa.sh lint       set up, then ruff (lint and format check), the JS trees' check, mypy
+#                        and the import contracts
 #   ./pepa.sh ARGS...    set up, then `pepa ARGS...` (status, tui, world, …)
 set -euo pipefail
 
@@ -54,15 +51,11 @@ case "$cmd" in
         cd "$here"
         "$venv/bin/ruff" check .
         "$venv/bin/ruff" format --check .
-<<<<<<< HEAD
+        # the bot's JS and the world server's JS never require each other (tests/jsdeps.py)
+        "$venv/bin/python" -m tests.jsdeps
         "$venv/bin/mypy"
         # the import contracts of pyproject.toml (no cache: a stale one hides a new arrow)
         exec "$venv/bin/lint-imports" --no-cache
-=======
-        # the bot's JS and the world server's JS never require each other (tests/jsdeps.py)
-        "$venv/bin/python" -m tests.jsdeps
-        exec "$venv/bin/mypy"
->>>>>>> worldjs
         ;;
     *)
         [ $# -gt 0 ] && shift
