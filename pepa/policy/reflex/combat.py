@@ -162,7 +162,8 @@ def crowd_limit(world: WorldView) -> int:
 
 
 def is_archer(entity: Entity) -> bool:
-    """Whether it attacks from afar (skeleton, stray, witch, pillager: :data:`pepa.game.mobs.RANGED`)."""
+    """Whether it attacks from afar (skeleton, stray, witch, pillager:
+    :data:`pepa.game.mobs.RANGED`)."""
     return attacks_from_afar(entity.name)
 
 
