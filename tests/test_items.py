@@ -1,13 +1,14 @@
-"""The fight figures are written twice, once a language: ``pepa/game/items.py`` for the Python
-side and ``pepa/game/js/items.js`` for the JS (the world server's damage, the bot's swings).
-The two give the same numbers (the JS read through node, no server)."""
+"""The fight figures are written twice, once a language: ``pepa/game/items.py`` and ``mobs.py``
+for the Python side, ``pepa/game/js/items.js`` and ``mobs.js`` for the JS (the world server's
+damage, the bot's swings, cover and death causes). The two give the same numbers (the JS read
+through node, no server)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from pepa.game import items
+from pepa.game import items, mobs
 from pepa.link.minecraft import BOT_JS
 from tests.test_sandbox_terrain import run_node
 
@@ -42,3 +43,19 @@ def test_the_bot_recharges_by_the_shared_attack_speeds() -> None:
     )
     # the ticks of 50 ms rechargeMs counts at speeds 0.8, 0.9 and 1.6, and the fist's 4
     assert out == [1200, 1050, 600, 300]
+
+
+MOBS_JS = Path(items.__file__).parent / "js" / "mobs.js"
+
+
+def test_the_python_and_the_js_mob_tables_agree() -> None:
+    """Which hostiles attack from afar, and with what: once a language (pepa/game/mobs.py and
+    pepa/game/js/mobs.js); the bot's cover, guard and death causes read the JS one."""
+    js = run_node(
+        "const m = require(process.argv[1]); process.stdout.write(JSON.stringify({ranged: "
+        "m.RANGED, arrows: [...m.rangedWith('bow', 'crossbow')], bows: [...m.rangedWith('bow')]}))",
+        str(MOBS_JS),
+    )
+    assert js["ranged"] == dict(mobs.RANGED)
+    assert sorted(js["arrows"]) == ["pillager", "skeleton", "stray"]
+    assert sorted(js["bows"]) == ["skeleton", "stray"]

@@ -15,7 +15,8 @@ const { eyeHeight, SKELETON_EYE } = require('../../game/js/eyes') // the world s
 const BOT_EYE = 1.62
 const STEP = 0.25
 const AVOID_GAP = 4
-const ARCHERS = new Set(['skeleton', 'stray', 'witch', 'pillager']) // pepa.policy.reflex.combat MOBS
+const { rangedWith } = require('../../game/js/mobs')
+const ARCHERS = rangedWith() // every hostile that attacks from afar (pepa/game/js/mobs.js)
 const CORNERS = [[0, 0], [0.3, 0.3], [-0.3, 0.3], [0.3, -0.3], [-0.3, -0.3]]
 
 module.exports = function coverModule (bot, Vec3) {
