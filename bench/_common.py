@@ -88,7 +88,7 @@ def first_hit(
     world: Any, player: str, dx: int, timeout: float = 5.0, spawned: list[int] | None = None
 ) -> float | None:
     """Spawn a zombie ``dx`` blocks from ``player``; the server's ms from the spawn to the
-    player's first attack packet on it (the test plugin's ``reaction`` op), or None.
+    player's first attack packet on it (the scenario plugin's ``reaction`` op), or None.
     ``spawned``: the zombie's entity id is appended to it."""
     mob = world.op("spawn_mob", player=player, name="zombie", dx=dx)["ids"][0]
     if spawned is not None:

@@ -4,7 +4,7 @@ Run: ``.venv/bin/python bench/fleet.py [--sizes 1,8,16,32,64] [--separate 1,8,16
 [--group 8] [--nice 0] [--trials 3] [--settle 30] [--window 30] [--idle] [--no-first-blow]
 [--stalls] [--keep]``.
 
-For each N, in one survival sandbox (seeded, with the test plugin) and one
+For each N, in one survival sandbox (seeded, with the scenario plugin) and one
 loopback PostgreSQL shared by every bot of both arms:
 
 - **fleet**: ``pepa fleet --bots N --group G [--nice K]``;

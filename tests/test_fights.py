@@ -2,7 +2,7 @@
 
 One world and one ``pepa start`` daemon for the module (each scenario puts the
 bot back at full health on clear ground and removes the mobs first); mobs are
-the test plugin's zombies with ``ai`` (walk at the nearest player, hit once a
+the scenario plugin's zombies with ``ai`` (walk at the nearest player, hit once a
 second).
 """
 

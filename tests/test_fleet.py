@@ -1,6 +1,6 @@
 """``pepa fleet`` against a real flying-squid world: four bots in two worker processes.
 
-One fleet serves the module (a flat world with the test plugin, fault injection on, the
+One fleet serves the module (a flat world with the scenario plugin, fault injection on, the
 fleet's own PostgreSQL as the shared knowledge base):
 ``pepa_bot_1`` and ``pepa_bot_2`` share group 0's process and its JS bridge,
 ``pepa_bot_3`` and ``pepa_bot_4`` group 1's. The tests check what a fleet

@@ -2,7 +2,7 @@
 
 One funnel (``life/combat.js`` hurtPlayer) with vanilla 1.16 armour, shields
 and death messages; falls, lava, fire, drowning and suffocation from
-``sandbox/plugins/hazards.js`` (docs/sandbox-life.md "Damage and hazards").
+``pepa/worldserver/js/plugins/hazards.js`` (docs/sandbox-life.md "Damage and hazards").
 One seeded sandbox and one player, ``alice`` (``tests/js/late_move.js``:
 operator.js whose client, teleported down, sends one more move from where it
 was before it confirms), for the module; each test plays on its own stone

@@ -5,7 +5,7 @@ scenario gets untouched ground of its own, 64 blocks from the others' pits,
 walls and rooms, and all within 128 blocks of the spawn, where every client
 (alice joins there) holds the chunks (mineflayer falls through a floor it has
 not got yet); and noon, no mobs, an empty inventory, full health and food. It
-is set up on the server side through the test plugin.
+is set up on the server side through the scenario plugin.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The bot in a real world: flying-squid on 127.0.0.1, mineflayer through JSPyBridge.
 
 Each test here ends or breaks what it runs in (a stop, a kick, a server restart, a kill -9, a
-crash), so each starts its own world (with the test plugin's control channel) and a real
+crash), so each starts its own world (with the scenario plugin's control channel) and a real
 ``pepa start --host 127.0.0.1 --port P`` daemon, plus scripted players. The tests that leave
 both as they found them share one in ``test_world_chat.py``.
 """

@@ -5,12 +5,12 @@ Shared by ``tests/test_versions.py`` (the short matrix, as assertions) and
 ``bench/versions.py`` (the whole matrix, as a table). At ``version``:
 
 - ``joins``: the world starts (with the sandbox's crafting plugin loaded into it through the
-  test plugin's ``load_plugin``), ``pepa start --host`` joins it and the server has the bot;
+  scenario plugin's ``load_plugin``), ``pepa start --host`` joins it and the server has the bot;
 - ``status``: the operator alice, a real client at the version, says ``pepa_bot status``
   and gets the status line;
 - ``come``: alice, teleported 8 blocks off, says ``come``; the bot answers and walks to
   within 3 blocks of her;
-- ``fight``: a zombie of the test plugin (walks at the nearest player, hits once a second)
+- ``fight``: a zombie of the scenario plugin (walks at the nearest player, hits once a second)
   spawned 3 blocks from the bot, alice 40 blocks away: the bot hits it (its health drops);
 - ``dig``: three logs (the version's name: ``log`` before 1.13) were set 3 to 5 blocks from
   the bot as it came into the world; its own curriculum, whose plan at that version begins

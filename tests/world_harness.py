@@ -1,4 +1,4 @@
-"""Scenario harness: a real flying-squid world with the test plugin, and human stand-ins.
+"""Scenario harness: a real flying-squid world with the scenario plugin, and human stand-ins.
 
 The world is :class:`pepa.worldserver.process.EmbeddedWorld` with its control
 channel on: tests drive the server side through ``world.op(...)`` (spawn a

@@ -211,7 +211,7 @@ class EmbeddedWorld:
         return found
 
     def op(self, operation: str, /, **args: Any) -> Any:
-        """Run a scenario operation of the test plugin (control channel only).
+        """Run a scenario operation of the scenario plugin (control channel only).
 
         ``id`` and ``op`` are the request's own fields, never operation arguments.
         """

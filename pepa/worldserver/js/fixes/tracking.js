@@ -16,7 +16,7 @@
 // the same place. Teleports go out at once.
 //
 // A mob's turns go out with its moves: entity.turn(yaw, pitch) (what the sandbox's mobs call,
-// sandbox/plugins/mobs.js) is told at the mob's next send, carried by its move (one
+// plugins/mobs.js) is told at the mob's next send, carried by its move (one
 // entity_move_look, vanilla's MoveEntityPacket.PosRot) or, when it did not move, as a look of
 // its own, with the head's yaw when that changed, to the players near. The sandbox wrote a look
 // and a head turn to every player on the server for every turn of 4/256 of a circle: around 32

@@ -3,7 +3,7 @@
 // whichever sandbox plugin loads first (daynight.js, hunger.js, mobs.js), so
 // the plugins and the scenario plugin see the same switches.
 //
-// Why a plain module and not a plugin: every .js file in sandbox/plugins/ is
+// Why a plain module and not a plugin: every .js file in plugins/ is
 // loaded as a flying-squid plugin; helpers live here, in sandbox/life/.
 const { profileOf } = require('./profiles')
 
