@@ -23,7 +23,7 @@ import pytest
 from pepa.actors.ipc import Ipc
 from pepa.base.logs import RingBuffer
 from pepa.base.repeats import REPEAT_LIMIT
-from pepa.cli import commands as cli
+from pepa.cli.commands import main as pepa_main
 from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient
 from pepa.ipc.protocol import Chat, Command, Goal, Snapshot
@@ -50,17 +50,21 @@ class Consumer:
     """The ipc actor's part: takes commands one by one, answers snapshots, acknowledges.
 
     It measures, for each client, how many commands were handed to it and not yet
-    taken — what the server must keep bounded.
+    taken — what the server must keep bounded — and, for each snapshot it answers, how
+    many commands of each client it had taken when the snapshot was handed to it and when
+    it answered (``answered``); ``progress`` is notified at each command taken.
     """
 
     def __init__(self, path: Path, **options: object) -> None:
-        self.inbox: queue.Queue[tuple[int, Command] | None] = queue.Queue()
+        self.inbox: queue.Queue[tuple[int, Command, dict[int, int]] | None] = queue.Queue()
         self.connected: queue.Queue[int] = queue.Queue()
         self.lock = threading.Lock()
+        self.progress = threading.Condition(self.lock)
         self.handed: dict[int, int] = {}
         self.taken: dict[int, int] = {}
         self.peak_outstanding = 0
         self.chats: dict[int, list[str]] = {}
+        self.answered: list[tuple[int, dict[int, int], dict[int, int]]] = []
         self.server = IpcServer(
             path,
             on_command=self._on_command,
@@ -78,17 +82,21 @@ class Consumer:
             self.handed[client_id] = self.handed.get(client_id, 0) + 1
             outstanding = self.handed[client_id] - self.taken.get(client_id, 0)
             self.peak_outstanding = max(self.peak_outstanding, outstanding)
-        self.inbox.put((client_id, command))
+            taken = dict(self.taken)
+        self.inbox.put((client_id, command, taken))
 
     def _run(self) -> None:
         while (item := self.inbox.get()) is not None:
-            client_id, command = item
+            client_id, command, taken_when_handed = item
             if isinstance(command, Snapshot):
+                with self.lock:
+                    self.answered.append((client_id, taken_when_handed, dict(self.taken)))
                 self.server.send(client_id, protocol.status({"asker": client_id}))
             elif isinstance(command, Chat):
                 self.chats.setdefault(client_id, []).append(command.text)
-            with self.lock:
+            with self.progress:
                 self.taken[client_id] = self.taken.get(client_id, 0) + 1
+                self.progress.notify_all()
             self.server.command_done(client_id)
 
     def start(self) -> Consumer:
@@ -129,14 +137,21 @@ def raw_connect(path: Path) -> socket.socket:
 
 
 def flood_writer(
-    sock: socket.socket, total: int, sent: threading.Event, errors: list[BaseException]
+    sock: socket.socket,
+    total: int,
+    sent: threading.Event,
+    errors: list[BaseException],
+    hold: threading.Event,
 ) -> threading.Thread:
-    """A thread that writes ``total`` commands (snapshots and chat lines) as fast as it can."""
+    """A thread that writes ``total`` commands (snapshots and chat lines) as fast as it can,
+    all but the last thousand, which wait for ``hold``: until then the flood is unfinished."""
 
     def write() -> None:
         try:
             lines = [SNAPSHOT_LINE if seq % 2 else chat_line(seq) for seq in range(total)]
             for start in range(0, total, 1000):
+                if start + 1000 >= total and not hold.wait(300):
+                    raise TimeoutError("the flood's last lines were held for 300 s")
                 sock.sendall(b"".join(lines[start : start + 1000]))
             sent.set()
         except BaseException as exc:
@@ -146,13 +161,16 @@ def flood_writer(
 
 
 def while_answered(
-    progress: threading.Condition, answers: list[int], done: Callable[[], bool], stall: float = 60
+    progress: threading.Condition,
+    answers: Callable[[], int],
+    done: Callable[[], bool],
+    stall: float = 60,
 ) -> None:
     """Wait for ``done()`` while the flood's answers keep coming: none for ``stall`` s fails."""
     with progress:
         while not done():
-            before = answers[0]
-            moved = lambda before=before: done() or answers[0] > before  # noqa: E731
+            before = answers()
+            moved = lambda before=before: done() or answers() > before  # noqa: E731
             progress.wait_for(moved, stall)
             assert moved(), f"no answer for {stall} s after {before}"
 
@@ -205,7 +223,7 @@ def test_pepa_status_at_a_full_daemon_says_why_in_one_line(
 ) -> None:
     consumer = make_consumer(max_clients=1)
     with consumer.client():
-        code = cli.main(["status", "--socket", str(consumer.server.path)])
+        code = pepa_main(["status", "--socket", str(consumer.server.path)])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1
     assert len(err) == 1
@@ -260,8 +278,10 @@ def test_a_command_flood_is_slowed_and_bounded_while_another_client_is_served(
     flood = raw_connect(consumer.server.path)
     flood_id = consumer.connected.get(timeout=DEADLINE)
     other = consumer.client()
+    other_id = consumer.connected.get(timeout=DEADLINE)
     errors: list[BaseException] = []
     sent = threading.Event()
+    hold = threading.Event()
 
     def drain_flood() -> None:
         try:
@@ -270,39 +290,44 @@ def test_a_command_flood_is_slowed_and_bounded_while_another_client_is_served(
         except OSError:
             pass
 
-    writer = flood_writer(flood, total, sent, errors)
+    def flood_taken(count: int) -> Callable[[], bool]:
+        return lambda: consumer.taken.get(flood_id, 0) >= count
+
+    writer = flood_writer(flood, total, sent, errors, hold)
     drainer = threading.Thread(target=drain_flood, name="test-flood-drainer")
     writer.start()
     drainer.start()
     try:
-        answered_during_flood = 0
-        for _ in range(20):
+        for round_ in range(1, 21):
+            # the flood under way (another thousand of it taken) and unfinished (its last
+            # thousand lines held back): the other client asks in the middle of it
+            with consumer.progress:
+                assert consumer.progress.wait_for(flood_taken(1000 * round_), 60), errors
             other.send(Snapshot())
-            assert other.wait_for("status", DEADLINE)["asker"] != flood_id
-            with consumer.lock:
-                if consumer.taken.get(flood_id, 0) < total:
-                    answered_during_flood += 1
-        assert answered_during_flood >= 5, "the flood ended before the other client was served"
+            assert other.wait_for("status", DEADLINE)["asker"] == other_id
+        hold.set()
 
         writer.join(60)
         assert sent.is_set() and not errors
-
-        def flood_taken() -> bool:
-            with consumer.lock:
-                return consumer.taken.get(flood_id, 0) == total
-
-        deadline = time.monotonic() + 60
-        pause = threading.Event()
-        while not flood_taken():
-            assert time.monotonic() < deadline, "the flood was not worked through"
-            pause.wait(0.05)
+        with consumer.progress:
+            assert consumer.progress.wait_for(flood_taken(total), 60), (
+                "the flood not worked through"
+            )
     finally:
+        hold.set()
         flood.shutdown(socket.SHUT_RDWR)
         writer.join(DEADLINE)
         drainer.join(DEADLINE)
         flood.close()
         other.close()
 
+    # each of the other client's snapshots came in the middle of the flood and waited
+    # behind at most the flood's cap of commands, never behind the flood
+    served = [(handed, done) for asker, handed, done in consumer.answered if asker == other_id]
+    assert len(served) == 20
+    for handed, done in served:
+        assert 0 < handed.get(flood_id, 0) <= done[flood_id] < total, (handed, done)
+        assert done[flood_id] - handed[flood_id] <= cap, (handed, done)
     stats = consumer.server.stats()
     assert consumer.peak_outstanding <= cap  # never more handed on than taken + cap
     assert stats.peak_in_flight == cap
@@ -575,47 +600,69 @@ def test_a_real_daemon_under_a_command_flood_keeps_serving_and_its_warnings_stay
         worker = daemon.worker_pid()
         total = 100_000
         flood = raw_connect(daemon.socket)
-        errors: list[BaseException] = []
+        watcher = raw_connect(daemon.socket)  # after the flood: it sees no broadcast the flood
+        errors: list[BaseException] = []  # does not; it asks nothing
         sent = threading.Event()
-        statuses = [0]  # status events the flood client got (its answers, a few heartbeats)
+        # status events each got: the flood's answers and the broadcasts both get
+        statuses = {"flood": 0, "watcher": 0}
         progress = threading.Condition()
 
-        def drain_flood() -> None:
-            tail = b""
-            try:
-                while chunk := flood.recv(1 << 16):
-                    *lines, tail = (tail + chunk).split(b"\n")
-                    found = sum(line.startswith(b'{"type":"status"') for line in lines)
-                    with progress:
-                        statuses[0] += found
-                        progress.notify_all()
-            except OSError:
-                pass
+        def answers() -> int:
+            """The flood's snapshots answered (at most, while a broadcast is on its way)."""
+            return statuses["flood"] - statuses["watcher"]
 
-        writer = flood_writer(flood, total, sent, errors)
-        drainer = threading.Thread(target=drain_flood, name="test-flood-drainer")
+        def drain(sock: socket.socket, name: str) -> threading.Thread:
+            def read() -> None:
+                tail = b""
+                try:
+                    while chunk := sock.recv(1 << 16):
+                        *lines, tail = (tail + chunk).split(b"\n")
+                        found = sum(line.startswith(b'{"type":"status"') for line in lines)
+                        with progress:
+                            statuses[name] += found
+                            progress.notify_all()
+                except OSError:
+                    pass
+
+            return threading.Thread(target=read, name=f"test-{name}-drainer")
+
+        hold = threading.Event()
+        writer = flood_writer(flood, total, sent, errors, hold)
+        drainers = [drain(flood, "flood"), drain(watcher, "watcher")]
         started = time.monotonic()
         with daemon.client() as other:
             writer.start()
-            drainer.start()
+            for drainer in drainers:
+                drainer.start()
             try:
-                for _ in range(10):  # the dashboard keeps getting its answers
+                for round_ in range(1, 11):  # the dashboard keeps getting its answers
+                    # asked in the middle of the flood: another 500 of its snapshots
+                    # answered, and its last thousand lines not sent yet
+                    with progress:
+                        flowing = progress.wait_for(lambda: answers() >= 500 * round_, 60)  # noqa: B023
+                        assert flowing, f"the flood's answers stopped at {answers()}"
+                    assert not sent.is_set()
                     other.send(Snapshot())
                     assert other.wait_for("status", 15)["actors"]
+                hold.set()
                 # a slow machine may take minutes; only a stall of the answers fails
-                while_answered(progress, statuses, lambda: sent.is_set() or bool(errors))
+                while_answered(progress, answers, lambda: sent.is_set() or bool(errors))
                 said = [line for line in daemon.lines if "IPC client" in line]
                 assert sent.is_set() and not errors, (errors, said[-5:])
                 # every snapshot of the flood was answered
-                while_answered(progress, statuses, lambda: statuses[0] >= total // 2)
+                while_answered(progress, answers, lambda: answers() >= total // 2)
                 other.send(Snapshot())
                 status = other.wait_for("status", 15)
-                assert all(a["state"] == "running" for a in status["actors"])
+                assert status["actors"] and all(a["state"] == "running" for a in status["actors"])
             finally:
-                flood.shutdown(socket.SHUT_RDWR)
+                hold.set()
+                for sock in (flood, watcher):
+                    sock.shutdown(socket.SHUT_RDWR)
                 writer.join(DEADLINE)
-                drainer.join(DEADLINE)
+                for drainer in drainers:
+                    drainer.join(DEADLINE)
                 flood.close()
+                watcher.close()
         minutes = (time.monotonic() - started) / 60
         assert daemon.worker_pid() == worker  # no worker restart
         assert daemon.proc.poll() is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import logging
 import queue
 from collections.abc import Iterator
 from datetime import timedelta
@@ -20,6 +21,7 @@ from pepa.state.knowledge.shared import LessonListener, parse_payload
 from pepa.state.knowledge.store import LESSON_CHANNEL
 from tests.pg_server import PostgresServer
 from tests.test_knowledge import data_root
+from tests.waiting import eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -98,23 +100,46 @@ def test_a_shared_base_decays_a_lesson_once_whoever_reflects(
     assert after is not None and after.confidence == pytest.approx(0.7 - 0.05 * 3, abs=0.01)  # once
 
 
+def listener_backends(postgres: PostgresServer, database: str) -> list[int]:
+    """The server processes LISTENing on the lesson channel in ``database``."""
+    connection = psycopg2.connect(host="127.0.0.1", port=postgres.port, user="pepa",
+                                  dbname="postgres")  # fmt: skip
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND query ILIKE %s",
+                (database, f"LISTEN {LESSON_CHANNEL}%"),
+            )
+            return sorted(pid for (pid,) in cursor.fetchall())
+    finally:
+        connection.close()
+
+
 def test_the_listener_comes_back_after_its_connection_is_cut(
-    url: str, pair: tuple[KnowledgeStore, KnowledgeStore], postgres: PostgresServer
+    url: str,
+    pair: tuple[KnowledgeStore, KnowledgeStore],
+    postgres: PostgresServer,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     a, _ = pair
+    database = url.rsplit("/", 1)[1]
+    caplog.set_level(logging.WARNING, logger="pepa.state.knowledge.shared")
     listener, heard = listening(url)
     try:
+        (before,) = listener_backends(postgres, database)  # the listener's own connection
         connection = psycopg2.connect(host="127.0.0.1", port=postgres.port, user="pepa",
                                       dbname="postgres")  # fmt: skip
         connection.autocommit = True
         with connection.cursor() as cursor:  # what a restarted server does to it
-            cursor.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE query ILIKE %s AND pid <> pg_backend_pid()",
-                (f"LISTEN {LESSON_CHANNEL}%",),
-            )
+            cursor.execute("SELECT pg_terminate_backend(%s)", (before,))
+            assert cursor.fetchall() == [(True,)], "the listener's connection was not cut"
         connection.close()
-        # it says so, connects again and hears the next lesson
+
+        def lost() -> list[str]:
+            return [r.getMessage() for r in caplog.records if "connection lost" in r.getMessage()]
+
+        eventually(lost, 20, "the listener to say its connection was lost")
+        # it connects again and hears the next lesson
         lesson = None
         for _ in range(50):
             lesson = a.add_lesson(DRAFT, source="offline")
@@ -126,6 +151,9 @@ def test_the_listener_comes_back_after_its_connection_is_cut(
                 break
         else:
             pytest.fail("the listener never heard a lesson again")
+        assert len(lost()) == 1, lost()
+        after = listener_backends(postgres, database)
+        assert len(after) == 1 and after != [before], (before, after)  # a new connection
     finally:
         listener.close()
 

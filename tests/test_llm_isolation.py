@@ -177,6 +177,7 @@ def test_the_help_is_asked_once_per_command_and_older_options_are_left_out(
     for _ in range(3):
         PiBackend("pi --model small").complete("what next?", timeout=20)
     assert [run["argv"][-1] for run in runs(bin_dir)].count("--help") == 1
+    assert len(asks(bin_dir)) == 3
     for ask in asks(bin_dir):
         assert ask["argv"][1:] == [
             "--model", "small", "--no-tools", "--no-session", "-p", "--", "what next?",

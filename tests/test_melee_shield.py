@@ -213,14 +213,23 @@ def test_with_a_stone_sword_the_bot_lands_crits_on_a_zombie_and_kills_it(
     world = fresh
     world.op("give", player=BOT, item="stone_sword", slot=36)
     crits = world.op("life_stats")["crits"]
+    zombie: list[int] = []
 
     def on_the_floor() -> bool:  # spawned round where the server has the bot: on the floor
         world.op("remove_mobs", name="zombie")
-        world.op("spawn_mob", player=BOT, name="zombie", dx=3)
-        return all(abs(z["position"]["y"] - FLOOR_Y) < 2 for z in alive(world, "zombie"))
+        zombie[:] = world.op("spawn_mob", player=BOT, name="zombie", dx=3)["ids"]
+        state = world.op("life_mob", mob=zombie[0])
+        return bool(state["alive"] and abs(state["position"]["y"] - FLOOR_Y) < 2)
 
-    eventually(on_the_floor, 10, "a zombie spawned on the arena's floor")
-    eventually(lambda: not alive(world, "zombie"), 60, "the bot to kill the zombie")
+    # by night: at noon the zombie burns, and would die in the end with no blow of the bot
+    world.op("set_time", time=18000, cycle=False)
+    try:
+        eventually(on_the_floor, 10, "a zombie spawned on the arena's floor")
+        eventually(
+            lambda: not world.op("life_mob", mob=zombie[0])["alive"], 60, "the bot to kill it"
+        )
+    finally:
+        world.op("set_time", time=6000, cycle=False)
     assert world.op("life_stats")["crits"] > crits
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pykka
 import pytest
 
 from pepa.actors.persona import ChatLimiter
@@ -135,6 +136,20 @@ def test_bus_listener_errors_never_reach_the_publisher() -> None:
     assert seen == ["event"]
 
 
+class Inbox(pykka.ThreadingActor):
+    """A real actor that keeps what it is told; asked anything, it answers that list."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told: list[object] = []
+
+    def on_receive(self, message: object) -> object:
+        if message == "what were you told?":
+            return list(self.told)
+        self.told.append(message)
+        return None
+
+
 def test_bus_delivers_subclasses_and_skips_stopped_subscribers() -> None:
     class Base:
         pass
@@ -142,8 +157,26 @@ def test_bus_delivers_subclasses_and_skips_stopped_subscribers() -> None:
     class Child(Base):
         pass
 
+    class Other:
+        pass
+
     registry = Registry()
     bus = Bus()
-    bus.subscribe(Base, registry.handle("gone"))
-    registry.unbind("gone", None, "stopped")
-    bus.publish(Child())  # a stopped subscriber is skipped, not an error
+    inboxes = {name: Inbox.start() for name in ("base", "child")}
+    try:
+        for name, ref in inboxes.items():
+            registry.bind(name, ref)
+        # the stopped one first: the subscribers after it must still get the event
+        bus.subscribe(Base, registry.handle("gone"))
+        registry.unbind("gone", None, "stopped")
+        bus.subscribe(Base, registry.handle("base"))
+        bus.subscribe(Child, registry.handle("child"))
+        bus.subscribe(Other, registry.handle("child"))
+        child, base = Child(), Base()
+        bus.publish(child)  # a stopped subscriber is skipped, not an error
+        bus.publish(base)  # not to the subscriber of the subclass only
+        told = {name: ref.ask("what were you told?", timeout=5) for name, ref in inboxes.items()}
+    finally:
+        for ref in inboxes.values():
+            ref.stop()
+    assert told == {"base": [child, base], "child": [child]}

@@ -373,6 +373,54 @@ def test_arrows_are_not_scaled_by_difficulty_and_spawn_invulnerability_spares_on
     }
 
 
+SPAWN_INVULNERABLE = r"""
+const path = require('path')
+const { EventEmitter } = require('events')
+const combat = require(path.join(process.env.SANDBOX, 'life', 'combat'))
+const serv = { difficulty: 1, players: [], registry: {} }
+const life = { tick: 1000 }
+// a survival player nobody sees, at full health, on easy, watched as the sandbox watches a
+// joining player (watchPlayer starts the spawn invulnerability at the join)
+function joined () {
+  const p = Object.assign(new EventEmitter(), {
+    gameMode: 0, health: 20, position: { x: 0, y: 0, z: 0 }, inventory: { slots: [] },
+    updateHealth (h) { this.health = h }, _writeOthersNearby () {}, sendVelocity () {},
+    _client: Object.assign(new EventEmitter(), { write () {} })
+  })
+  combat.watchPlayer(p, life)
+  return p
+}
+// one that joined long ago and respawns now
+function respawned () {
+  const p = joined()
+  life.tick += 1000
+  p.emit('requestRespawn')
+  return p
+}
+// the damage of a blow of 4 `after` ticks after the spawn, to a fresh player each time
+function blow (spawn, after, type = 'mob') {
+  const p = spawn()
+  life.tick += after
+  return combat.hurtPlayer(serv, life, p, 4, { strength: 0, cause: { type } }).damage
+}
+const AFTER = [0, 1, 58, 59, 60, 61, 200]
+const round = (spawn) => Object.fromEntries(AFTER.map(t => [t, blow(spawn, t)]))
+console.log(JSON.stringify({
+  join: round(joined), respawn: round(respawned),
+  fall: blow(respawned, 0, 'fall'), outOfWorld: blow(respawned, 0, 'outOfWorld')
+}))
+"""
+
+
+def test_the_spawn_invulnerability_refuses_a_blow_until_tick_59_and_not_from_tick_60() -> None:
+    """Vanilla ServerPlayer.spawnInvulnerableTime: 60 at a join or a respawn, one less each
+    tick, and hurt refused while it is above 0: a blow 59 ticks after the spawn does nothing,
+    one 60 ticks after it lands (a mob's 4, on easy: 3). Falls and the void hurt anyway."""
+    hurt = run_node(SPAWN_INVULNERABLE)
+    spared = {"0": 0, "1": 0, "58": 0, "59": 0, "60": 3, "61": 3, "200": 3}
+    assert hurt == {"join": spared, "respawn": spared, "fall": 4, "outOfWorld": 4}
+
+
 def test_bad_numbers_in_the_hazards_and_furnace_scale_ops_are_errors(
     world: EmbeddedWorld, module_alice: Player
 ) -> None:

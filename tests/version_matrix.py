@@ -207,11 +207,11 @@ class _Version:
             teleport(world, self.alice, here["x"] - 40, here["y"], here["z"])
         world.op("remove_mobs")
         world.op("set_health", player=BOT, hp=20)
-        world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=True, damage=1)
+        (zombie,) = world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=True, damage=1)["ids"]
 
-        def hit() -> bool:
+        def hit() -> bool:  # this zombie, in the world and hurt: one gone was never seen hit
             zombies = world.op("entities", name="zombie")
-            return not zombies or any(z["health"] < 20 for z in zombies)
+            return any(z["id"] == zombie and z["health"] < 20 for z in zombies)
 
         try:
             eventually(hit, TIMEOUTS["fight"], "the bot to hit the zombie")
