@@ -96,6 +96,11 @@ def fleet(colony: tuple[EmbeddedWorld, Daemon]) -> Daemon:
     return colony[1]
 
 
+def all_back(bots: dict[str, dict[str, Any]]) -> bool:
+    """Every bot of the fleet listed and connected (an empty list is not "all back")."""
+    return sorted(bots) == sorted(BOTS) and all(connected(bot) for bot in bots.values())
+
+
 def status(fleet: Daemon) -> dict[str, dict[str, Any]]:
     result = pepa(fleet, "status", "--json")
     assert result.returncode == 0, result.stderr
@@ -167,7 +172,7 @@ def test_a_lost_group_comes_back_and_the_other_group_never_notices(fleet: Daemon
         assert joins(fleet, "pepa_bot_4", mark) == 0
         bystander.send(protocol.Snapshot())
         assert bystander.wait_for("status", timeout=15)["connected"] is True
-    eventually(lambda: all(connected(b) for b in status(fleet).values()), 60, "all four bots back")
+    eventually(lambda: all_back(status(fleet)), 60, "all four bots back")
 
 
 def test_a_group_whose_node_is_gone_moves_to_a_node_alive(
@@ -190,7 +195,7 @@ def test_a_group_whose_node_is_gone_moves_to_a_node_alive(
     assert roster(fleet)["groups"][stays["group"]]["pid"] == stays["pid"]
     for bot in stays["bots"]:
         assert joins(fleet, bot, mark) == 0
-    eventually(lambda: all(connected(b) for b in status(fleet).values()), 60, "all four bots back")
+    eventually(lambda: all_back(status(fleet)), 60, "all four bots back")
 
 
 def test_sigterm_stops_the_fleet_and_its_ray_actors(fleet: Daemon) -> None:

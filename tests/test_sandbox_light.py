@@ -240,6 +240,7 @@ def test_a_sealed_dark_room_lets_zombies_spawn_at_noon(world: EmbeddedWorld, qui
     assert not spawns.where(lambda x: x > east), spawns.first  # none in the sun
     # nor on the roof: they all stand on the floor, in the dark, and do not burn
     zombies = world.op("life_mobs", name="zombie")
+    assert len(zombies) >= 4, zombies  # the ones counted in the room, fetched again
     assert all(z["position"]["y"] < FLOOR + 4 and not z["onFire"] for z in zombies), zombies
 
 
