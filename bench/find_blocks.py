@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import spread_line
-from tests.test_find_blocks import run_searches
+from tests.js import find_blocks
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=10)
     args = parser.parse_args()
-    report = run_searches(args.version, args.seeds, args.queries)
+    report = find_blocks(args.version, args.seeds, args.queries)
     theirs = [t for t, _ in report["pairs"]]
     ours = [o for _, o in report["pairs"]]
 

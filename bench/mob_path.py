@@ -20,7 +20,9 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pepa.base.node import node_binary, node_modules
-from tests.test_sandbox_paths import PATH_JS
+from pepa.worldserver import SERVER_JS
+
+PATH_JS = SERVER_JS / "life" / "path.js"
 
 TIMES = r"""
 const path = require(process.env.PATH_JS)

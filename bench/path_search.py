@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import spread_line
-from tests.test_pathcache import run_physics, run_searches
+from tests.js import path_searches, physics_reads
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
     parser.add_argument("--searches", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    report = run_searches(args.seeds, args.searches, args.rounds)
+    report = path_searches(args.seeds, args.searches, args.rounds)
     plain = [p for p, _ in report["pairs"]]
     cached = [c for _, c in report["pairs"]]
     ratios = [p / c for p, c in report["pairs"] if c > 0]
@@ -40,7 +40,7 @@ def main() -> None:
     print(f"ratio   median per search {statistics.median(ratios):.2f}x, "
           f"total {sum(plain) / sum(cached):.2f}x; reads answered from the cache "
           f"{report['hits'] / (report['hits'] + report['misses']):.1%}")  # fmt: skip
-    physics = run_physics(args.seeds, 40, args.rounds)
+    physics = physics_reads(args.seeds, 40, args.rounds)
     print(f"movement checks (lib/physics.js, {physics['runs']} runs of 120 ticks, "
           f"{len(physics['mismatches'])} with another track when cached): plain "
           f"{physics['plain_ms']} ms, cached {physics['cached_ms']} ms, "

@@ -8,20 +8,21 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
 
 import pykka
 import pytest
 from hypothesis import HealthCheck, settings
 
 from pepa.base.node import compile_cache_env
-from pepa.runtime import ActorStateChanged, Bus, Registry, Runtime, Scheduler
+from pepa.runtime import Bus, Registry, Runtime, Scheduler
 from pepa.state.knowledge import KnowledgeStore
 from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
 from tests.pg_server import PostgresServer, find_bin_dir
+from tests.waiting import Recorder
+from tests.wiki_server import wiki  # noqa: F401 - a fixture, for every test
 from tests.world_harness import SANDBOX_SEED
 
 # CI machines are not quiet: another process may hold a core. Generation time is
@@ -132,52 +133,6 @@ def pytest_runtest_makereport(
             text = "\n".join([*lines[-DAEMON_LINES_SHOWN:], f"its view now: {daemon.view()}"])
             report.sections.append((f"daemon in {daemon.root}", text))
     return report
-
-
-class Recorder:
-    """Collects events from a bus listener; tests wait on it, never sleep."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self.events: list[Any] = []
-
-    def __call__(self, event: Any) -> None:
-        with self._cond:
-            self.events.append(event)
-            self._cond.notify_all()
-
-    def wait_for(
-        self, predicate: Callable[[Any], bool], timeout: float = 10.0, *, count: int = 1
-    ) -> list[Any]:
-        """Wait until ``count`` recorded events match ``predicate``; return them."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                found = [e for e in self.events if predicate(e)]
-                if len(found) >= count:
-                    return found
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise AssertionError(
-                        f"timed out waiting for {count} matching event(s); "
-                        f"saw {self.events[-20:]!r}"
-                    )
-                self._cond.wait(remaining)
-
-    def states(self, name: str) -> list[str]:
-        """States published for actor ``name`` so far."""
-        with self._cond:
-            return [
-                e.state for e in self.events if isinstance(e, ActorStateChanged) and e.name == name
-            ]
-
-    def wait_state(self, name: str, state: str, timeout: float = 10.0, *, count: int = 1) -> None:
-        """Wait until actor ``name`` has entered ``state`` ``count`` times."""
-        self.wait_for(
-            lambda e: isinstance(e, ActorStateChanged) and e.name == name and e.state == state,
-            timeout,
-            count=count,
-        )
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from pepa.link.login import LinkSettings
 from pepa.link.minecraft import BOT_JS, METHODS, MinecraftLink
 from pepa.testing import FakeLink
 from pepa.worldserver.process import free_port
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 
 pytestmark = pytest.mark.timeout(60)
 

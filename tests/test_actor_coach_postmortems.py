@@ -28,7 +28,7 @@ from pepa.runtime.events import (
 )
 from pepa.testing import ActorHarness
 from pepa.world.death import KINDS, DamageSource, DeathCause
-from tests.test_actor_coach import BUNDLE, PLAN, POSTMORTEM, Model, coach
+from tests.model_standin import BUNDLE, PLAN, POSTMORTEM, Model, coach
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -33,12 +33,9 @@ from pepa.runtime.events import (
 )
 from pepa.testing import ActorHarness, FakeLink, entity, raw_snapshot
 from pepa.world.view import Vec3, WorldView
+from tests.actor_builders import perception
 
 pytestmark = pytest.mark.timeout(30)
-
-
-def perception(link: FakeLink | None = None) -> ActorHarness[Perception]:
-    return ActorHarness(Perception, link=link or FakeLink(), server_label="localhost:25565")
 
 
 def views(h: ActorHarness[Perception]) -> list[WorldView]:

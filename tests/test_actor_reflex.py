@@ -33,26 +33,11 @@ from pepa.runtime.events import (
     TaskWithdrawn,
     WorldObserved,
 )
-from pepa.runtime.events.queries import ActiveLesson, ActiveLessons
+from pepa.runtime.events.queries import ActiveLesson
 from pepa.testing import ActorHarness, FakeLink, entity, view
+from tests.actor_builders import harness
 
 TASK_FILE = "current-task.json"
-
-
-def harness(
-    tmp_path: Path,
-    link: FakeLink | None = None,
-    *,
-    lessons: tuple[ActiveLesson, ...] = (),
-    **kw: Any,
-) -> ActorHarness[Reflex]:
-    def knowledge(message: object) -> object:
-        assert isinstance(message, ActiveLessons)
-        return lessons
-
-    return ActorHarness(
-        Reflex, link=link or FakeLink(), server_dir=tmp_path, peers={"knowledge": knowledge}, **kw
-    )
 
 
 def finish(h: ActorHarness[Reflex], link: FakeLink, *, ok: bool = True, error: str = "") -> None:

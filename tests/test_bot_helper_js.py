@@ -6,7 +6,7 @@ import pytest
 
 from pepa.link.minecraft import BOT_JS
 from pepa.worldserver.process import free_port
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -20,7 +20,7 @@ import pytest
 
 from pepa.link.minecraft import BOT_JS
 from pepa.worldserver.process import EmbeddedWorld
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 from tests.waiting import eventually
 from tests.world_harness import HelperBot, Player, feet, own_sandbox, server_player, teleport
 

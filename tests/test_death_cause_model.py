@@ -18,7 +18,7 @@ from pepa.policy.learning.postmortem import analyse
 from pepa.runtime.events import Died
 from pepa.testing import FakeLink, entity, raw_snapshot, view
 from pepa.world.death import KINDS, MAX_SOURCES, DeathCause, death_cause, kind_of_key
-from tests.test_actor_perception import perception
+from tests.actor_builders import perception
 
 ZOMBIE = {
     "key": "death.attack.mob", "text": "pepa_bot was slain by Zombie",

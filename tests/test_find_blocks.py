@@ -10,25 +10,18 @@ palette from its first read fails the second half. The speed is in ``bench/find_
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from tests.js import run_script
+from tests.js import find_blocks
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def run_searches(version: str, seeds: int, queries: int) -> dict[str, Any]:
-    """Run tests/js/find_blocks.js; its JSON report."""
-    return run_script("find_blocks.js", version, seeds, queries, timeout=110)
 
 
 @pytest.mark.parametrize("version", ["1.16.5", "1.21.4"])  # sections before and after 1.18
 def test_find_js_finds_what_mineflayer_finds_before_and_after_blocks_change(version: str) -> None:
     # 3 points a seed (6 took twice as long; a find.js keeping each section's first palette
     # still fails the second half on both versions)
-    report = run_searches(version, seeds=2, queries=3)
+    report = find_blocks(version, seeds=2, queries=3)
     assert report["searches"] == 2 * 3 * 3 * 3
     assert report["mismatches"] == []
     assert report["found"] > report["searches"] // 2  # the searches found blocks to compare

@@ -34,8 +34,8 @@ from pepa.runtime.events import (
 )
 from pepa.testing import ActorHarness, FakeLink, entity, view
 from pepa.world.view import WorldView
-from tests.test_actor_reflex import harness
-from tests.test_sandbox_terrain import run_node
+from tests.actor_builders import harness
+from tests.js import run_node
 
 EVERY_BUT_CREEPERS = {name: PROBE_DISTANCE for name in MOBS if name != "creeper"}
 AVOID_ZOMBIES = dict(

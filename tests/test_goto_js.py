@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from pepa.link.minecraft import BOT_JS
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 
 pytestmark = pytest.mark.timeout(90)
 

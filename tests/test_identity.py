@@ -18,9 +18,8 @@ from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
 from pepa.runtime.events import ChatReceived, ChatSent, OperatorOrder, PlayersListed
 from pepa.state.identity import OperatorAccounts, account_uuid, fold, same_name, valid_name
 from tests.chat_link import ChatLink
-from tests.conftest import Recorder
 from tests.descriptors import no_free_descriptors
-from tests.waiting import eventually
+from tests.waiting import Recorder, eventually
 
 ALICE = "3a1c9b1e-6f0e-3f7c-9d0b-2b1a5e8c7d11"
 """alice's account (offline-mode servers derive it from the exact name)."""

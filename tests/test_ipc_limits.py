@@ -32,9 +32,8 @@ from pepa.ipc.server import IpcServer
 from pepa.runtime import ChildSpec, Runtime, SupervisedActor, Supervisor, start_tree
 from pepa.runtime.events import ClientConnected, CommandReceived, GoalSet
 from pepa.runtime.events.queries import ProposalIds, Proposals
-from tests.conftest import Recorder
 from tests.daemon_harness import Daemon
-from tests.waiting import eventually
+from tests.waiting import Recorder, eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(90)]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pepa.game import items, mobs
 from pepa.link.minecraft import BOT_JS
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 
 ITEMS_JS = Path(items.__file__).parent / "js" / "items.js"
 

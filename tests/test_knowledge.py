@@ -13,22 +13,18 @@ from typing import Any
 import pytest
 from pony import orm
 
-from pepa.base.node import node_modules
 from pepa.state.knowledge import KnowledgeError, KnowledgeStore
 from pepa.state.knowledge._models import COLUMNS, SCHEMA_VERSION, utcnow
 from pepa.state.knowledge.records import LessonDraft
 from pepa.state.knowledge.seeding import seed
 from pepa.state.knowledge.store import bind_arguments, redact_url
+from tests.js import minecraft_data
 from tests.pg_server import PostgresServer
 
 TABLES = {
     "meta", "lessons", "recipes", "mob_intel", "block_intel", "deaths", "postmortems", "poi",
     "wiki_pages", "chat_log", "code_changes", "skill_metrics",
 }  # fmt: skip
-
-
-def data_root() -> Path:
-    return node_modules() / "minecraft-data" / "minecraft-data" / "data"
 
 
 def test_every_table_exists_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
@@ -54,20 +50,20 @@ def test_opening_again_is_idempotent_and_keeps_the_rows(tmp_path: Path) -> None:
 
 
 def test_seeding_comes_from_minecraft_data_once(store: KnowledgeStore) -> None:
-    assert seed(store, "1.16.5", data_root()) is True
+    assert seed(store, "1.16.5", minecraft_data()) is True
     counts = store.counts()
     assert counts["recipes"] > 1000 and counts["block_intel"] > 700 and counts["mob_intel"] > 50
     assert counts["lessons"] >= 5
-    assert seed(store, "1.16.5", data_root()) is False
+    assert seed(store, "1.16.5", minecraft_data()) is False
     assert store.counts() == counts
 
 
 def test_a_second_version_adds_no_second_seed_lessons_and_grading_still_works(
     store: KnowledgeStore,
 ) -> None:
-    seed(store, "1.16.5", data_root())
+    seed(store, "1.16.5", minecraft_data())
     lessons = store.counts()["lessons"]
-    seed(store, "1.18.2", data_root())  # a fleet's shared database, or an upgraded server
+    seed(store, "1.18.2", minecraft_data())  # a fleet's shared database, or an upgraded server
     assert store.counts()["lessons"] == lessons
     from pepa.state.knowledge.records import LessonDraft
 

@@ -19,8 +19,8 @@ from pepa.state.knowledge.records import LessonDraft
 from pepa.state.knowledge.seeding import seed
 from pepa.state.knowledge.shared import LessonListener, parse_payload
 from pepa.state.knowledge.store import LESSON_CHANNEL
+from tests.js import minecraft_data
 from tests.pg_server import PostgresServer
-from tests.test_knowledge import data_root
 from tests.waiting import eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
@@ -170,7 +170,7 @@ def test_an_announcement_is_parsed_or_refused(payload: str, parsed: object) -> N
 def test_bots_that_join_together_seed_a_shared_base_once(url: str) -> None:
     import threading
 
-    data = data_root()
+    data = minecraft_data()
     stores = [KnowledgeStore(url=url, bot=f"bot{i}").open() for i in range(4)]
     results: list[object] = []
     try:
@@ -197,7 +197,7 @@ def test_a_seed_does_not_wait_while_another_bot_seeds(url: str) -> None:
     instead of waiting for it, and seeds once the lock is free."""
     from pepa.state.knowledge.seeding import SEED_LOCK
 
-    data = data_root()
+    data = minecraft_data()
     store = KnowledgeStore(url=url, bot="late").open()
     seeder = psycopg2.connect(url)
     try:
@@ -273,7 +273,7 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
     from pepa.state.knowledge.seeding import SEED_LOCK
     from pepa.testing import ActorHarness
 
-    data = data_root()
+    data = minecraft_data()
     h = ActorHarness(
         Knowledge, server_dir=tmp_path, db_url=url, data_root=data, username="late",
         reflect_every=0,

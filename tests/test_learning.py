@@ -13,9 +13,8 @@ import pytest
 
 from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon, take_on_a_zombie
-from tests.test_wiki import Wiki
-from tests.test_wiki import wiki as loopback_wiki  # noqa: F401 - the loopback wiki fixture
 from tests.waiting import eventually
+from tests.wiki_server import Wiki
 from tests.world_harness import Player
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -176,9 +175,8 @@ def test_with_an_llm_a_death_gets_its_post_mortem_and_idleness_a_task(
 
 
 def test_what_is_answered_from_the_local_tables_and_else_from_the_wiki(
-    short_tmp: Path, world: EmbeddedWorld, request: pytest.FixtureRequest
+    short_tmp: Path, world: EmbeddedWorld, wiki: Wiki
 ) -> None:
-    wiki: Wiki = request.getfixturevalue("loopback_wiki")  # from tests/test_wiki.py
     wiki.pages["/w/Herobrine"] = (
         "'''Herobrine''' is a myth of the community. He is not real.",
         None,

@@ -16,7 +16,6 @@ from typing import Any
 import orjson
 import pytest
 
-from pepa.actors.coach import Coach
 from pepa.llm import (
     CancelToken,
     LlmCancelled,
@@ -28,7 +27,7 @@ from pepa.llm import (
     PiBackend,
 )
 from pepa.llm.budget import LlmBudget, load_budget, save_budget
-from pepa.runtime import ChildSpec, InjectFault, Ping, Runtime, Supervisor, start_tree
+from pepa.runtime import InjectFault, Ping, Runtime
 from pepa.runtime.events import (
     AskLlm,
     DeathAnalysed,
@@ -42,10 +41,10 @@ from pepa.runtime.events import (
 )
 from pepa.testing import view
 from pepa.worldserver.process import free_port
-from tests.conftest import Recorder
+from tests.coach_harness import BUNDLE, pi_coach, start_coach
 from tests.llm_standins import OpenAIStandIn, Reply, install_pi
 from tests.llm_standins.pi_script import calls, printing
-from tests.waiting import eventually
+from tests.waiting import Recorder, eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
@@ -67,14 +66,6 @@ POSTMORTEM = orjson.dumps(
     }
 ).decode()
 NEXT = '{"skill": "nav.explore", "reason": "nothing threatens; look for wood"}'
-BUNDLE = {
-    "snapshots": [{"hp": 20, "food": 17}, {"hp": 9, "food": 17}, {"hp": 2, "food": 16}],
-    "last_skill": "combat.attack-nearest zombie",
-    "last_hostile": {"name": "zombie", "distance": 1.5},
-    "hp": 0,
-    "food": 16,
-    "inventory": {"items": {"bread": 2}},
-}
 
 
 # -- fixtures and helpers ------------------------------------------------------------
@@ -108,16 +99,6 @@ def live_members(pgid: int) -> list[int]:
     return members
 
 
-def start_coach(runtime: Runtime, recorder: Recorder, **kwargs: Any) -> None:
-    root = ChildSpec(
-        id="root",
-        actor_class=Supervisor,
-        kwargs={"children": [ChildSpec(id="coach", actor_class=Coach, kwargs=kwargs)]},
-    )
-    start_tree(root, runtime, lambda reason: None)
-    recorder.wait_state("coach", "running")
-
-
 def settled(runtime: Runtime) -> None:
     """Every event published so far has been handled by the coach (mailboxes are FIFO)."""
     runtime.registry.handle("coach").ask(Ping(), timeout=5.0)
@@ -138,21 +119,6 @@ def coach_error(recorder: Recorder, timeout: float = 20.0) -> ErrorRaised:
 
 def kinds(recorder: Recorder, kind: type) -> list[Any]:
     return [e for e in recorder.events if isinstance(e, kind)]
-
-
-def pi_coach(
-    runtime: Runtime, recorder: Recorder, tmp_path: Path, timeout: float = 20.0, **kwargs: Any
-) -> Path:
-    budget = tmp_path / "llm-budget.json"
-    start_coach(
-        runtime,
-        recorder,
-        backend="pi",
-        settings=LlmSettings(timeout=timeout),
-        budget_path=budget,
-        **kwargs,
-    )
-    return budget
 
 
 # -- pi: the back end alone ----------------------------------------------------------------

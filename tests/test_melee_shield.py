@@ -17,7 +17,7 @@ import pytest
 from pepa.link.minecraft import BOT_JS
 from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 from tests.waiting import eventually
 from tests.world_harness import own_daemon, server_player, teleport
 

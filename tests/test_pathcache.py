@@ -13,24 +13,17 @@ entity index that answers nothing (tried, each: mismatches). The speed is measur
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from tests.js import run_script
+from tests.js import path_searches, physics_reads
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def run_searches(seeds: int, searches: int, rounds: int, radius: int = 24) -> dict[str, Any]:
-    """Run tests/js/path_search.js; its JSON report."""
-    return run_script("path_search.js", seeds, searches, rounds, radius, timeout=170)
 
 
 def test_cached_block_reads_find_the_same_paths_before_and_after_blocks_change() -> None:
     # three rounds: as they come, with tools, with Haste; a radius of 6 (the bench's is 24):
     # searches still end both ways, each exhausting a smaller space (3.3 s plain in all)
-    report = run_searches(seeds=2, searches=3, rounds=3, radius=6)
+    report = path_searches(seeds=2, searches=3, rounds=3, radius=6)
     assert report["searches"] == 18
     assert report["mismatches"] == []
     # the comparison means something: searches that end both ways, changes that mattered,
@@ -42,18 +35,13 @@ def test_cached_block_reads_find_the_same_paths_before_and_after_blocks_change()
     assert report["labor_hits"] > report["labor_misses"] > 0
 
 
-def run_physics(seeds: int, runs: int, rounds: int) -> dict[str, Any]:
-    """Run tests/js/physics_reads.js; its JSON report."""
-    return run_script("physics_reads.js", seeds, runs, rounds, timeout=170)
-
-
 def test_the_pathfinders_movement_checks_see_the_same_world_with_remembered_reads() -> None:
     """Its simulated runs (lib/physics.js, as canStraightLine makes them), tick by tick.
 
     Tried: a cache that kept a cell past its block's change has mismatches at the first round
     after a change.
     """
-    report = run_physics(seeds=2, runs=20, rounds=3)
+    report = physics_reads(seeds=2, runs=20, rounds=3)
     assert report["runs"] == 2 * 20 * 3 and report["ticks"] == report["runs"] * 120
     assert report["mismatches"] == []
     assert report["changed"] > 0  # the changes were in the way

@@ -31,7 +31,7 @@ from pepa.runtime.events import (
 from pepa.runtime.events.queries import Reflect
 from pepa.state.knowledge import DeathRecord
 from pepa.testing import entity, view
-from tests.conftest import Recorder
+from tests.waiting import Recorder
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -28,8 +28,7 @@ from pepa.state.retention import (
     reflection_time,
     reflections_to_prune,
 )
-from tests.conftest import Recorder
-from tests.waiting import eventually
+from tests.waiting import Recorder, eventually
 
 TODAY = date(2026, 12, 1)
 NOW = datetime(2026, 12, 1, 12, 0, 0)

@@ -19,7 +19,7 @@ import pytest
 
 from pepa.base.node import WorldError
 from pepa.worldserver.process import EmbeddedWorld
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 from tests.waiting import eventually
 from tests.world_harness import Player, distance, own_sandbox, server_player, teleport
 

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld, free_port
-from tests.test_sandbox_terrain import Crafter, free_spot, run_node
+from tests.js import run_node
 from tests.waiting import eventually
-from tests.world_harness import SANDBOX_SEED, own_sandbox, teleport
+from tests.world_harness import SANDBOX_SEED, Crafter, free_spot, own_sandbox, teleport
 
 # one worker runs the module, so its tests share one world and one client
 pytestmark = [

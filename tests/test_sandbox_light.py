@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
 from tests.waiting import eventually
 from tests.world_harness import Player, own_sandbox, teleport
 

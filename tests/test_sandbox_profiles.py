@@ -23,8 +23,8 @@ from pepa.cli.commands import _embedded_world, main
 from pepa.cli.parser import build_parser, load
 from pepa.daemon.config import SANDBOX_PROFILES
 from pepa.worldserver.process import EmbeddedWorld, free_port
-from tests.conftest import SANDBOX_SEED
-from tests.test_sandbox_terrain import run_node
+from tests.js import run_node
+from tests.world_harness import SANDBOX_SEED
 
 SEEDS = (SANDBOX_SEED, 7)
 

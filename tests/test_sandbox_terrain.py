@@ -10,73 +10,19 @@ by a real mineflayer client (tests/js/crafter.js, mineflayer's own ``craft``,
 from __future__ import annotations
 
 import math
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
-from pepa.base.node import node_binary, node_modules
 from pepa.ipc.client import IpcClient
-from pepa.worldserver import SERVER_JS
 from pepa.worldserver.process import EmbeddedWorld
-from tests.conftest import SANDBOX_SEED
 from tests.daemon_harness import Daemon
-from tests.world_harness import Player, distance, teleport
+from tests.js import run_node
+from tests.world_harness import CRAFTER, SANDBOX_SEED, Crafter, distance, free_spot, teleport
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
-
-CRAFTER_JS = Path(__file__).resolve().parent / "js" / "crafter.js"
-SANDBOX = SERVER_JS
-NAME = "crafty"
-
-
-class Crafter(Player):
-    """A survival player (tests/js/crafter.js): crafts, digs and places through mineflayer."""
-
-    def __init__(self, world: EmbeddedWorld, username: str = NAME) -> None:
-        self._ids = 0
-        super().__init__(world, username, script=CRAFTER_JS)  # waits for the spawn
-        self.spawned_at = self.wait_for(lambda e: e["type"] == "spawn", timeout=30)["position"]
-        # crafter.js says `ready` once the server has ended the login
-        self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
-
-    def do(self, op: str, /, timeout: float = 30.0, **args: Any) -> Any:
-        """Run one crafter operation; its result, or AssertionError with the client's error."""
-        self._ids += 1
-        request = self._ids
-        mark = self.mark()
-        self._send({**args, "id": request, "op": op})
-        done = self.wait_for(
-            lambda e: e["type"] == "done" and e.get("id") == request, timeout, start=mark
-        )
-        if not done["ok"]:
-            raise AssertionError(f"{op} {args}: {done['error']}")
-        return done["result"]
-
-    def has(self, name: str, total: int, *, start: int = 0, timeout: float = 20.0) -> None:
-        """Wait until the server has told the client it holds ``total`` of ``name``."""
-        self.wait_for(
-            lambda e: e["type"] == "slot" and e["name"] == name and e["total"] == total,
-            timeout,
-            start,
-        )
-
-    def count(self, name: str) -> int:
-        return sum(it["count"] for it in self.do("inventory") if it["name"] == name)
-
-
-def free_spot(world: EmbeddedWorld, crafter: Crafter) -> tuple[int, int, int]:
-    """A block of air on grass next to the player, within reach, to put a table in."""
-    x, y, z = (math.floor(crafter.spawned_at[k]) for k in ("x", "y", "z"))
-    # the player stands on the corner of a 2x2 patch of columns x-1..x, z-1..z
-    for sx, sz in ((x + 1, z), (x + 1, z - 1), (x - 2, z), (x - 2, z - 1), (x, z + 1), (x, z - 2)):
-        names = [world.op("block_at", x=sx, y=sy, z=sz)["name"] for sy in (y - 1, y, y + 1)]
-        if names == ["grass_block", "air", "air"]:
-            return sx, y, sz
-    raise AssertionError("no free spot beside the spawn")
 
 
 @pytest.fixture
@@ -90,19 +36,6 @@ def crafter(sandbox_world: EmbeddedWorld) -> Iterator[Crafter]:
     deaths = [e for e in player.events if e["type"] == "death"]
     player.close()
     assert not deaths, f"the player died: {deaths}"
-
-
-def run_node(script: str, *args: str) -> Any:
-    """Run a node script with the project's modules; its stdout as JSON."""
-    result = subprocess.run(
-        [str(node_binary()), "-e", script, *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin", "SANDBOX": str(SANDBOX)},
-    )
-    assert result.returncode == 0, result.stderr
-    return orjson.loads(result.stdout)
 
 
 # --- the generator, pure ------------------------------------------------------------
@@ -438,7 +371,7 @@ def test_planks_are_crafted_from_a_log_in_the_inventory_grid(
     sandbox_world: EmbeddedWorld, crafter: Crafter
 ) -> None:
     mark = crafter.mark()
-    sandbox_world.op("give", player=NAME, item="oak_log", count=3)
+    sandbox_world.op("give", player=CRAFTER, item="oak_log", count=3)
     crafter.has("oak_log", 3, start=mark)
     crafter.do("craft", item="oak_planks", count=1)
     assert crafter.count("oak_planks") == 4
@@ -449,7 +382,7 @@ def test_a_wooden_pickaxe_is_crafted_at_a_crafting_table_the_player_placed(
     sandbox_world: EmbeddedWorld, crafter: Crafter
 ) -> None:
     mark = crafter.mark()
-    sandbox_world.op("give", player=NAME, item="oak_log", count=3)
+    sandbox_world.op("give", player=CRAFTER, item="oak_log", count=3)
     crafter.has("oak_log", 3, start=mark)
     crafter.do("craft", item="oak_planks", count=3)
     crafter.do("craft", item="crafting_table", count=1)
@@ -469,7 +402,7 @@ def test_a_shift_click_crafts_all_it_can_and_closing_gives_the_grid_back(
     x, y, z = free_spot(sandbox_world, crafter)
     sandbox_world.op("set_block", x=x, y=y, z=z, block="crafting_table")
     mark = crafter.mark()
-    sandbox_world.op("give", player=NAME, item="oak_log", count=3, slot=36)
+    sandbox_world.op("give", player=CRAFTER, item="oak_log", count=3, slot=36)
     crafter.has("oak_log", 3, start=mark)
     window = crafter.do("open", x=x, y=y, z=z)
     assert window["type"] == "minecraft:crafting"
@@ -522,7 +455,7 @@ def test_stone_drops_cobblestone_only_to_a_pickaxe(
     x, y, z = (math.floor(crafter.spawned_at[k]) for k in ("x", "y", "z"))
     teleport(sandbox_world, crafter, x + 0.5, y, z + 0.5)
     mark = crafter.mark()
-    sandbox_world.op("give", player=NAME, item="wooden_pickaxe", count=1, slot=9)  # not in hand
+    sandbox_world.op("give", player=CRAFTER, item="wooden_pickaxe", count=1, slot=9)  # not in hand
     crafter.has("wooden_pickaxe", 1, start=mark)
     # dig straight down by hand through the grass and the dirt, picking each one up
     level = y - 1

@@ -22,8 +22,7 @@ from pepa.policy.persona.saysafe import (
 from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
 from pepa.runtime.events import ChatSent, SayInChat
 from tests.chat_link import ChatLink
-from tests.conftest import Recorder
-from tests.waiting import eventually
+from tests.waiting import Recorder, eventually
 
 FORBIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 

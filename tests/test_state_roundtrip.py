@@ -36,8 +36,7 @@ from pepa.state.plans import (
     render_plan,
 )
 from pepa.state.proposals import PROPOSAL_FILE, ProposalStore, clamp
-from tests.conftest import Recorder
-from tests.waiting import eventually
+from tests.waiting import Recorder, eventually
 
 KNOWN = set(skills.REGISTRY) | {"craft.*"}
 ROUND_TRIP = settings(

@@ -41,9 +41,9 @@ from pepa.state.plans import plan_line_problem
 from pepa.state.proposals import ProposalError, ProposalStore
 from pepa.world.view import WorldView
 from pepa.worldserver.process import free_port
-from tests.conftest import Recorder
 from tests.daemon_harness import Daemon
 from tests.descriptors import no_free_descriptors
+from tests.waiting import Recorder
 
 ACTORS = [
     "knowledge", "ipc", "brain", "perception", "reflex", "watchdog", "curriculum", "coach",

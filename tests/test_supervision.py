@@ -24,7 +24,6 @@ from pepa.runtime import (
     stop_tree,
 )
 from tests import sample_actors
-from tests.conftest import Recorder
 from tests.sample_actors import (
     Block,
     Boom,
@@ -37,7 +36,7 @@ from tests.sample_actors import (
     IncLater,
     Ticker,
 )
-from tests.waiting import eventually
+from tests.waiting import Recorder, eventually
 
 
 def child(name: str, **kwargs: Any) -> ChildSpec:

@@ -405,3 +405,54 @@ def closed_in(world: EmbeddedWorld, spot: tuple[int, int, int]) -> bool:
     x, y, z = spot
     cells = [(x + dx, y + dy, z + dz) for dx, dz in SIDES for dy in (0, 1)] + [(x, y + 2, z)]
     return all(solid(world, *cell) for cell in cells)
+
+
+CRAFTER_JS = Path(__file__).resolve().parent / "js" / "crafter.js"
+CRAFTER = "crafty"
+"""The crafter's name."""
+
+
+class Crafter(Player):
+    """A survival player (tests/js/crafter.js): crafts, digs and places through mineflayer."""
+
+    def __init__(self, world: EmbeddedWorld, username: str = CRAFTER) -> None:
+        self._ids = 0
+        super().__init__(world, username, script=CRAFTER_JS)  # waits for the spawn
+        self.spawned_at = self.wait_for(lambda e: e["type"] == "spawn", timeout=30)["position"]
+        # crafter.js says `ready` once the server has ended the login
+        self.started(lambda: self.wait_for(lambda e: e["type"] == "ready", timeout=30))
+
+    def do(self, op: str, /, timeout: float = 30.0, **args: Any) -> Any:
+        """Run one crafter operation; its result, or AssertionError with the client's error."""
+        self._ids += 1
+        request = self._ids
+        mark = self.mark()
+        self._send({**args, "id": request, "op": op})
+        done = self.wait_for(
+            lambda e: e["type"] == "done" and e.get("id") == request, timeout, start=mark
+        )
+        if not done["ok"]:
+            raise AssertionError(f"{op} {args}: {done['error']}")
+        return done["result"]
+
+    def has(self, name: str, total: int, *, start: int = 0, timeout: float = 20.0) -> None:
+        """Wait until the server has told the client it holds ``total`` of ``name``."""
+        self.wait_for(
+            lambda e: e["type"] == "slot" and e["name"] == name and e["total"] == total,
+            timeout,
+            start,
+        )
+
+    def count(self, name: str) -> int:
+        return sum(it["count"] for it in self.do("inventory") if it["name"] == name)
+
+
+def free_spot(world: EmbeddedWorld, crafter: Crafter) -> tuple[int, int, int]:
+    """A block of air on grass next to the player, within reach, to put a table in."""
+    x, y, z = (math.floor(crafter.spawned_at[k]) for k in ("x", "y", "z"))
+    # the player stands on the corner of a 2x2 patch of columns x-1..x, z-1..z
+    for sx, sz in ((x + 1, z), (x + 1, z - 1), (x - 2, z), (x - 2, z - 1), (x, z + 1), (x, z - 2)):
+        names = [world.op("block_at", x=sx, y=sy, z=sz)["name"] for sy in (y - 1, y, y + 1)]
+        if names == ["grass_block", "air", "air"]:
+            return sx, y, sz
+    raise AssertionError("no free spot beside the spawn")
