@@ -44,3 +44,6 @@ def pi_coach(
         **kwargs,
     )
     return budget
+
+
+NEXT = '{"skill": "nav.explore", "reason": "nothing threatens; look for wood"}'

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import tempfile
@@ -17,13 +16,10 @@ from hypothesis import HealthCheck, settings
 
 from pepa.base.node import compile_cache_env
 from pepa.runtime import Bus, Registry, Runtime, Scheduler
-from pepa.state.knowledge import KnowledgeStore
-from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.daemon_harness import Daemon
-from tests.pg_server import PostgresServer, find_bin_dir
+from tests.sandbox_terrain import terrain  # noqa: F401 - fixtures, for every test
 from tests.waiting import Recorder
-from tests.wiki_server import wiki  # noqa: F401 - a fixture, for every test
-from tests.world_harness import SANDBOX_SEED
+from tests.wiki_server import clock, pace, wiki  # noqa: F401
 
 # CI machines are not quiet: another process may hold a core. Generation time is
 # not what any property test checks, so no deadline and no "too slow" health check;
@@ -53,23 +49,46 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return max(1, min(MAX_WORKERS, WORKERS_PER_CPU * len(os.sched_getaffinity(0))))
 
 
+TESTS = Path(__file__).resolve().parent
+INTEGRATION = TESTS / "integration"
+"""The integration tier: every test under it starts real processes, sockets or servers."""
+FAST = TESTS / "fast"
+"""The fast tier: pure logic, actors on a fake clock, Node scripts with no server."""
+
+
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects: the marks below count
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A test on the PostgreSQL server is an integration test (the fast tier starts no
-    server; the ``store`` fixture's PostgreSQL half is marked where it is made).
+    """A test's folder is its tier: under ``integration/`` it is marked ``integration``; one
+    under ``fast/`` that marks itself ``integration`` is in the wrong folder and fails.
 
     Then long work first: the groups that share one world on one worker, then the other
     tests with a server, then the fast ones, which fill the workers' tails (a long group
     collected last would otherwise run alone at the end). Stable: files keep their order."""
     for item in items:
-        if "postgres" in getattr(item, "fixturenames", ()):
+        if item.path.is_relative_to(INTEGRATION):
             item.add_marker(pytest.mark.integration)
+        elif item.path.is_relative_to(FAST) and item.get_closest_marker("integration"):
+            item.stash[_WRONG_TIER] = (
+                f"{item.nodeid} is marked integration but lies in tests/fast/: "
+                "move it to tests/integration/"
+            )
     items.sort(
         key=lambda item: (
             item.get_closest_marker("xdist_group") is None,
             item.get_closest_marker("integration") is None,
         )
     )
+
+
+_WRONG_TIER = pytest.StashKey[str]()
+
+
+@pytest.fixture(autouse=True)
+def in_its_tier(request: pytest.FixtureRequest) -> None:
+    """Fail a test that lies in the fast tier's folder but starts a server (see above)."""
+    wrong = request.node.stash.get(_WRONG_TIER, None)
+    if wrong is not None:
+        pytest.fail(wrong, pytrace=False)
 
 
 _GROUPS_LOST = pytest.StashKey[str]()
@@ -161,61 +180,6 @@ def short_tmp() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture
-def world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
-    """A real flying-squid world on a free loopback port, with the scenario control channel."""
-    w = EmbeddedWorld(short_tmp / "world", port=free_port(), control=True).start()
-    yield w
-    w.stop()
-
-
-@pytest.fixture
-def bot(short_tmp: Path, world: EmbeddedWorld) -> Iterator[Daemon]:
-    """``pepa start`` in ``world`` with alice as its operator, once the bot is in the world."""
-    daemon = Daemon(short_tmp, "--operators", "alice", host="127.0.0.1", port=world.port)
-    daemon.in_world()
-    yield daemon
-    daemon.close()
-
-
-_databases = itertools.count()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KnowledgeStore]:
-    """The knowledge store on a SQLite file, then on a fresh loopback PostgreSQL database."""
-    if request.param == "sqlite":
-        s = KnowledgeStore(tmp_path / "knowledge.db").open()
-    else:
-        server = request.getfixturevalue("postgres")
-        s = KnowledgeStore(url=server.create_database(f"s{next(_databases)}")).open()
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def sandbox_world(short_tmp: Path) -> Iterator[EmbeddedWorld]:
-    """A real flying-squid survival sandbox (terrain, day/night, hunger, crafting), seeded."""
-    w = EmbeddedWorld(
-        short_tmp / "world", port=free_port(), control=True, sandbox=True, seed=SANDBOX_SEED
-    ).start()
-    yield w
-    w.stop()
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresServer]:
-    """A real PostgreSQL server on loopback, for the whole session (Debian's postgresql)."""
-    bin_dir = find_bin_dir()
-    if bin_dir is None:
-        if os.environ.get("CI"):
-            pytest.fail("PostgreSQL server binaries are missing: .ci/run must apt-get postgresql")
-        pytest.skip("no PostgreSQL server binaries (apt-get install postgresql)")
-    server = PostgresServer(bin_dir).start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(autouse=True)

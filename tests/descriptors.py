@@ -8,7 +8,7 @@ import resource
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["no_free_descriptors"]
+__all__ = ["is_open", "no_free_descriptors"]
 
 
 @contextmanager
@@ -36,3 +36,12 @@ def no_free_descriptors() -> Iterator[None]:
         for fd in fillers:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def is_open(fd: int) -> bool:
+    """Whether descriptor ``fd`` is open in this process."""
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True

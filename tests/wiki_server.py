@@ -1,15 +1,19 @@
 """A loopback wiki for tests: serves wikitext pages with ETags and a robots.txt on a free
-port, in a thread, and records every request with its headers (the ``wiki`` fixture)."""
+port, in a thread, and records every request with its headers (the ``wiki`` fixture); a
+wiki client on a fake wall clock and a fake pace (``clock``, ``pace``, :func:`make_client`)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+
+from pepa.state.knowledge.wiki import WikiClient
 
 BREAD = """{{Infobox item
 | image = Bread.png
@@ -120,3 +124,51 @@ def wiki() -> Iterator[Wiki]:
     server.shutdown()
     server.server_close()
     thread.join(5)
+
+
+BREAD_SUMMARY = (
+    "Bread is a food item that can be eaten by the player. It is crafted from three wheat."
+)
+
+
+class Clock:
+    """Naive UTC wall time that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 6, 1, 12, 0)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+class Pace:
+    """Monotonic time that moves only when slept in; every sleep is recorded, none waits."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.t
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.t += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def pace() -> Pace:
+    return Pace()
+
+
+def make_client(url: str, clock: Clock, pace: Pace, **options: Any) -> WikiClient:
+    options.setdefault("timeout", 5.0)
+    return WikiClient(url, clock=clock, monotonic=pace.monotonic, sleep=pace.sleep, **options)

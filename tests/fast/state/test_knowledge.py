@@ -1,0 +1,127 @@
+"""The knowledge base on a real SQLite file and a real PostgreSQL server: schema, migrations,
+seeding, deaths, places, chat, lessons."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pepa.state.knowledge import KnowledgeError, KnowledgeStore
+from pepa.state.knowledge._models import COLUMNS, SCHEMA_VERSION
+from pepa.state.knowledge.store import bind_arguments, redact_url
+from tests.store_cases import (  # noqa: F401 - the store cases, collected here on SQLite
+    test_a_death_is_stored_with_its_bundle_and_leaves_a_danger_poi,
+    test_a_death_keeps_its_cause,
+    test_a_lesson_learned_again_grows_more_confident,
+    test_a_second_version_adds_no_second_seed_lessons_and_grading_still_works,
+    test_an_applied_lesson_is_graded_by_its_outcome,
+    test_lessons_that_stop_mattering_decay_and_those_confirmed_or_seeded_do_not,
+    test_places_are_found_across_cell_borders,
+    test_seeding_comes_from_minecraft_data_once,
+    test_skill_runs_add_up,
+    test_the_store_forgets_old_chat_bundles_and_danger_points_and_keeps_the_rest,
+)
+
+TABLES = {
+    "meta", "lessons", "recipes", "mob_intel", "block_intel", "deaths", "postmortems", "poi",
+    "wiki_pages", "chat_log", "code_changes", "skill_metrics",
+}  # fmt: skip
+
+
+def test_every_table_exists_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
+    store = KnowledgeStore(tmp_path / "knowledge.db").open()
+    store.close()
+    with sqlite3.connect(tmp_path / "knowledge.db") as raw:
+        tables = {
+            row[0] for row in raw.execute("select name from sqlite_master where type='table'")
+        }
+        mode = raw.execute("PRAGMA journal_mode").fetchone()[0]
+    assert tables >= TABLES
+    assert mode == "wal"
+    assert store.meta("schema_version") == str(SCHEMA_VERSION)
+
+
+def test_opening_again_is_idempotent_and_keeps_the_rows(tmp_path: Path) -> None:
+    first = KnowledgeStore(tmp_path / "knowledge.db").open()
+    first.log_chat(speaker="alice", direction="in", text="hi")
+    first.close()
+    again = KnowledgeStore(tmp_path / "knowledge.db").open()
+    assert again.counts()["chat_log"] == 1
+    again.close()
+
+
+def test_a_database_that_cannot_be_opened_is_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "knowledge.db").mkdir()
+    with pytest.raises(KnowledgeError, match="cannot open"):
+        KnowledgeStore(tmp_path / "knowledge.db").open()
+
+
+def test_database_urls_are_parsed_and_never_leak_a_password(tmp_path: Path) -> None:
+    pg = bind_arguments("postgresql://bot:s%40cret@db.local:6543/fleet")
+    assert pg == {
+        "provider": "postgres", "host": "db.local", "port": 6543, "database": "fleet",
+        "user": "bot", "password": "s@cret", "connect_timeout": 10,
+    }  # fmt: skip
+    assert bind_arguments(f"sqlite://{tmp_path}/k.db")["filename"] == f"{tmp_path}/k.db"
+    assert redact_url("postgresql://bot:secret@h/db") == "postgresql://bot:***@h/db"
+    with pytest.raises(
+        KnowledgeError, match=re.escape("unsupported database URL 'mysql://u:***@h/db'")
+    ):
+        bind_arguments("mysql://u:pw@h/db")
+    with pytest.raises(KnowledgeError, match="needs a host and a database"):
+        bind_arguments("postgresql://bot@h/")
+
+
+def test_an_unreachable_postgres_is_one_clear_error_without_the_password() -> None:
+    with pytest.raises(
+        KnowledgeError, match=re.escape("cannot open postgresql://bot:***@127.0.0.1:1/x")
+    ) as info:
+        KnowledgeStore(url="postgresql://bot:hunter2@127.0.0.1:1/x").open()
+    assert "hunter2" not in str(info.value)
+
+
+def test_a_relative_path_is_relative_to_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # `pepa start` with the default ./state
+    store = KnowledgeStore(Path("state") / "knowledge.db").open()
+    store.close()
+    assert (tmp_path / "state" / "knowledge.db").exists()
+
+
+FALL = {
+    "kind": "fall", "key": "death.fell.accident.generic", "text": "pepa_bot fell from a high place",
+    "killer": None,
+    "sources": [{"kind": "fall", "by": None, "amount": 20.0, "ago": 0.0, "fall": 31.5}],
+}  # fmt: skip
+
+
+def _schema_1(execute: Any) -> None:
+    """Take a database back to schema 1: the columns added since, dropped."""
+    for table, column, _ in COLUMNS:
+        execute(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
+    execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+
+
+def test_a_schema_1_file_is_upgraded_in_place_and_keeps_its_deaths(tmp_path: Path) -> None:
+    path = tmp_path / "knowledge.db"
+    old = KnowledgeStore(path).open()
+    old.record_death(reason="killed near zombie", position={"x": 1, "y": 2, "z": 3}, bundle={})
+    old.close()
+    with closing(sqlite3.connect(path)) as raw:
+        _schema_1(raw.execute)
+        raw.commit()
+    again = KnowledgeStore(path).open()
+    try:
+        before = again.deaths()[0]
+        assert (before.reason, before.cause_kind, before.cause) == ("killed near zombie", "", None)
+        again.record_death(reason="fell 32 blocks", position=None, bundle={}, cause=FALL)
+        assert again.deaths()[0].cause == FALL
+        assert again.meta("schema_version") == str(SCHEMA_VERSION)
+    finally:
+        again.close()
