@@ -1,10 +1,10 @@
 """The sandbox mobs' A* (``pepa/worldserver/js/life/path.js``): CPU time of one search.
 
 Run: ``.venv/bin/python bench/mob_path.py [--rounds 200]``. On the small worlds of
-``tests/test_sandbox_paths.py`` (a stone floor, real block names): a typical search, a
-zombie round a wall, and one that spends its whole budget of 400 nodes (the goal walled
-off). Prints the CPU milliseconds of each, as the mean over ``--rounds`` searches after 20
-to warm up; the test of the same module counts what the cheapness comes from (nodes
+``tests/integration/worldserver/test_sandbox_paths.py`` (a stone floor, real block names): a
+typical search, a zombie round a wall, and one that spends its whole budget of 400 nodes (the
+goal walled off). Prints the CPU milliseconds of each, as the mean over ``--rounds`` searches
+after 20 to warm up; the test of the same module counts what the cheapness comes from (nodes
 expanded, blocks read once).
 """
 

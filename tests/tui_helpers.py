@@ -1,5 +1,6 @@
 """Shared pieces of the dashboard tests: a terminal on a StringIO, snapshots, key feeding,
-and :class:`Tmux`, a real terminal for ``pepa tui`` (tests/test_tui_terminal.py, the fleet's)."""
+and :class:`Tmux`, a real terminal for ``pepa tui`` (tests/integration/tui/test_tui_terminal.py,
+the fleet's)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The version matrix: at one game version, a fresh flat flying-squid world, one real
 ``pepa start`` daemon in it and the checks of the issue, each bounded and timed.
 
-Shared by ``tests/test_versions.py`` (the short matrix, as assertions) and
+Shared by ``tests/integration/link/test_versions.py`` (the short matrix, as assertions) and
 ``bench/versions.py`` (the whole matrix, as a table). At ``version``:
 
 - ``joins``: the world starts (with the sandbox's crafting plugin loaded into it through the

@@ -4,7 +4,7 @@ Every exception pepa raises on purpose derives from :class:`PepaError`, so a
 caller can catch pepa's refusals without catching its bugs. The classes of
 general use live here; the others live next to the code that raises them.
 Columns: the class, the module that defines it, what it means.
-``tests/test_errors.py`` checks this tree against the code, so a new subclass
+``tests/fast/base/test_errors.py`` checks this tree against the code, so a new subclass
 must be drawn here.
 
 ::

@@ -78,7 +78,8 @@ COAL_SMELTS, PLANK_SMELTS = 8.0, 1.5
 def is_wood(name: str) -> bool:
     """Whether ``name`` is wood that alone crafts planks, in any version: every family's log,
     wood, stem and hyphae, stripped or not, bamboo blocks, 1.12's ``log`` and ``log2``
-    (``tests/test_crafting.py`` holds this to minecraft-data's recipes of every version)."""
+    (``tests/fast/game/test_crafting.py`` holds this to minecraft-data's recipes of every
+    version)."""
     bare = name.removeprefix("stripped_")
     if name in _OLD_LOGS or bare == "bamboo_block":
         return True

@@ -4,7 +4,7 @@ points of what it wears (vanilla 1.16.5; minecraft-data has neither figure).
 The JS twin is ``pepa/game/js/items.js`` (read by the world server's damage,
 ``pepa/worldserver/js/life/combat.js``, and the bot's swings, ``pepa/link/js/melee.js``): the
 same figures, with attack speeds, every tool and armour toughness; the bot equips only swords and
-axes, the weapons here. ``tests/test_items.py`` holds the two to the same numbers.
+axes, the weapons here. ``tests/fast/game/test_items.py`` holds the two to the same numbers.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ of doc. Everything else follows from it:
 
 :meth:`Action.bind` checks a call against its row before anything reaches JS: an unknown
 action, an unknown or missing argument or one of the wrong type raises
-:class:`ActionCallError` naming the action and the argument. ``tests/test_actions.py`` holds
-the catalogue, the bot's JS (its registry, ``pepa/link/js/actions/index.js``) and both links
+:class:`ActionCallError` naming the action and the argument. ``tests/fast/link/test_actions.py``
+holds the catalogue, the bot's JS (its registry, ``pepa/link/js/actions/index.js``) and both links
 to each other.
 
 Adding an action: one function in a family module of ``pepa/link/js/actions/``, one row

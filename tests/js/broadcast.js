@@ -1,6 +1,6 @@
 'use strict'
 // broadcast.js on minecraft-protocol's own server-side clients over loopback sockets
-// (tests/test_broadcast.py): three players are told packets through serv._writeArray with the
+// (tests/fast/worldserver/test_broadcast.py): three players are told packets through serv._writeArray with the
 // plugin, and each reference connection gets the same packets through its client's own
 // client.write, with no plugin. Each player must read the bytes its reference reads.
 //   node broadcast.js VERSION

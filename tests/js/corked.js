@@ -1,6 +1,6 @@
 'use strict'
 // corked.js's corking on a real loopback socket: the system calls the server side makes for two
-// callbacks' packets, and the bytes the other end reads (tests/test_corked.py).
+// callbacks' packets, and the bytes the other end reads (tests/fast/worldserver/test_corked.py).
 //   node corked.js MODE   (MODE: callback | turn | off | watched: per turn once the event loop
 //   was held up 150 ms, as watchLoop tells)
 // Prints {"calls": [{"kind": "write"|"writev", "chunks": n}, ...], "received": "..."}.

@@ -2,7 +2,7 @@
 // tests/js/operator.js whose client, when the server teleports it down by more
 // than 3 blocks, first sends one more move from where it was (half a block up,
 // in the air, as in a jump) and only then confirms the teleport: the move a
-// jumping client had on the wire when the teleport came (tests/test_sandbox_damage.py).
+// jumping client had on the wire when the teleport came (tests/integration/worldserver/test_sandbox_damage.py).
 //   node late_move.js HOST PORT USERNAME   (as operator.js)
 const path = require('path')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')

@@ -66,7 +66,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   else if (survival[cmd.op]) survival[cmd.op](cmd).catch((err) => out({ type: 'failed', op: cmd.op, error: String(err && err.message) }))
 }).on('close', () => bot.quit())
 
-// --- survival sandbox (tests/test_sandbox_life.py) --------------------------
+// --- survival sandbox (tests/integration/worldserver/test_sandbox_life.py) --------------------------
 //   stdin:  {"op":"eat","item":"bread"} | {"op":"attack","name":"cow"} | {"op":"sleep"} | {"op":"use_bed"}
 //           {"op":"control","state":"jump","on":true} | {"op":"inventory"}
 //           {"op":"shield","name":"skeleton"} | {"op":"unshield"}
@@ -119,7 +119,7 @@ const survival = {
     out({ type: 'used_bed' })
   },
   async control ({ state, on }) { bot.setControlState(state, !!on) },
-  // raise the shield held in the off hand, facing the nearest `name` (tests/test_sandbox_damage.py)
+  // raise the shield held in the off hand, facing the nearest `name` (tests/integration/worldserver/test_sandbox_damage.py)
   async shield ({ name }) {
     const target = await sighted(name)
     await bot.lookAt(target.position.offset(0, target.height / 2, 0), true)

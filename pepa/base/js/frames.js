@@ -1,5 +1,5 @@
 'use strict'
-// How a bridge's bots read the server's packets (tests/test_frames.py, bench/packet_read.py).
+// How a bridge's bots read the server's packets (tests/fast/base/test_frames.py, bench/packet_read.py).
 //
 // minecraft-protocol reads a connection through a socket stream and three more, one stage each:
 // socket -> splitter (frames) -> decompressor -> deserializer -> the client's packet events.

@@ -68,7 +68,7 @@ function shareSlices () {
 }
 const AStar = require(path.join(NM, 'mineflayer-pathfinder', 'lib', 'astar'))
 // a search's block reads, remembered per Movements while each cell's block stays the same: the
-// same paths, searched about three times as fast (pathcache.js, tests/test_pathcache.py)
+// same paths, searched about three times as fast (pathcache.js, tests/fast/link/test_pathcache.py)
 cachedBlocks(Movements, Vec3)
 // and its dig labour per block state, its entities per cell by a number (pathcache.js)
 cachedCosts(Movements, require(require.resolve('prismarine-nbt', { paths: [path.join(NM, 'mineflayer-pathfinder')] })))

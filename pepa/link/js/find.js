@@ -18,7 +18,7 @@
 // - a cell is read as its state id (column.getBlockStateId), not as a Block;
 // - a section's states are read from its container as it is now: a section of one state (all
 //   stone, all air) is one check, where mineflayer reads its 4096 cells.
-// tests/test_find_blocks.py compares the two on the survival sandbox's terrain.
+// tests/fast/link/test_find_blocks.py compares the two on the survival sandbox's terrain.
 
 // the modules come from the caller (bot_helper.js loads them from the node_modules it is given)
 function createFinder (bot, { prismarineBlock, OctahedronIterator }) {

@@ -14,7 +14,7 @@
 // a cell whose chunk is not loaded (a stand-in that is never remembered) and a position that
 // is not a whole block. Each instance keeps at most LIMIT cells and forgets them all past it.
 //
-// Two things this rests on, both true of mineflayer-pathfinder 2.4.5 (tests/test_pathcache.py
+// Two things this rests on, both true of mineflayer-pathfinder 2.4.5 (tests/fast/link/test_pathcache.py
 // compares whole searches with and without the cache):
 // - only Movements.getBlock writes to the Blocks it returns (the fields it derives from the
 //   block and the instance's sets), and nothing else keeps or changes them;
@@ -164,7 +164,7 @@ function cachedPhysicsReads (Physics, Vec3) {
 //   collision index, 3.6 % with 31 other bots near. The index is a Map keyed by a number here
 //   (exact for whole cells within a million blocks of the origin, a string beyond, as before),
 //   and an empty index answers 0 without a key.
-// tests/test_pathcache.py compares whole searches with and without these (entities about, an
+// tests/fast/link/test_pathcache.py compares whole searches with and without these (entities about, an
 // inventory of tools that changes between rounds).
 const SPAN = 1048576
 function cellKey (x, y, z) {

@@ -16,8 +16,8 @@ FOOD_PRIORITY = (
 )  # fmt: skip
 """Best first: food points and saturation, raw meat after cooked, golden apples kept for last.
 The foods of every version (1.12's ``cooked_fish`` and ``melon``, 1.17's glow berries):
-``tests/test_food.py`` holds this list, :data:`STARVING_ONLY` and :data:`NEVER_EATEN` to
-minecraft-data's foods of every version in the matrix."""
+``tests/fast/policy/reflex/test_food.py`` holds this list, :data:`STARVING_ONLY` and
+:data:`NEVER_EATEN` to minecraft-data's foods of every version in the matrix."""
 STARVING_ONLY = (
     "rotten_flesh", "spider_eye", "poisonous_potato", "pufferfish", "fish", "suspicious_stew",
     "chorus_fruit",

@@ -3,7 +3,7 @@
 The LLM is a stand-in back end object (``Model``) that answers from a script and
 records what it was asked; structured asks run inline (the ``worker`` seam), so
 the reply reaches the coach's mailbox before :meth:`ActorHarness.send` returns.
-The real back ends and the threaded coach are in tests/test_llm_backends.py.
+The real back ends and the threaded coach are in tests/integration/llm/test_llm_backends.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The coach's post-mortem queue through ActorHarness: deaths a busy or spent gate turned away.
 
-The same stand-ins as tests/test_actor_coach.py (a scripted back end, the
+The same stand-ins as tests/fast/actors/test_actor_coach.py (a scripted back end, the
 worker seam, a fake clock): :class:`Held` keeps asks in flight until the test
 releases them, so deaths can arrive "while a call is running"; the budget is
 the real one, its calls recorded at the fake clock's time they start.

@@ -2,8 +2,8 @@
 
 The actor runs in :class:`ActorHarness` on a fake clock; its socket server is a
 small recording stand-in (``Sockets``) with the three calls the actor makes.
-The real server, with real clients, is tested in tests/test_ipc_server.py and
-tests/test_ipc_limits.py; the pure translations are :mod:`pepa.policy.relay.wire`.
+The real server, with real clients, is tested in tests/integration/ipc/test_ipc_server.py and
+tests/integration/ipc/test_ipc_limits.py; the pure translations are :mod:`pepa.policy.relay.wire`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A death's cause end to end: the real sandbox's death message, through ``pepa start``, into
 the knowledge base, the IPC ``death`` event, the status snapshot, the post-mortem and the diary.
 
-The capture itself (``death_cause.js``) is tested in ``tests/test_death_cause.py``; what
-Python makes of it, pure, in ``tests/test_death_cause_model.py``.
+The capture itself (``death_cause.js``) is tested in ``tests/fast/link/test_death_cause.py``; what
+Python makes of it, pure, in ``tests/fast/policy/learning/test_death_cause_model.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 'use strict'
 // The registry of the bot's actions: every function the family modules export, with its
 // parameters as written. The catalogue (pepa/link/actions.py) must list exactly these, with
-// these arguments in this order (tests/test_actions.py runs node on this module).
+// these arguments in this order (tests/fast/link/test_actions.py runs node on this module).
 //
 // A family module exports its actions only, each a plain function
 //   name (ctx, id, arg, ...)   an action: returns at once, ends with ctx.done(id, ok, extra)

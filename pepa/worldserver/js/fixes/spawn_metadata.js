@@ -5,7 +5,7 @@
 // into one player's view sent its metadata again to all the others: with 32 players together,
 // every mob spawned, item dropped or entity walking into view cost some 32 x 32 packets. In a
 // CPU profile of the survival sandbox with 32 working bots, those writes were 47 of the 125 s
-// the server spent writing packets in 165 s (tests/test_spawn_metadata.py).
+// the server spent writing packets in 165 s (tests/integration/worldserver/test_spawn_metadata.py).
 //
 // Here the metadata of a spawn goes to the player it is shown to, alone, as vanilla sends it;
 // every other call of entity.sendMetadata (a metadata change) still goes to all players near.

@@ -34,7 +34,7 @@
 // player's next due tick one packet carries the move and the look, with the head's turn when it
 // changed; a sum too long for a relative move goes as a teleport to its knownPosition. Anything
 // else about the player (a swing, a metadata change, a teleport) goes after what was gathered, in
-// order; a player shown to someone between two sends is told first. tests/test_tracking.py.
+// order; a player shown to someone between two sends is told first. tests/integration/worldserver/test_tracking.py.
 
 const MOB_EVERY = 3 // ticks
 const PLAYER_EVERY = 2 // ticks

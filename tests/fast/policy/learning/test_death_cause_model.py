@@ -1,7 +1,7 @@
 """A death's cause from the JS event to the post-mortem, the prompt and the bus. Pure: no server.
 
 The JS side (``death_cause.js``, its capture on the sandbox) is tested in
-``tests/test_death_cause.py``; this module checks what Python makes of what
+``tests/fast/link/test_death_cause.py``; this module checks what Python makes of what
 it sends, including what a hostile or broken server could send instead.
 """
 

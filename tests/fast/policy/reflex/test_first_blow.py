@@ -1,7 +1,7 @@
 """The first blow struck in the bridge: the arming (pure), the reflex actor keeping the bridge
 armed (fake link, fake clock), and the bridge's own rule (``firstblow.js``, through node).
 
-The real thing, on a real server, is in ``tests/test_fights.py``
+The real thing, on a real server, is in ``tests/integration/bot/test_fights.py``
 (``test_the_bridge_strikes_the_first_blow_as_armed_and_never_while_paused``).
 """
 
