@@ -1,4 +1,4 @@
-"""A gather's reach and its given-up searches, on the real sandbox server (docs/sandbox.md).
+"""A gather's reach and its given-up searches, on the real sandbox server (docs/world.md).
 
 bot_helper.js (driven by tests/js/helper_bot.js) walks to a cell from which its eyes are
 within 4.5 blocks of a block's centre and see one of its faces (reach.js), the way the

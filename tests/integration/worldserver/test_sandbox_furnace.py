@@ -118,7 +118,7 @@ player.inventory = windows.createWindow(1, 'minecraft:inventory', 'inv', 36)
 player.inventory.on('updateSlot', (slot, old, item) => {
   player._client.write('set_slot', { windowId: 0, slot, item: Item.toNotch(item) })
 })
-Object.assign(player, { heldItemSlot: 0, position: new Vec3(0, 70, 0), sandbox, yaw: 0, pitch: 0 })
+Object.assign(player, { heldItemSlot: 0, position: new Vec3(0, 70, 0), world, yaw: 0, pitch: 0 })
 player.health = 20
 serv.players.push(player)
 serv.emit('newPlayer', player)
@@ -137,7 +137,7 @@ const click = (slot, mouseButton = 0, mode = 0) => {
   return packets.map(([n, d]) => (n === 'transaction' ? (d.accepted ? 'T+' : 'T-') : n)).join(' ')
 }
 const open = async (p) => {
-  await serv.setBlock(sandbox, p, registry.blocksByName.furnace.defaultState)
+  await serv.setBlock(world, p, registry.blocksByName.furnace.defaultState)
   packets.length = 0
   interactions.furnace({ block: { position: p }, player })
   windowId = packets.find(([n]) => n === 'open_window')[1].windowId
@@ -209,7 +209,7 @@ const cursor = () => names([player._pepaCursor])[0]
   await settle()
   out.lava = await furnace(b)
   out.dropsBefore = dropped.length
-  await serv.setBlock(sandbox, b, 0) // broken
+  await serv.setBlock(world, b, 0) // broken
   ticks(20)
   await settle()
   out.broken = [await furnace(b), dropped.sort(), player._pepaTable]

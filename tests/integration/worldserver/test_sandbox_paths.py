@@ -43,7 +43,7 @@ SEARCHES = r"""
 const path = require(process.env.PATH_JS)
 const registry = require('prismarine-registry')('1.16.5')
 const kindOf = (name) => path.classify(registry.blocksByName[name])
-// a sandbox: a stone floor at y = 0 for |x|, |z| <= 20, plus `blocks` {"x,y,z": name}
+// a world: a stone floor at y = 0 for |x|, |z| <= 20, plus `blocks` {"x,y,z": name}
 function world (blocks = {}, floorY = 0) {
   const set = new Map(Object.entries(blocks).map(([k, n]) => [k, kindOf(n)]))
   const stone = kindOf('stone'); const air = kindOf('air')
@@ -102,7 +102,7 @@ const wall3 = row('stone', 0, -20, 20, 1, 3)
 out.spider = run(world(wall3), SPIDER)
 out.noClimb = run(world(wall3), { ...SPIDER, climber: false })
 
-// what a search costs, counted: the block reads it asks of the sandbox, and how many blocks
+// what a search costs, counted: the block reads it asks of the world, and how many blocks
 // they were (each read once a search: path.js remembers them), for a typical search (round
 // the wall) and one that spends its whole budget (walled off)
 function counted (w) {
