@@ -1,4 +1,4 @@
-"""The Node compile cache: a private folder of the user's cache, which the world fills."""
+"""The Node compile cache: a private folder of the user's cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``pepa start --reload``: the watcher, the import check, and a real daemon reloading a copy."""
+"""``pepa start --reload``: the watcher and the import check."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
-"""Why the bot died: death_cause.js (required by bot_helper.js).
+"""Why the bot died: death_cause.js (required by bot_helper.js), with no server.
 
-The classification of a health drop and the reading of a death message are pure
-(node, no server); the watch itself runs on a fake mineflayer bot for the order
-of its events (death before respawn, the message before or after 'death', the
-wait when none comes). Then bot_helper.js on the real survival sandbox
-(tests/js/helper_bot.js, no daemon): a fall, a zombie, lava, and another
-player's death message that is not the bot's. One quiet sandbox at midnight (a
-zombie does not burn) for the module; each scenario on a stone floor of its own
-high above the terrain.
+The classification of a health drop and the reading of a death message are pure (node); the
+watch itself runs on a fake mineflayer bot for the order of its events (death before
+respawn, the message before or after 'death', the wait when none comes). The real sandbox:
+tests/integration/link/test_death_cause.py.
 """
 
 from __future__ import annotations

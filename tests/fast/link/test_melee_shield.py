@@ -1,10 +1,5 @@
-"""Critical hits and the shield: the sandbox's vanilla rules, and the bot using them.
-
-The decisions are pure JS (``pepa/link/js/melee.js``: ``critPlan``, ``guardWanted``,
-``rechargeMs``), checked through node with no server. The fights run the real
-``pepa start`` daemon against the survival sandbox, whose server counts crits
-(``life_stats.crits``, mobs.js) and shield blocks (``hazards.shieldBlocks``, combat.js).
-"""
+"""Critical hits and the shield, decided in pure JS (``pepa/link/js/melee.js``: ``critPlan``,
+``guardWanted``, ``rechargeMs``), checked through node with no server."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The LLM subprocess is a text function: tools off, ``--`` before the prompt, a private
-empty directory, an allow-listed environment (docs/llm.md, "Isolation").
-
-The pure parts (the allow-list, reading ``--help``, the command lines) are unit
-tests; the rest drives a stand-in ``pi`` on PATH that records its argv, working
-directory and environment, through the back end, the coach actor and, at the
-end, a whole daemon whose operator says ``goal <an injected instruction>`` in chat.
-"""
+"""The LLM subprocess is a text function: tools off, ``--`` before the prompt, a private empty
+directory, an allow-listed environment (docs/llm.md, "Isolation"): the pure parts (the
+allow-list, reading ``--help``, the command lines)."""
 
 from __future__ import annotations
 

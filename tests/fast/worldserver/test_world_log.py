@@ -1,4 +1,4 @@
-"""``world.log``: never written through a symbolic link, bounded in size."""
+"""``world.log``: never opened through a symbolic link, bounded in size (the opening rules)."""
 
 from __future__ import annotations
 

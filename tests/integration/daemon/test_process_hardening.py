@@ -1,11 +1,6 @@
-"""Process hardening: secrets, signals, state directories.
-
-- no secret in any child's environment or in a log: the worker gets its
-  configuration through a pipe, every child an environment without secrets;
-- signal handlers only record; the main loops act (no lock, no log, no raise
-  inside a handler), so signal storms end every process cleanly;
-- the state directories are 0700 and this user's; anything else is refused.
-"""
+"""Process hardening with real daemons: no secret reaches a child's environment or a log,
+signal storms end every process cleanly and once, state directories that are not this
+user's are refused."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Who acts on a recorded signal, and when.
-
-- the worker acts on SIGUSR1/SIGTERM on a thread of its own, so a main thread
-  stuck in the start or the teardown still dumps every thread;
-- ``ProcessSupervisor.stop()`` from another thread wakes its loop at once,
-  even in a backoff sleep; the inbox's pipes are closed at the end;
-- the dashboard's SIGINT/SIGTERM inbox is installed before the terminal modes
-  and removed after them, so a signal during the terminal restore is recorded,
-  never raised inside it.
-"""
+"""Who acts on a recorded signal, and when, in real processes: the worker acts on SIGUSR1 on a
+thread of its own while stuck stopping; ``ProcessSupervisor.stop()`` from another thread cuts
+a backoff sleep short."""
 
 from __future__ import annotations
 

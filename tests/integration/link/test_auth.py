@@ -1,8 +1,4 @@
-"""Signing in: offline names and Microsoft accounts (mineflayer's own, through prismarine-auth).
-
-No Microsoft service is reachable here, so what can be proved is proved: the settings reach
-``createBot``, the token cache is private, the device-code prompt is one clear line, and a
-server in online mode that refuses an offline bot ends the daemon with one line that says
+"""A server in online mode that refuses an offline bot ends the daemon with one line that says
 what to do, after a few tries, never a reconnect storm (a real online-mode flying-squid)."""
 
 from __future__ import annotations

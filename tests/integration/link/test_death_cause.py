@@ -1,14 +1,6 @@
-"""Why the bot died: death_cause.js (required by bot_helper.js).
-
-The classification of a health drop and the reading of a death message are pure
-(node, no server); the watch itself runs on a fake mineflayer bot for the order
-of its events (death before respawn, the message before or after 'death', the
-wait when none comes). Then bot_helper.js on the real survival sandbox
-(tests/js/helper_bot.js, no daemon): a fall, a zombie, lava, and another
-player's death message that is not the bot's. One quiet sandbox at midnight (a
-zombie does not burn) for the module; each scenario on a stone floor of its own
-high above the terrain.
-"""
+"""Why the bot died, on the real survival sandbox: bot_helper.js (tests/js/helper_bot.js, no
+daemon) through a fall, a zombie, lava, and another player's death message that is not the
+bot's. Each scenario on a stone floor of its own high above the terrain."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Reflection: the pure "am I in a loop?" analysis, and the knowledge actor acting on it (the
-report, lessons and proposals it writes; the plan changes it sends to the curriculum)."""
+"""The knowledge actor acting on its reflection: the report, lessons and proposals it writes,
+the plan changes it sends the curriculum (never writing ``plan.md`` itself)."""
 
 from __future__ import annotations
 

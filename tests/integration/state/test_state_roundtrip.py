@@ -1,10 +1,4 @@
-"""Everything pepa writes to its state folder passes its own reader, unchanged.
-
-Before, some of pepa's own files failed their schema at the next read and
-were moved aside: an LLM plan line ``5000 cobblestone`` went into ``plan.md``,
-a goal with ``\\x01`` into ``goal.md`` and ``plan.md``, an error proposal with
-a 20 000-character line into ``proposals/``.
-"""
+"""What the curriculum actor writes (goals and plans) passes its own reader, unchanged."""
 
 from __future__ import annotations
 

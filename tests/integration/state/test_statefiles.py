@@ -1,4 +1,5 @@
-"""State files are validated as data: schemas, the quarantine, every loader fuzzed, the daemon."""
+"""State files in a running daemon and actors: a crash-loop task file is moved aside and the
+daemon keeps running; no milestone whose skill does not exist is handed out."""
 
 from __future__ import annotations
 

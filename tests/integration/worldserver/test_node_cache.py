@@ -1,4 +1,4 @@
-"""The Node compile cache: a private folder of the user's cache, which the world fills."""
+"""The Node compile cache: the embedded world fills it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The sandbox's profiles (docs/sandbox.md "Profiles"): the table, the flags, the hazards.
-
-The generator and the profile table are run as pure functions through node;
-the flags through the ``pepa`` command line without a world; one real
-``hard`` sandbox world is started and looked at through the control channel
-and a real mineflayer client.
-"""
+"""The sandbox's profiles (docs/sandbox.md "Profiles"): the hazards the generator makes (run
+through node), and one real ``hard`` world looked at through the control channel and a real
+mineflayer client."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``world.log``: never written through a symbolic link, bounded in size."""
+"""``world.log`` of a real world: a symlink in its place is refused and the world runs; an
+oversized one is rotated at start."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Reflection: the pure "am I in a loop?" analysis, and the knowledge actor acting on it (the
-report, lessons and proposals it writes; the plan changes it sends to the curriculum)."""
+"""Reflection: the pure "am I in a loop?" analysis over deaths and lessons."""
 
 from __future__ import annotations
 
