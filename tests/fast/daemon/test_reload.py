@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pepa.base.node import REPO_ROOT
 from pepa.daemon.reload import (
     Debouncer,
     Reloader,
@@ -19,7 +20,7 @@ from pepa.daemon.reload import (
     scan,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = REPO_ROOT
 
 
 def touch(path: Path, text: str, mtime_ns: int) -> None:

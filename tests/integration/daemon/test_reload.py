@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from pepa.base.node import REPO_ROOT
 from pepa.ipc.client import IpcClientError
 from tests.daemon_harness import Daemon
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = REPO_ROOT
 
 
 def copy_project(root: Path) -> None:
