@@ -49,9 +49,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pepa.daemon.config import SANDBOX_PROFILES
 from pepa.state.plans import parse_plan
 from pepa.worldserver.process import EmbeddedWorld, free_port
+from pepa.worldserver.profiles import PROFILES
 from tests.daemon_harness import Daemon
 
 BOT = "pepa_bot"
@@ -299,7 +299,7 @@ def main() -> None:
     )
     parser.add_argument("--time-scale", type=float, default=24.0, help="game time speed-up")
     parser.add_argument(
-        "--profile", choices=SANDBOX_PROFILES, default="default", help="the sandbox's profile"
+        "--profile", choices=PROFILES, default="default", help="the sandbox's profile"
     )
     parser.add_argument(
         "--arms", default="on,off", help="learning on, off or both (comma-separated)"

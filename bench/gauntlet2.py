@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gauntlet import RESULTS, interval, run
 
-from pepa.daemon.config import SANDBOX_PROFILES
+from pepa.worldserver.profiles import PROFILES
 
 log = logging.getLogger("gauntlet2")
 
@@ -266,7 +266,7 @@ def main() -> None:
     parser.add_argument("--train-days", type=int, default=3, help="game days per training run")
     parser.add_argument("--eval-seeds", default="20261130,777,31,4242,9001", help="held-out seeds")
     parser.add_argument("--eval-days", type=int, default=3, help="game days per evaluation run")
-    parser.add_argument("--profile", choices=SANDBOX_PROFILES, default="hard")
+    parser.add_argument("--profile", choices=PROFILES, default="hard")
     parser.add_argument("--time-scale", type=float, default=24.0, help="game time speed-up")
     parser.add_argument(
         "--from-json", type=Path, help="no runs: report and redraw the figure of a results JSON"

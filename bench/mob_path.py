@@ -20,7 +20,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pepa.base.node import node_binary, node_modules
-from pepa.worldserver import SERVER_JS
+from pepa.worldserver.process import SERVER_JS
 
 PATH_JS = SERVER_JS / "life" / "path.js"
 

@@ -85,7 +85,8 @@ _WRONG_TIER = pytest.StashKey[str]()
 
 @pytest.fixture(autouse=True)
 def in_its_tier(request: pytest.FixtureRequest) -> None:
-    """Fail a test that lies in the fast tier's folder but starts a server (see above)."""
+    """Fail a test that lies in the fast tier's folder but is marked ``integration`` (see above):
+    its place is tests/integration/."""
     wrong = request.node.stash.get(_WRONG_TIER, None)
     if wrong is not None:
         pytest.fail(wrong, pytrace=False)

@@ -6,12 +6,13 @@ imports the cases. Not collected on its own (its name is no test module's)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 from pony import orm
 
 from pepa.state.knowledge import KnowledgeStore
-from pepa.state.knowledge._models import utcnow
+from pepa.state.knowledge._models import COLUMNS, utcnow
 from pepa.state.knowledge.records import LessonDraft
 from pepa.state.knowledge.seeding import seed
 from tests.js import minecraft_data
@@ -213,3 +214,21 @@ def test_the_store_forgets_old_chat_bundles_and_danger_points_and_keeps_the_rest
     assert store.prune(before=utcnow() - timedelta(days=30)) == {
         "chat_lines": 0, "death_bundles": 0, "danger_points": 0,
     }  # fmt: skip
+
+
+TABLES = {
+    "meta", "lessons", "recipes", "mob_intel", "block_intel", "deaths", "postmortems", "poi",
+    "wiki_pages", "chat_log", "code_changes", "skill_metrics",
+}  # fmt: skip
+
+
+def schema_1(execute: Any) -> None:
+    """Take a database back to schema 1: the columns added since, dropped."""
+    for table, column, _ in COLUMNS:
+        execute(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
+    execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+
+
+__all__ = [name for name in list(globals()) if name.startswith("test_")]
+"""Every case: each tier's test module takes them all (``from tests.store_cases import *``), so
+a case added here runs on both databases."""

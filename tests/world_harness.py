@@ -456,3 +456,13 @@ def free_spot(world: EmbeddedWorld, crafter: Crafter) -> tuple[int, int, int]:
         if names == ["grass_block", "air", "air"]:
             return sx, y, sz
     raise AssertionError("no free spot beside the spawn")
+
+
+def zombies(world: EmbeddedWorld) -> list[dict[str, Any]]:
+    return list(world.op("entities", name="zombie"))
+
+
+def zombie_health(world: EmbeddedWorld, ids: list[int]) -> dict[int, float]:
+    """The health of each of these zombies still in the world; a dead or removed one is
+    missing (never counted as hit, nor as spared)."""
+    return {z["id"]: z["health"] for z in zombies(world) if z["id"] in ids}

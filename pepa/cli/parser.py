@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from pepa import __version__
-from pepa.daemon.config import LLM_CHOICES, SANDBOX_PROFILES, Config, read_dotenv, resolve
+from pepa.daemon.config import LLM_CHOICES, Config, read_dotenv, resolve
+from pepa.worldserver.profiles import PROFILES
 
 __all__ = ["DEFAULT_SEED", "build_parser", "load"]
 
@@ -74,7 +75,7 @@ def _add_running(parser: argparse.ArgumentParser, worker: str) -> None:
         "--sandbox-profile",
         dest="sandbox_profile",
         metavar="NAME",
-        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
+        help=f"the sandbox's profile: {' or '.join(PROFILES)} (PEPA_SANDBOX_PROFILE)",
     )
 
 
@@ -150,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--sandbox-profile",
         dest="sandbox_profile",
         metavar="NAME",
-        help=f"the sandbox's profile: {' or '.join(SANDBOX_PROFILES)} (PEPA_SANDBOX_PROFILE)",
+        help=f"the sandbox's profile: {' or '.join(PROFILES)} (PEPA_SANDBOX_PROFILE)",
     )
 
     propose = sub.add_parser("propose", help="list proposals; apply an approved one on a branch")

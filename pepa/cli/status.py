@@ -12,7 +12,6 @@ import orjson
 
 from pepa.base.errors import PepaError
 from pepa.daemon.config import Config
-from pepa.ipc.paths import BOT_SOCKET
 
 __all__ = ["find_socket", "format_snapshot", "status", "tui"]
 
@@ -25,6 +24,8 @@ def find_socket(config: Config, explicit: Path | None, bot: str | None = None) -
     if explicit is not None:
         return explicit
     if bot:
+        from pepa.ipc.paths import BOT_SOCKET  # the IPC package only for the commands that talk
+
         return config.server_root / bot / BOT_SOCKET
     if config.socket_path.exists() or config.host is not None:
         return config.socket_path

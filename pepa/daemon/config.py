@@ -33,13 +33,11 @@ from pepa.daemon.values import (
     wiki_url_of,
 )
 from pepa.game.versions import SANDBOX_VERSION, embedded_refusal
-from pepa.worldserver import PROFILES
 
 __all__ = [
     "AUTH_CHOICES",
     "EMBEDDED_HOST",
     "LLM_CHOICES",
-    "SANDBOX_PROFILES",
     "Config",
     "chat_pattern_of",
     "config_from_json",
@@ -53,8 +51,6 @@ EMBEDDED_HOST = "127.0.0.1"
 LLM_CHOICES = ("auto", "pi", "openai", "offline")
 AUTH_CHOICES = ("offline", "microsoft")
 """How the bot signs in: an offline-mode name, or a Microsoft account (mineflayer's own)."""
-SANDBOX_PROFILES = PROFILES
-"""The sandbox's profiles (:data:`pepa.worldserver.PROFILES`)."""
 _VERSION = re.compile(r"1\.[0-9]+(\.[0-9]+)?")
 
 # setting -> environment variable

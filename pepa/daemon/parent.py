@@ -181,7 +181,9 @@ class ProcessSupervisor:
             if verdict.action == "stopped":
                 self.say("worker stopped on request")
                 return EXIT_STOP
-            reason = exit_reason(code, [self.config.server_dir])
+            reason = exit_reason(
+                code, [self.config.server_dir], unknown="the exit reason is unknown"
+            )
             if verdict.action == "refused":
                 self.say(f"worker refused its configuration: {reason}")
                 return EXIT_CONFIG

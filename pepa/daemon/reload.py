@@ -202,7 +202,7 @@ def module_name(path: Path, roots: Iterable[Path]) -> str | None:
 
 
 def describe(paths: Iterable[Path], roots: Iterable[Path], limit: int = 5) -> str:
-    """``skills/nav.py, pepa/cli/main.py``: the changed files, relative to their package's
+    """``skills/nav.py, pepa/cli/commands.py``: the changed files, relative to their package's
     parent."""
     roots = tuple(roots)
     names = []

@@ -111,14 +111,18 @@ def overall(codes: Iterable[int | None]) -> int:
     return EXIT_GAVE_UP if EXIT_GAVE_UP in ended else EXIT_CONFIG if EXIT_CONFIG in ended else 0
 
 
-def exit_reason(code: int, folders: Iterable[Path]) -> str:
+def exit_reason(code: int, folders: Iterable[Path], *, unknown: str = "") -> str:
     """Why a worker left, for a person: the signal that killed it, or its exit code and the
-    reason it left in ``worker-exit.json`` (the first of ``folders`` that has one)."""
+    reason it left in ``worker-exit.json`` (the first of ``folders`` that has one). The file is
+    read through its schema: a bad one is moved aside with a warning ending in ``unknown``.
+
+    A client (``pepa status``, the dashboard) reads the reason without moving anything aside
+    (:mod:`pepa.ipc.fleet`): the file is the supervisor's."""
     if code < 0:
         return f"killed by {signal.Signals(-code).name}"
     reason = ""
     for folder in folders:
-        said = load(folder / EXIT_FILE, WORKER_EXIT, {}, log=logger, then="")
+        said = load(folder / EXIT_FILE, WORKER_EXIT, {}, log=logger, then=unknown)
         if said.get("reason"):
             reason = str(said["reason"])
             break

@@ -13,7 +13,7 @@ from typing import Any
 
 from pepa.base.errors import ConfigError
 from pepa.base.urls import redact_url
-from pepa.worldserver import PROFILES
+from pepa.worldserver.profiles import PROFILES
 
 __all__ = [
     "MAX_CHAT_PATTERN",

@@ -45,7 +45,7 @@ from pepa.base.childenv import scrub_environ
 from pepa.base.dirs import StateDirError, secure_state
 from pepa.base.errors import ConfigError
 from pepa.daemon.config import config_from_json
-from pepa.daemon.restarts import EXIT_GAVE_UP, overall
+from pepa.daemon.restarts import EXIT_BRIDGE, EXIT_CONFIG, EXIT_GAVE_UP, EXIT_STOP, overall
 from pepa.fleet.fleetsock import FleetSocket
 from pepa.fleet.supervisor import FleetSupervisor, _Group, set_goal
 from pepa.fleet.worker import FleetWorker
@@ -100,12 +100,12 @@ class GroupHost:
             code = self.worker.run()
         except StateDirError as exc:
             logger.error("group %d cannot run: %s", self.group, exc)
-            code, self.worker.exit_reason = 2, str(exc)
+            code, self.worker.exit_reason = EXIT_CONFIG, str(exc)
         except Exception:
             logger.exception("group %d failed", self.group)
-            code = 1
+            code = EXIT_BRIDGE
         self.reason = self.worker.exit_reason
-        if code in (0, 2):  # every bot stopped on request, or a bad configuration: final
+        if code in (EXIT_STOP, EXIT_CONFIG):  # stopped on request, or a bad configuration: final
             self.ended = code
             return
         logging.shutdown()

@@ -153,7 +153,9 @@ def ask_fleet(path: Path, timeout: float) -> list[dict[str, Any]]:
 def _exit_reason(folder: Path) -> str:
     """The reason the bot's worker left, from ``worker-exit.json`` ("" when none is readable).
 
-    Only its ``reason`` is read, clipped: the file is the worker's, and a client shows it."""
+    Only its ``reason`` is read, clipped, and nothing is moved aside: the file is the
+    worker's and its supervisor's, which reads it through its schema
+    (:func:`pepa.daemon.restarts.exit_reason`); a client only shows it."""
     try:
         with open(folder / EXIT_FILE, "rb") as fh:
             said = orjson.loads(fh.read(MAX_EXIT_BYTES + 1))

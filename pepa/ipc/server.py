@@ -340,17 +340,21 @@ class IpcServer:
         if self._stop_future is not None and not self._stop_future.done():
             self._stop_future.set_result(None)
 
-    # -- the connections' host (pepa.ipc._connection.Host) --------------------------------
+    # -- the connections' host (pepa.ipc._connection.Host): server thread only -------------
+    # (send, broadcast and command_done above are the methods for other threads)
 
     def opened(self, conn: Connection) -> None:
+        """A transport was made: count it open, and attach it (or refuse it: too many)."""
         self._open.add(conn)
         self._attach(conn)
 
     def lost(self, conn: Connection) -> None:
+        """Its transport is gone."""
         self._open.discard(conn)
         self._detach(conn)
 
     def hand_on(self, client_id: int, command: Command) -> None:
+        """Give a client's command to ``on_command``."""
         self._call(self._on_command, client_id, command)
 
     def _attach(self, conn: Connection) -> None:
@@ -381,7 +385,8 @@ class IpcServer:
             self._call(self._on_disconnect, conn.client_id)
 
     def close_with_error(self, conn: Connection, text: str) -> None:
-        """One ``error`` event, then close (flushing it first; aborted if that hangs)."""
+        """One ``error`` event, then close (flushing it first; aborted if that hangs). Server
+        thread only."""
         self.write(conn, encode(error("ipc", text)))
         conn.closing = True
         conn.cancel_timers()
@@ -391,10 +396,12 @@ class IpcServer:
             asyncio.get_running_loop().call_later(_CLOSE_GRACE, conn.transport.abort)
 
     def count(self, name: str) -> None:
+        """Add one to a counter of :class:`IpcStats`. Server thread only."""
         with self._lock:
             self._counts[name] += 1
 
     def peak(self, name: str, value: int) -> None:
+        """Raise a peak of :class:`IpcStats`. Server thread only."""
         if value > self._counts[name]:  # only the server thread writes peaks
             with self._lock:
                 self._counts[name] = max(self._counts[name], value)
@@ -444,6 +451,8 @@ class IpcServer:
                 self.write(conn, parts[0] if len(parts) == 1 else b"".join(parts))
 
     def write(self, conn: Connection, data: bytes) -> None:
+        """Write to one client; drop it when it stopped reading. Server thread only (other
+        threads :meth:`send`)."""
         transport = conn.transport
         if conn.closing or transport.is_closing():
             return

@@ -3,27 +3,13 @@ pepa's survival sandbox (a seeded terrain, crafting, furnaces, hunger, day and n
 hazards) and the scenario plugin the tests drive over a control port.
 
 Its JS lives in ``js/`` (:data:`SERVER_JS`) and never requires the bot's (``pepa/link/js``);
-both sides may require the shared ``pepa/base/js`` and ``pepa/game/js``.
+both sides may require the shared ``pepa/base/js`` and ``pepa/game/js``. The world's
+process is :class:`~pepa.worldserver.process.EmbeddedWorld`; importing this package loads
+only the profiles' names (:mod:`.profiles`), so the configuration stays light.
 """
 
 from __future__ import annotations
 
-from pepa.worldserver.process import (
-    DEFAULT_VERSION,
-    PROFILES,
-    SERVER_JS,
-    WORLD_LOG_CAP,
-    EmbeddedWorld,
-    free_port,
-    open_world_log,
-)
+from pepa.worldserver.profiles import PROFILES
 
-__all__ = [
-    "DEFAULT_VERSION",
-    "PROFILES",
-    "SERVER_JS",
-    "WORLD_LOG_CAP",
-    "EmbeddedWorld",
-    "free_port",
-    "open_world_log",
-]
+__all__ = ["PROFILES"]

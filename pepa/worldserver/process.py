@@ -30,6 +30,7 @@ from pepa.base.childenv import scrubbed
 from pepa.base.node import WorldError, compile_cache_env, node_binary, node_modules
 from pepa.game.versions import SANDBOX_VERSION
 from pepa.state.files import open_append
+from pepa.worldserver.profiles import PROFILES
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -48,8 +49,6 @@ DEFAULT_VERSION = SANDBOX_VERSION
 SERVER_JS = Path(__file__).resolve().parent / "js"
 """The world server's own JS: ``server.js``, the terrain generator, its plugins, mob life and
 the scenario plugin the tests drive. It never requires the bot's JS (:mod:`pepa.link`)."""
-PROFILES = ("default", "hard")
-"""The sandbox's profiles: the names of ``js/life/profiles.js``'s table."""
 READY = "PEPA_WORLD_READY "
 NODE_FLAGS = ("--max-semi-space-size=32", "--single-threaded-gc")
 """The world's garbage collector, for a machine whose cores its players keep busy: no helper

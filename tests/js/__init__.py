@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from pepa.base.node import node_binary, node_modules
-from pepa.worldserver import SERVER_JS
+from pepa.worldserver.process import SERVER_JS
 
 HERE = Path(__file__).resolve().parent
 

@@ -7,30 +7,14 @@ import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pepa.state.knowledge import KnowledgeError, KnowledgeStore
-from pepa.state.knowledge._models import COLUMNS, SCHEMA_VERSION
+from pepa.state.knowledge._models import SCHEMA_VERSION
 from pepa.state.knowledge.store import bind_arguments, redact_url
-from tests.store_cases import (  # noqa: F401 - the store cases, collected here on SQLite
-    test_a_death_is_stored_with_its_bundle_and_leaves_a_danger_poi,
-    test_a_death_keeps_its_cause,
-    test_a_lesson_learned_again_grows_more_confident,
-    test_a_second_version_adds_no_second_seed_lessons_and_grading_still_works,
-    test_an_applied_lesson_is_graded_by_its_outcome,
-    test_lessons_that_stop_mattering_decay_and_those_confirmed_or_seeded_do_not,
-    test_places_are_found_across_cell_borders,
-    test_seeding_comes_from_minecraft_data_once,
-    test_skill_runs_add_up,
-    test_the_store_forgets_old_chat_bundles_and_danger_points_and_keeps_the_rest,
-)
-
-TABLES = {
-    "meta", "lessons", "recipes", "mob_intel", "block_intel", "deaths", "postmortems", "poi",
-    "wiki_pages", "chat_log", "code_changes", "skill_metrics",
-}  # fmt: skip
+from tests.store_cases import *  # noqa: F403 - every store case, collected here on SQLite
+from tests.store_cases import TABLES, schema_1
 
 
 def test_every_table_exists_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
@@ -101,20 +85,13 @@ FALL = {
 }  # fmt: skip
 
 
-def _schema_1(execute: Any) -> None:
-    """Take a database back to schema 1: the columns added since, dropped."""
-    for table, column, _ in COLUMNS:
-        execute(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
-    execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-
-
 def test_a_schema_1_file_is_upgraded_in_place_and_keeps_its_deaths(tmp_path: Path) -> None:
     path = tmp_path / "knowledge.db"
     old = KnowledgeStore(path).open()
     old.record_death(reason="killed near zombie", position={"x": 1, "y": 2, "z": 3}, bundle={})
     old.close()
     with closing(sqlite3.connect(path)) as raw:
-        _schema_1(raw.execute)
+        schema_1(raw.execute)
         raw.commit()
     again = KnowledgeStore(path).open()
     try:

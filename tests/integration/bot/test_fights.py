@@ -17,7 +17,15 @@ from pepa.ipc import protocol
 from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon, wait_for_threat
 from tests.waiting import eventually
-from tests.world_harness import Player, distance, own_daemon, server_player, teleport
+from tests.world_harness import (
+    Player,
+    distance,
+    own_daemon,
+    server_player,
+    teleport,
+    zombie_health,
+    zombies,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -44,16 +52,6 @@ def me(world: EmbeddedWorld) -> dict[str, Any]:
     player = server_player(world, BOT)
     assert player is not None
     return player
-
-
-def zombies(world: EmbeddedWorld) -> list[dict[str, Any]]:
-    return list(world.op("entities", name="zombie"))
-
-
-def zombie_health(world: EmbeddedWorld, ids: list[int]) -> dict[int, float]:
-    """The health of each of these zombies still in the world; a dead or removed one is
-    missing (never counted as hit, nor as spared)."""
-    return {z["id"]: z["health"] for z in zombies(world) if z["id"] in ids}
 
 
 def hit(world: EmbeddedWorld, zombie: int) -> bool:

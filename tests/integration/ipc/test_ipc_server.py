@@ -22,6 +22,7 @@ from pepa.ipc import protocol
 from pepa.ipc.client import IpcClient, IpcClientError, daemon_listening, find_sockets
 from pepa.ipc.protocol import Chat, Command, Fault, Snapshot, Stop
 from pepa.ipc.server import AF_UNIX_PATH_MAX, IpcServer, IpcServerError
+from tests.ipc_clients import raw_connect
 
 pytestmark = pytest.mark.integration
 
@@ -94,13 +95,6 @@ def make_harness(sock_dir: Path) -> Iterator[Callable[..., Harness]]:
 @pytest.fixture
 def harness(make_harness: Callable[..., Harness]) -> Harness:
     return make_harness()
-
-
-def raw_connect(path: Path) -> socket.socket:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(DEADLINE)
-    sock.connect(os.fspath(path))
-    return sock
 
 
 # --------------------------------------------------------------------------- the socket file

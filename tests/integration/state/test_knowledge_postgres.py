@@ -3,28 +3,10 @@ seeding, deaths, places, chat, lessons."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pepa.state.knowledge import KnowledgeStore
-from pepa.state.knowledge._models import COLUMNS
 from tests.pg_server import PostgresServer
-from tests.store_cases import (  # noqa: F401 - the store cases, collected here on PostgreSQL
-    test_a_death_is_stored_with_its_bundle_and_leaves_a_danger_poi,
-    test_a_death_keeps_its_cause,
-    test_a_lesson_learned_again_grows_more_confident,
-    test_a_second_version_adds_no_second_seed_lessons_and_grading_still_works,
-    test_an_applied_lesson_is_graded_by_its_outcome,
-    test_lessons_that_stop_mattering_decay_and_those_confirmed_or_seeded_do_not,
-    test_places_are_found_across_cell_borders,
-    test_seeding_comes_from_minecraft_data_once,
-    test_skill_runs_add_up,
-    test_the_store_forgets_old_chat_bundles_and_danger_points_and_keeps_the_rest,
-)
-
-TABLES = {
-    "meta", "lessons", "recipes", "mob_intel", "block_intel", "deaths", "postmortems", "poi",
-    "wiki_pages", "chat_log", "code_changes", "skill_metrics",
-}  # fmt: skip
+from tests.store_cases import *  # noqa: F403 - every store case, collected here on PostgreSQL
+from tests.store_cases import TABLES, schema_1
 
 
 def test_the_same_tables_exist_in_postgres_and_opening_again_keeps_rows(
@@ -58,13 +40,6 @@ FALL = {
 }  # fmt: skip
 
 
-def _schema_1(execute: Any) -> None:
-    """Take a database back to schema 1: the columns added since, dropped."""
-    for table, column, _ in COLUMNS:
-        execute(f'ALTER TABLE "{table}" DROP COLUMN "{column}"')
-    execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-
-
 def test_a_schema_1_postgres_database_is_upgraded_in_place(postgres: PostgresServer) -> None:
     import psycopg2
 
@@ -77,7 +52,7 @@ def test_a_schema_1_postgres_database_is_upgraded_in_place(postgres: PostgresSer
     )
     try:
         with connection.cursor() as cursor:
-            _schema_1(cursor.execute)
+            schema_1(cursor.execute)
         connection.commit()
     finally:
         connection.close()

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from pony import orm
 
 from pepa.actors.knowledge import Knowledge
 from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
@@ -16,19 +15,13 @@ from pepa.state.knowledge._models import utcnow
 from pepa.state.retention import (
     RetentionPolicy,
 )
+from tests.store_cases import age
 from tests.waiting import Recorder, eventually
 
 
 def touch(path: Path, size: int = 10) -> Path:
     path.write_bytes(b"x" * size)
     return path
-
-
-def age(store: KnowledgeStore, entity: str, column: str, when: datetime) -> None:
-    """Backdate every row of ``entity``."""
-    with orm.db_session:
-        for row in orm.select(x for x in store.e[entity]):
-            setattr(row, column, when)
 
 
 @pytest.mark.integration

@@ -18,8 +18,7 @@ import orjson
 import pytest
 
 from pepa.base.node import node_binary, node_modules
-from pepa.worldserver import SERVER_JS
-from pepa.worldserver.process import EmbeddedWorld
+from pepa.worldserver.process import SERVER_JS, EmbeddedWorld
 from tests.waiting import eventually
 from tests.world_harness import Player, server_player, teleport
 

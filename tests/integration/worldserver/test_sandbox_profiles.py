@@ -15,8 +15,8 @@ import orjson
 import pytest
 
 from pepa.base.node import node_binary, node_modules
-from pepa.daemon.config import SANDBOX_PROFILES
 from pepa.worldserver.process import EmbeddedWorld, free_port
+from pepa.worldserver.profiles import PROFILES
 from tests.js import run_node
 from tests.world_harness import SANDBOX_SEED
 
@@ -184,7 +184,7 @@ console.log(JSON.stringify({
 @pytest.mark.timeout(60)
 def test_the_profile_table_and_what_a_world_records() -> None:
     table = run_node(TABLE)
-    assert tuple(table["names"]) == SANDBOX_PROFILES  # pepa.daemon.config knows the same names
+    assert tuple(table["names"]) == PROFILES  # the configuration checks against the same names
     assert "nightmare" in table["unknown"] and "default or hard" in table["unknown"]
     default, hard = table["default"], table["hard"]
     assert (default["difficulty"], default["startTime"], default["hazards"]) == (1, 0, False)
