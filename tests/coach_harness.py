@@ -9,7 +9,10 @@ from typing import Any
 from pepa.actors.coach import Coach
 from pepa.llm import LlmSettings
 from pepa.runtime import ChildSpec, Runtime, Supervisor, start_tree
+from tests.model_standin import NEXT, POSTMORTEM
 from tests.waiting import Recorder
+
+__all__ = ["BUNDLE", "NEXT", "POSTMORTEM", "pi_coach", "start_coach"]
 
 BUNDLE = {
     "snapshots": [{"hp": 20, "food": 17}, {"hp": 9, "food": 17}, {"hp": 2, "food": 16}],
@@ -44,6 +47,3 @@ def pi_coach(
         **kwargs,
     )
     return budget
-
-
-NEXT = '{"skill": "nav.explore", "reason": "nothing threatens; look for wood"}'

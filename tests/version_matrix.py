@@ -49,6 +49,7 @@ from tests.world_harness import (
     server_player,
     teleport,
     wait_near,
+    zombie_hit,
 )
 
 __all__ = [
@@ -209,12 +210,10 @@ class _Version:
         world.op("set_health", player=BOT, hp=20)
         (zombie,) = world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=True, damage=1)["ids"]
 
-        def hit() -> bool:  # this zombie, in the world and hurt: one gone was never seen hit
-            zombies = world.op("entities", name="zombie")
-            return any(z["id"] == zombie and z["health"] < 20 for z in zombies)
-
         try:
-            eventually(hit, TIMEOUTS["fight"], "the bot to hit the zombie")
+            eventually(
+                lambda: zombie_hit(world, zombie), TIMEOUTS["fight"], "the bot to hit the zombie"
+            )
         finally:
             world.op("remove_mobs")
 

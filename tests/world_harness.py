@@ -466,3 +466,8 @@ def zombie_health(world: EmbeddedWorld, ids: list[int]) -> dict[int, float]:
     """The health of each of these zombies still in the world; a dead or removed one is
     missing (never counted as hit, nor as spared)."""
     return {z["id"]: z["health"] for z in zombies(world) if z["id"] in ids}
+
+
+def zombie_hit(world: EmbeddedWorld, zombie: int) -> bool:
+    """This zombie is in the world and has lost health (one gone was never seen hit)."""
+    return zombie_health(world, [zombie]).get(zombie, 20) < 20

@@ -24,6 +24,7 @@ from tests.world_harness import (
     server_player,
     teleport,
     zombie_health,
+    zombie_hit,
     zombies,
 )
 
@@ -54,11 +55,6 @@ def me(world: EmbeddedWorld) -> dict[str, Any]:
     return player
 
 
-def hit(world: EmbeddedWorld, zombie: int) -> bool:
-    """This zombie is in the world and has lost health."""
-    return zombie_health(world, [zombie]).get(zombie, 20) < 20
-
-
 def test_waiting_for_an_unseen_operator_the_bot_still_fights(
     fresh: tuple[EmbeddedWorld, Daemon],
 ) -> None:
@@ -75,7 +71,9 @@ def test_waiting_for_an_unseen_operator_the_bot_still_fights(
         daemon.wait_line("waiting to see alice", start=mark)
         (zombie,) = world.op("spawn_mob", player=BOT, name="zombie", dx=3, ai=True, damage=1)["ids"]
         eventually(
-            lambda: hit(world, zombie), 20, "the bot to hit the zombie while it waits for alice"
+            lambda: zombie_hit(world, zombie),
+            20,
+            "the bot to hit the zombie while it waits for alice",
         )
     finally:
         alice.close()
@@ -107,7 +105,7 @@ def test_the_bridge_strikes_the_first_blow_as_armed_and_never_while_paused(
         struck = world.op("spawn_mob", player=BOT, name="zombie", dx=2)["ids"][0]
         line = daemon.wait_line("first blow, in the bridge", start=mark, timeout=15)
         assert "defend: combat.attack-nearest zombie" in daemon.lines[line]
-        eventually(lambda: hit(world, struck), 10, "the zombie to be hit")
+        eventually(lambda: zombie_hit(world, struck), 10, "the zombie to be hit")
 
 
 def centre(points: list[dict[str, float]]) -> dict[str, float]:

@@ -27,6 +27,7 @@ from tests.world_harness import (
     server_player,
     teleport,
     zombie_health,
+    zombie_hit,
     zombies,
 )
 
@@ -78,11 +79,6 @@ def me(world: EmbeddedWorld) -> dict[str, Any]:
     return player
 
 
-def hit(world: EmbeddedWorld, zombie: int) -> bool:
-    """This zombie is in the world and has lost health."""
-    return zombie_health(world, [zombie]).get(zombie, 20) < 20
-
-
 def animals(world: EmbeddedWorld) -> dict[int, float]:
     """Each cow's and pig's health (the earlier scenarios' dropped items have none)."""
     return {m["id"]: m["health"] for m in world.op("entities") if m["name"] in ("cow", "pig")}
@@ -91,7 +87,7 @@ def animals(world: EmbeddedWorld) -> dict[int, float]:
 def test_zombie_three_blocks_away_is_hit(world: EmbeddedWorld, bot: Daemon) -> None:
     mark = len(bot.lines)
     (zombie,) = world.op("spawn_mob", player=BOT, name="zombie", dx=3)["ids"]
-    eventually(lambda: hit(world, zombie), 15, "the zombie to lose health")
+    eventually(lambda: zombie_hit(world, zombie), 15, "the zombie to lose health")
     bot.wait_line("defend", start=mark)
 
 

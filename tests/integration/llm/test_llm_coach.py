@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 from pepa.llm import (
@@ -27,30 +26,12 @@ from pepa.runtime.events import (
     WorldObserved,
 )
 from pepa.testing import view
-from tests.coach_harness import BUNDLE, NEXT, pi_coach, start_coach
+from tests.coach_harness import BUNDLE, NEXT, POSTMORTEM, pi_coach, start_coach
 from tests.llm_standins import OpenAIStandIn, Reply, install_pi
 from tests.llm_standins.pi_script import calls, printing
 from tests.waiting import Recorder
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
-
-POSTMORTEM = orjson.dumps(
-    {
-        "cause": "fought a zombie bare-handed",
-        "analysis": "hp fell from 20 to 0 in eight seconds of melee at night",
-        "lessons": [
-            {
-                "skill": "combat.attack-nearest",
-                "verdict": "avoid",
-                "alternative": "survive.flee",
-                "hostile": "zombie",
-                "situation": "night, no weapon",
-                "text": "flee zombies until you hold a sword",
-                "confidence": 0.95,
-            }
-        ],
-    }
-).decode()
 
 
 def settled(runtime: Runtime) -> None:
