@@ -232,9 +232,10 @@ class FleetSupervisor:
             )
             return
         self.postgres = LocalPostgres(self.base.server_root / "postgres", bin_dir)
-        url = self.postgres.start()  # PostgresError: one line, exit 1
-        for group in self.groups:
-            group.configs = [replace(c, db_url=url) for c in group.configs]
+        bots = [config.username for group in self.groups for config in group.configs]
+        urls = self.postgres.start(bots)  # PostgresError: one line, exit 1
+        for group in self.groups:  # each bot logs in as its own role
+            group.configs = [replace(c, db_url=urls[c.username]) for c in group.configs]
         self.say(f"knowledge: shared by every bot in the fleet's PostgreSQL ({self.postgres.home})")
 
     def _write_goals(self) -> None:

@@ -186,12 +186,14 @@ class TextFile:
 # -- reading, quarantine ------------------------------------------------------------------
 
 
-def read_bounded(path: Path, max_bytes: int) -> bytes:
+def read_bounded(path: Path, max_bytes: int, *, private: bool = False) -> bytes:
     """The bytes of a regular file, never through a symbolic link, never more than ``max_bytes``.
 
     FileNotFoundError when there is none; :class:`SchemaError` when it is a link,
-    not a regular file, or too large; OSError when it cannot be read (the
-    file may well be fine: EMFILE, EIO, EACCES …).
+    not a regular file, or too large — and with ``private`` (a file holding a
+    secret) when another user owns it or its mode lets anyone else read or write
+    it; OSError when it cannot be read (the file may well be fine: EMFILE, EIO,
+    EACCES …).
     """
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
@@ -206,6 +208,8 @@ def read_bounded(path: Path, max_bytes: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise SchemaError("", "is not a regular file")
+        if private:
+            _check_private(info)
         chunks, size = [], 0
         while size <= max_bytes:
             chunk = os.read(fd, max_bytes + 1 - size)
@@ -218,6 +222,18 @@ def read_bounded(path: Path, max_bytes: int) -> bytes:
     if size > max_bytes:
         raise SchemaError("", f"must be at most {max_bytes} bytes, got more")
     return b"".join(chunks)
+
+
+def _check_private(info: os.stat_result) -> None:
+    """A secret's file is this user's and 0600 or narrower, else :class:`SchemaError`."""
+    if info.st_uid != os.geteuid():
+        raise SchemaError(
+            "", f"is owned by uid {info.st_uid}, not by this user (uid {os.geteuid()})"
+        )
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        raise SchemaError(
+            "", f"has mode {stat.S_IMODE(info.st_mode):04o}; a file holding a secret must be 0600"
+        )
 
 
 def quarantine(path: Path) -> Path:

@@ -97,9 +97,21 @@ class KnowledgeStore(Reference):
                 with opening_alone(self.url or ""):  # a fleet's bots open a new base together
                     self._create()
             self.shared = self.db.provider.dialect == "PostgreSQL"
+            if self.shared and self._superuser():
+                logger.warning(
+                    "knowledge base %s: the bot logs in as a superuser, which can run programs "
+                    "on the database's machine; give it a role of its own (docs/fleet.md)",
+                    self.where,
+                )
         except Exception as exc:  # Pony raises many kinds; all mean "cannot use it"
             raise KnowledgeError(f"cannot open {self.where}: {exc}") from exc
         return self
+
+    @orm.db_session
+    def _superuser(self) -> bool:
+        """Whether this connection's role is a PostgreSQL superuser."""
+        rows = self.db.select("rolsuper FROM pg_roles WHERE rolname = current_user")
+        return bool(rows and rows[0])
 
     def _create(self) -> None:
         self._add_columns()

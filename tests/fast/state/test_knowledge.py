@@ -12,6 +12,7 @@ import pytest
 
 from pepa.state.knowledge import KnowledgeError, KnowledgeStore
 from pepa.state.knowledge._models import SCHEMA_VERSION
+from pepa.state.knowledge.database import psycopg2_arguments
 from pepa.state.knowledge.store import bind_arguments, redact_url
 from tests.store_cases import *  # noqa: F403 - every store case, collected here on SQLite
 from tests.store_cases import TABLES, schema_1
@@ -59,6 +60,44 @@ def test_database_urls_are_parsed_and_never_leak_a_password(tmp_path: Path) -> N
         bind_arguments("mysql://u:pw@h/db")
     with pytest.raises(KnowledgeError, match="needs a host and a database"):
         bind_arguments("postgresql://bot@h/")
+
+
+def test_a_database_url_s_tls_options_reach_the_driver_and_others_are_refused() -> None:
+    url = "postgresql://bot:pw@db.example:5433/fleet?sslmode=verify-full&sslrootcert=/etc/ca.pem"
+    pg = bind_arguments(url)
+    assert (pg["sslmode"], pg["sslrootcert"], pg["host"]) == (
+        "verify-full",
+        "/etc/ca.pem",
+        "db.example",
+    )
+    assert psycopg2_arguments(url)["sslmode"] == "verify-full"
+    socket_url = "postgresql://owner@/pepa?host=%2Fvar%2Ftmp%2Fpg&port=5999"
+    assert {k: bind_arguments(socket_url)[k] for k in ("host", "port", "user")} == {
+        "host": "/var/tmp/pg",
+        "port": 5999,
+        "user": "owner",
+    }
+    with pytest.raises(KnowledgeError, match="option sslmodee is not supported") as refused:
+        bind_arguments("postgresql://bot:pw@h/db?sslmodee=require&password=hunter2")
+    assert "hunter2" not in str(refused.value) and "pw@" not in str(refused.value)
+    with pytest.raises(KnowledgeError, match="socket's folder"):
+        bind_arguments("postgresql://bot@h/db?host=evil.example")
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql://h/db?sslmode=require&password=hunter2",
+            "postgresql://h/db?sslmode=require&password=***",
+        ),
+        ("postgresql://u:pw@h/db?sslpassword=hunter2", "postgresql://u:***@h/db?sslpassword=***"),
+        ("postgresql://u@[broken/db?password=hunter2", "postgresql://***@[broken/db?password=***"),
+        ("postgresql://u@h/db?sslmode=verify-full", "postgresql://u@h/db?sslmode=verify-full"),
+    ],
+)
+def test_a_credential_in_a_url_s_query_is_masked_in_logs(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
 
 
 def test_an_unreachable_postgres_is_one_clear_error_without_the_password() -> None:
