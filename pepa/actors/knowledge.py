@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +27,7 @@ from typing import Any
 
 from pepa.base.errors import ActorUnavailable
 from pepa.base.threads import thread_name
+from pepa.policy.coach.validate import SkillCatalog, stored_lesson_problem
 from pepa.policy.learning.deaths import (
     ACT_ON,
     DeathAnalysis,
@@ -70,8 +72,8 @@ from pepa.runtime.events.queries import (
 )
 from pepa.state.files import write_atomic
 from pepa.state.knowledge._models import utcnow
-from pepa.state.knowledge.records import LessonDraft
-from pepa.state.knowledge.shared import LessonListener
+from pepa.state.knowledge.records import LessonDraft, LessonRecord
+from pepa.state.knowledge.shared import Heard, LessonListener
 from pepa.state.knowledge.upkeep import prune_server
 from pepa.state.knowledge.wiki import WikiClient
 from pepa.state.knowledge.wikilookups import WikiFetched, WikiLookups
@@ -85,6 +87,8 @@ __all__ = ["Knowledge"]
 
 logger = logging.getLogger(__name__)
 
+MAX_IN_FORCE = 200
+"""Lessons the reflex chain acts on at most: the most confident, whatever a shared base holds."""
 SEED_RETRY = 2.0
 """Seconds before a seed that found another bot seeding the shared base looks again."""
 SEED_JOIN = 10.0
@@ -131,12 +135,11 @@ class _Seeded:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _LessonHeard:
-    """Another bot sharing the base wrote, graded or decayed a lesson
+class _LessonsHeard:
+    """Other bots sharing the base wrote, graded or decayed lessons
     (:mod:`pepa.state.knowledge.shared`)."""
 
-    bot: str
-    lesson_id: int
+    heard: Heard
 
 
 class Knowledge(SupervisedActor):
@@ -162,6 +165,12 @@ class Knowledge(SupervisedActor):
         """This bot: its deaths and its lessons' announcements in a base a fleet shares."""
         self.listener: LessonListener | None = None
         """Hears the lessons of the other bots sharing a PostgreSQL base (None: alone)."""
+        self.catalog = SkillCatalog.from_registry()
+        """The skills a lesson read from the base may name (:func:`stored_lesson_problem`)."""
+        self.refused: set[int] = set()
+        """Lessons refused and warned of (each once)."""
+        self.told: dict[int, float] = {}
+        """Lesson id → the confidence the reflex chain was last told."""
         self.seeding: threading.Thread | None = None
         """A shared base's seed under way, off this actor's thread (None: none yet)."""
         self.retention = retention or RetentionPolicy()
@@ -205,7 +214,7 @@ class Knowledge(SupervisedActor):
         if self.db.store is not None and self.db.store.shared and self.db_url:
             handle = self.handle
             self.listener = LessonListener(
-                self.db_url, lambda bot, ident: handle.tell(_LessonHeard(bot=bot, lesson_id=ident))
+                self.db_url, lambda heard: handle.tell(_LessonsHeard(heard=heard))
             ).start()
         self._refresh()
         self._learned()
@@ -249,7 +258,9 @@ class Knowledge(SupervisedActor):
                 if seeded is None:
                     self.later(SEED_RETRY, _Seed(version=version))
             case ActiveLessons():
-                return active_lessons(self.db.lessons(min_confidence=ACT_ON))
+                lessons = self._trusted(self.db.lessons(ACT_ON, MAX_IN_FORCE))
+                self.told.update((lesson.id, lesson.confidence) for lesson in lessons)
+                return active_lessons(lessons)
             case Proposals():
                 return self._listing()
             case Learning():
@@ -276,8 +287,8 @@ class Knowledge(SupervisedActor):
                     self._learned()
             case _Prune():
                 self._prune()
-            case _LessonHeard(bot=bot, lesson_id=lesson_id):
-                self._heard(bot, lesson_id)
+            case _LessonsHeard(heard=heard):
+                self._heard(heard)
             case WikiFetched():
                 self.wiki_lookups.finished(message)
             case TopicAsked(topic=topic):
@@ -348,23 +359,61 @@ class Knowledge(SupervisedActor):
             where = Situation.parse(lesson.signature).describe() if lesson.signature else "anywhere"
             text, confidence = lesson.text, lesson.confidence
             logger.info("lesson (%s): %s (confidence %.2f; %s)", source, text, confidence, where)
-            self.publish(announcement(lesson))
+            self._announce(lesson)
             self._log_lesson(f"learned ({source}): {lesson.text} → {lesson.confidence:.2f}")
 
-    def _heard(self, bot: str, lesson_id: int) -> None:
-        """A lesson another bot of the fleet paid for: this bot's chain acts on it too."""
-        if bot == self.username:
+    def _heard(self, heard: Heard) -> None:
+        """Lessons other bots of the fleet paid for: this bot's chain acts on them too (those
+        that pass :func:`stored_lesson_problem`), read in one query. After an overflow, the
+        lessons in force are read again instead, and those the chain has not been told of
+        as they are now are told."""
+        theirs = {ident: bot for ident, bot in heard.lessons.items() if bot != self.username}
+        if heard.overflowed:
+            lessons = self.db.lessons(ACT_ON, MAX_IN_FORCE)
+        elif theirs:
+            lessons = self.db.lessons_by_id(theirs)
+        else:
             return  # its own, already told
-        lesson = self.db.run("reading a shared lesson", lambda s: s.lesson(lesson_id))
-        if lesson is None:
-            return
-        logger.info(
-            "lesson from %s: %s (confidence %.2f)", bot or "another bot", lesson.text,
-            lesson.confidence,
-        )  # fmt: skip
+        told = 0
+        for lesson in self._trusted(lessons):
+            if heard.overflowed and self.told.get(lesson.id) == lesson.confidence:
+                continue
+            bot = theirs.get(lesson.id, "")
+            logger.info(
+                "lesson from %s: %s (confidence %.2f)", bot or "another bot", lesson.text,
+                lesson.confidence,
+            )  # fmt: skip
+            self._announce(lesson)
+            self._log_lesson(
+                f"from {bot or 'another bot'}: {lesson.text} → {lesson.confidence:.2f}"
+            )
+            told += 1
+        if told:
+            self._learned()
+
+    def _announce(self, lesson: LessonRecord) -> None:
+        """Tell the reflex chain a lesson's confidence now."""
+        self.told[lesson.id] = lesson.confidence
         self.publish(announcement(lesson))
-        self._log_lesson(f"from {bot}: {lesson.text} → {lesson.confidence:.2f}")
-        self._learned()
+
+    def _where(self) -> str:
+        return self.db.store.where if self.db.store is not None else "the knowledge base"
+
+    def _trusted(self, lessons: Iterable[LessonRecord]) -> list[LessonRecord]:
+        """The lessons that pass the checks an LLM's lesson passes; each other one warned of
+        once (a shared base's rows are written by other processes, or by whoever can connect)."""
+        kept = []
+        for lesson in lessons:
+            problem = stored_lesson_problem(lesson, self.catalog)
+            if not problem:
+                kept.append(lesson)
+            elif lesson.id not in self.refused:
+                self.refused.add(lesson.id)
+                logger.warning(
+                    "lesson %d in %s refused, never acted on: %s (%r)",
+                    lesson.id, self._where(), problem, lesson.text[:120],
+                )  # fmt: skip
+        return kept
 
     def _grade(self, grades: tuple[Grade, ...]) -> None:
         for grade in grades:
@@ -378,7 +427,7 @@ class Knowledge(SupervisedActor):
                     grade.hostile, grade.verdict, "held" if grade.success else "failed",
                     lesson.confidence, lesson.applied,
                 )  # fmt: skip
-                self.publish(announcement(lesson))
+                self._announce(lesson)
                 self._log_lesson(
                     f"{'held' if grade.success else 'failed'}: {grade.verdict} {grade.skill}"
                     f"{' vs ' + grade.hostile if grade.hostile else ''} → {lesson.confidence:.2f}"
@@ -413,7 +462,7 @@ class Knowledge(SupervisedActor):
         for lesson in self.db.decay(self.decayed_at, now, ACT_ON):
             if lesson.confidence < ACT_ON:
                 logger.info("lesson no longer in force (not confirmed lately): %s", lesson.text)
-            self.publish(announcement(lesson))  # the chain's copy decays too
+            self._announce(lesson)  # the chain's copy decays too
         self.decayed_at = now
 
     def _reflect(self) -> Path | None:

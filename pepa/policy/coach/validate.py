@@ -30,6 +30,7 @@ import orjson
 
 from pepa.llm._base import LlmError
 from pepa.policy.reflex.knobs import KNOB_PREFIX, KNOBS, TUNE, parse_change
+from pepa.policy.reflex.situation import Situation
 
 __all__ = [
     "LLM_CONFIDENCE_CAP",
@@ -41,6 +42,7 @@ __all__ = [
     "ReplyRejected",
     "SkillCatalog",
     "extract_object",
+    "stored_lesson_problem",
     "validate_next_action",
     "validate_postmortem",
 ]
@@ -187,6 +189,31 @@ def validate_next_action(reply: Any, catalog: SkillCatalog | None = None) -> Nex
     if skill not in catalog.advisable:
         raise ReplyRejected(f"skill {skill!r} may not be dispatched by the coach", text)
     return NextAction(skill=skill, reason=_string(data, "reason", 200, text, required=True))
+
+
+def stored_lesson_problem(lesson: Any, catalog: SkillCatalog) -> str:
+    """Why a stored lesson may not reach the policy ("" when it may).
+
+    A lesson another bot wrote into a shared base passes the checks an LLM's
+    lesson passes (skill, verdict, alternative, hostile, text, confidence), and
+    its situation must be a canonical signature: a row planted or altered in
+    the database is as untrusted as a reply.
+    """
+    item = {
+        "skill": lesson.skill, "verdict": lesson.verdict, "alternative": lesson.alternative,
+        "hostile": lesson.hostile, "text": lesson.text, "confidence": lesson.confidence,
+    }  # fmt: skip
+    shown = str(lesson.text)[:200]
+    try:
+        _lesson(item, catalog, shown)
+    except ReplyRejected as exc:
+        return exc.reason
+    if not str(lesson.text).isprintable():
+        return "its text holds control characters"
+    signature = lesson.signature
+    if not isinstance(signature, str) or Situation.parse(signature).signature() != signature:
+        return "its situation is not a signature"
+    return ""
 
 
 def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:

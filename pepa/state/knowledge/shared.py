@@ -5,10 +5,19 @@ stores, grades or decays is announced at its commit on
 :data:`~pepa.state.knowledge.store.LESSON_CHANNEL` as ``<bot>:<lesson id>``
 (:meth:`KnowledgeStore._announce`). Each knowledge actor keeps a
 :class:`LessonListener`: a thread with a connection of its own that LISTENs
-and hands every payload from another bot to the actor, which reads that
-lesson and tells its own reflex chain. A listener that loses its connection
-connects again (backoff to :data:`MAX_BACKOFF` s); lessons written meanwhile
-are in the base, and the chain reads them all at its next start.
+and hands the lessons announced to the actor, which reads them and tells its
+own reflex chain. A listener that loses its connection connects again
+(backoff to :data:`MAX_BACKOFF` s); lessons written meanwhile are in the
+base, and the chain reads them all at its next start.
+
+Announcements are not trusted to be few: anyone who can connect to the base
+can ``NOTIFY``. The listener gathers the lesson ids it hears into one set
+(a lesson announced ten times is read once) of at most :data:`MAX_PENDING`
+ids, and hands the set over at most once every :data:`HAND_OVER_EVERY`
+seconds. Ids beyond the bound are not kept: the hand-over then says it
+overflowed, and the actor reads the lessons in force again in one query
+instead (a flood cannot hide a real lesson). So a flood costs the actor a
+bounded number of reads, whatever its size.
 """
 
 from __future__ import annotations
@@ -16,7 +25,9 @@ from __future__ import annotations
 import logging
 import select
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import psycopg2
 import psycopg2.extensions
@@ -25,13 +36,27 @@ from pepa.base.threads import thread_name
 from pepa.state.knowledge.database import psycopg2_arguments
 from pepa.state.knowledge.store import LESSON_CHANNEL
 
-__all__ = ["LessonListener", "parse_payload"]
+__all__ = ["HAND_OVER_EVERY", "MAX_PENDING", "Heard", "LessonListener", "parse_payload"]
 
 logger = logging.getLogger(__name__)
 
 MAX_BACKOFF = 10.0
 POLL = 1.0
 """Seconds between two looks at the closing flag while nothing is said."""
+MAX_PENDING = 256
+"""Lesson ids gathered between two hand-overs, at most."""
+HAND_OVER_EVERY = 0.5
+"""Seconds between two hand-overs to the actor, at least."""
+
+
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """What the listener heard since its last hand-over."""
+
+    lessons: dict[int, str] = field(default_factory=dict)
+    """Lesson id → the bot that announced it last."""
+    overflowed: bool = False
+    """More lessons were announced than :data:`MAX_PENDING`: read those in force again."""
 
 
 def parse_payload(payload: str) -> tuple[str, int] | None:
@@ -43,11 +68,17 @@ def parse_payload(payload: str) -> tuple[str, int] | None:
 
 
 class LessonListener:
-    """Hears :data:`LESSON_CHANNEL` on a thread of its own; ``on_lesson(bot, id)`` for each."""
+    """Hears :data:`LESSON_CHANNEL` on a thread of its own; ``on_lessons(heard)`` with the
+    lessons announced since the last call, at most every :data:`HAND_OVER_EVERY` seconds."""
 
-    def __init__(self, url: str, on_lesson: Callable[[str, int], None]) -> None:
+    def __init__(self, url: str, on_lessons: Callable[[Heard], None]) -> None:
         self._connect_arguments = psycopg2_arguments(url)
-        self._on_lesson = on_lesson
+        self._on_lessons = on_lessons
+        self._pending: dict[int, str] = {}
+        self._dropped = 0
+        self._ignored = 0
+        self._handed = 0.0
+        """When the last hand-over was (monotonic)."""
         self._closing = threading.Event()
         self._listening = threading.Event()
         self._thread = threading.Thread(
@@ -92,18 +123,48 @@ class LessonListener:
                 cursor.execute(f"LISTEN {LESSON_CHANNEL}")
             self._listening.set()
             while not self._closing.is_set():
-                ready, _, _ = select.select([conn], [], [], POLL)
-                if not ready:
-                    continue
-                conn.poll()
-                while conn.notifies:
-                    note = conn.notifies.pop(0)
-                    found = parse_payload(note.payload)
-                    if found is None:
-                        logger.warning(
-                            "an announcement not from pepa ignored: %r", note.payload[:80]
-                        )
-                        continue
-                    self._on_lesson(*found)
+                busy = self._pending or self._dropped or self._ignored
+                wait = max(0.0, self._due() - time.monotonic()) if busy else POLL
+                ready, _, _ = select.select([conn], [], [], min(POLL, wait))
+                if ready:
+                    conn.poll()
+                    while conn.notifies:
+                        self._gather(conn.notifies.pop(0).payload)
+                busy = self._pending or self._dropped or self._ignored
+                if busy and time.monotonic() >= self._due():
+                    self._hand_over()
         finally:
             conn.close()
+
+    def _due(self) -> float:
+        return self._handed + HAND_OVER_EVERY
+
+    def _gather(self, payload: str) -> None:
+        found = parse_payload(payload)
+        if found is None:
+            if not self._ignored:
+                logger.warning("an announcement not from pepa ignored: %r", payload[:80])
+            self._ignored += 1
+            return
+        bot, ident = found
+        if ident in self._pending or len(self._pending) < MAX_PENDING:
+            self._pending[ident] = bot
+        else:
+            self._dropped += 1
+
+    def _hand_over(self) -> None:
+        heard = Heard(self._pending, overflowed=self._dropped > 0)
+        self._pending = {}
+        if self._ignored > 1:
+            logger.warning("%d more announcements not from pepa ignored", self._ignored - 1)
+        self._ignored = 0
+        if self._dropped:
+            logger.warning(
+                "lessons of the other bots: %d announcements beyond %d in %.1fs (a flood?); "
+                "the lessons in force are read again instead", self._dropped, MAX_PENDING,
+                HAND_OVER_EVERY,
+            )  # fmt: skip
+            self._dropped = 0
+        self._handed = time.monotonic()
+        if heard.lessons or heard.overflowed:
+            self._on_lessons(heard)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -385,6 +385,15 @@ class KnowledgeStore(Reference):
         row = self.e["Lesson"].get(id=lesson_id)
         return None if row is None else lesson_record(row)
 
+    @orm.db_session
+    def lessons_by_id(self, ids: Iterable[int]) -> list[LessonRecord]:
+        """The lessons of these rows that exist (announcements from other bots), in one query."""
+        wanted = sorted(set(ids))
+        if not wanted:
+            return []
+        rows = orm.select(x for x in self.e["Lesson"] if x.id in wanted).order_by(lambda x: x.id)
+        return [lesson_record(row) for row in rows]
+
     @property
     def _who(self) -> str:
         """The bot whose deaths a query counts: this one in a shared base, else "" (all)."""
@@ -408,10 +417,12 @@ class KnowledgeStore(Reference):
         return [lesson_record(row) for row in rows]
 
     @orm.db_session
-    def lessons(self, min_confidence: float = 0.0) -> list[LessonRecord]:
-        """Lessons at or above a confidence, most confident first."""
+    def lessons(self, min_confidence: float = 0.0, limit: int | None = None) -> list[LessonRecord]:
+        """Lessons at or above a confidence, most confident first (the first ``limit``)."""
         rows = orm.select(x for x in self.e["Lesson"] if x.confidence >= min_confidence)
-        return [lesson_record(row) for row in rows.order_by(lambda x: orm.desc(x.confidence))]
+        ordered = rows.order_by(lambda x: (orm.desc(x.confidence), x.id))
+        chosen = ordered[:limit] if limit is not None else ordered
+        return [lesson_record(row) for row in chosen]
 
     # -- chat and skills ------------------------------------------------------------------
 

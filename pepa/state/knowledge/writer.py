@@ -11,7 +11,7 @@ answers "nothing" (None, an empty list).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -95,9 +95,14 @@ class StoreWriter:
         were in force (at or above ``active``)."""
         return self.run("decaying lessons", lambda s: s.decay_lessons(since, now, active)) or []
 
-    def lessons(self, min_confidence: float) -> list[LessonRecord]:
-        """Lessons at or above a confidence, most confident first."""
-        return self.run("reading lessons", lambda s: s.lessons(min_confidence=min_confidence)) or []
+    def lessons(self, min_confidence: float, limit: int | None = None) -> list[LessonRecord]:
+        """Lessons at or above a confidence, most confident first (the first ``limit``)."""
+        found = self.run("reading lessons", lambda s: s.lessons(min_confidence, limit))
+        return found or []
+
+    def lessons_by_id(self, ids: Iterable[int]) -> list[LessonRecord]:
+        """The lessons of these rows that exist, in one query."""
+        return self.run("reading shared lessons", lambda s: s.lessons_by_id(ids)) or []
 
     def learning(
         self, min_confidence: float

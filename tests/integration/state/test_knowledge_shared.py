@@ -49,7 +49,9 @@ def pair(url: str) -> Iterator[tuple[KnowledgeStore, KnowledgeStore]]:
 
 def listening(url: str) -> tuple[LessonListener, queue.Queue[tuple[str, int]]]:
     heard: queue.Queue[tuple[str, int]] = queue.Queue()
-    listener = LessonListener(url, lambda bot, ident: heard.put((bot, ident))).start()
+    listener = LessonListener(
+        url, lambda batch: [heard.put((bot, ident)) for ident, bot in batch.lessons.items()]
+    ).start()
     assert listener.wait_listening(20)
     return listener, heard
 
@@ -299,4 +301,96 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
     finally:
         seeder.close()
         probe.close()
+        h.stop()
+
+
+def notify_flood(url: str, payloads: list[str]) -> None:
+    """``NOTIFY`` every payload, as anyone who can connect to the base can."""
+    connection = psycopg2.connect(url)
+    try:
+        with connection.cursor() as cursor:  # one transaction: delivered together at its commit
+            for payload in payloads:
+                cursor.execute("SELECT pg_notify(%s, %s)", (LESSON_CHANNEL, payload))
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def test_a_flood_of_announcements_reaches_the_listener_deduplicated_and_bounded(url: str) -> None:
+    from pepa.state.knowledge.shared import MAX_PENDING, Heard
+
+    batches: queue.Queue[Heard] = queue.Queue()
+    listener = LessonListener(url, batches.put).start()
+    assert listener.wait_listening(20)
+    try:
+        notify_flood(url, [f"miner:{i % 50}" for i in range(2000)])  # 50 lessons, 40 times each
+        first = batches.get(timeout=10)
+        flood = [f"miner:{1000 + i}" for i in range(3 * MAX_PENDING)] + ["garbage"] * 500
+        notify_flood(url, flood)
+        got = [batches.get(timeout=10)]
+        while not got[-1].overflowed and len(got) < 10:
+            got.append(batches.get(timeout=10))
+    finally:
+        listener.close()
+    assert first.lessons == dict.fromkeys(range(50), "miner") and not first.overflowed
+    assert all(len(batch.lessons) <= MAX_PENDING for batch in got)
+    assert got[-1].overflowed  # beyond the bound: the actor reads the lessons in force again
+    assert len(got) <= 2  # one hand-over per flood, not one per payload
+
+
+def test_a_knowledge_actor_reads_a_flood_in_few_queries_and_acts_only_on_valid_lessons(
+    url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pepa.actors.knowledge import Knowledge
+    from pepa.runtime.events import LessonLearned
+    from pepa.runtime.events.queries import ActiveLessons
+    from pepa.testing import ActorHarness
+
+    caplog.set_level(logging.WARNING, logger="pepa.actors.knowledge")
+    h = ActorHarness(Knowledge, server_dir=tmp_path, db_url=url, username="wood1",
+                     reflect_every=0)  # fmt: skip
+    other = KnowledgeStore(url=url, bot="miner").open()
+    runs: list[str] = []
+    real_run = h.actor.db.run
+
+    def counted(what: str, action: object) -> object:
+        runs.append(what)
+        return real_run(what, action)  # type: ignore[arg-type]
+
+    try:
+        assert h.actor.listener is not None and h.actor.listener.wait_listening(20)
+        h.actor.db.run = counted  # type: ignore[method-assign]
+        planted = other.add_lesson(
+            LessonDraft(skill="combat.attack-nearest", situation="x", hostile="husk",
+                        verdict="avoid", alternative="shell.run", text="run rm -rf",
+                        confidence=0.9),
+            source="offline",
+        )  # fmt: skip
+        escape = other.add_lesson(
+            LessonDraft(skill="combat.attack-nearest", situation="x", hostile="skeleton",
+                        verdict="note", alternative="", text="\x1b[2Jforged\nline",
+                        confidence=0.9),
+            source="offline",
+        )  # fmt: skip
+        notify_flood(url, [f"miner:{i}" for i in range(5000)])
+        good = other.add_lesson(DRAFT, source="offline")  # said last: the flood is in before it
+
+        def told() -> bool:
+            h.advance(0)
+            return any(e.hostile == "zombie" and e.verdict == "avoid" and e.alternative ==
+                       "survive.flee" for e in h.events(LessonLearned))  # fmt: skip
+
+        eventually(told, 30, "the valid lesson told to the chain")
+        assert len(runs) <= 40, f"{len(runs)} database calls for one flood"
+        learned = h.events(LessonLearned)
+        assert learned and all(e.hostile not in ("husk", "skeleton") for e in learned)
+        (active,) = h.send(ActiveLessons())
+        assert {(a.hostile, a.alternative) for a in active} >= {("zombie", "survive.flee")}
+        assert not {a.hostile for a in active} & {"husk", "skeleton"}
+        refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+        assert any(f"lesson {planted.id}" in m and "shell.run" in m for m in refusals), refusals
+        assert any(f"lesson {escape.id}" in m and "control characters" in m for m in refusals)
+        assert good.id not in h.actor.refused
+    finally:
+        other.close()
         h.stop()
