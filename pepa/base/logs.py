@@ -10,6 +10,11 @@ was suppressed (:class:`RepeatFilter`); the daily file never follows a
 symlink, is 0600 in a 0700 folder, and stops growing at the log cap until the
 next day (:class:`DailyFileHandler`). Old files are pruned by
 ``pepa.state.retention``.
+
+Text from outside (chat, kick reasons, names, lesson text another bot wrote)
+often reaches a message: every handler shows control characters escaped
+(``\n`` as ``\\n``, ESC as ``\\x1b``; :func:`escape_controls`), so such text
+can neither forge a line nor send a terminal escape. Tracebacks stay as they are.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import atexit
 import errno
 import logging
 import os
+import re
 import stat
 import sys
 import threading
@@ -36,12 +42,14 @@ __all__ = [
     "BotFilter",
     "BotFormatter",
     "BusHandler",
+    "CleanFormatter",
     "DailyFileHandler",
     "LogRecorded",
     "RingBuffer",
     "bot_handlers",
     "bot_of",
     "configure",
+    "escape_controls",
     "record_to_event",
     "thread_name",
 ]
@@ -76,6 +84,36 @@ class LogRecorded:
     """Structured extras (the exception, for errors)."""
 
 
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+"""Every control character but the tab."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = {"\n": "\\n", "\r": "\\r"}.get(char)
+    return named or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` on one line with its control characters escaped (``\x1b[2J`` → ``\\x1b[2J``)."""
+    return _CONTROL.sub(_escape, text)
+
+
+class CleanFormatter(logging.Formatter):
+    """:data:`FORMAT` (or ``fmt``) with the message's control characters escaped."""
+
+    def __init__(self, fmt: str = FORMAT) -> None:
+        super().__init__(fmt)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        message = record.message
+        record.message = escape_controls(message)
+        try:
+            return super().formatMessage(record)
+        finally:
+            record.message = message
+
+
 def record_to_event(record: logging.LogRecord) -> LogRecorded:
     """Turn a log record into the event the socket carries."""
     details: dict[str, Any] | None = None
@@ -86,7 +124,7 @@ def record_to_event(record: logging.LogRecord) -> LogRecorded:
         ts=record.created,
         level=_LEVELS.get(record.levelname, record.levelname.lower()),
         source=source,
-        text=record.getMessage(),
+        text=escape_controls(record.getMessage()),
         details=details,
     )
 
@@ -162,7 +200,7 @@ class DailyFileHandler(logging.Handler):
         self._size = 0
         self._dir_fd: int | None = None
         self._dir_error = ""
-        self.setFormatter(logging.Formatter(FORMAT))
+        self.setFormatter(CleanFormatter())
         try:
             self._dir_fd = _private_folder(folder)
         except OSError as exc:
@@ -280,12 +318,9 @@ def _report_suppressed_at_exit() -> None:
         _active_repeats.flush(final=True)
 
 
-class BotFormatter(logging.Formatter):
+class BotFormatter(CleanFormatter):
     """:data:`FORMAT` with the bot a record is from (``[miner1]``), for a fleet worker's own
     lines, where the records of all its bots meet."""
-
-    def __init__(self) -> None:
-        super().__init__(FORMAT)
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         bot = bot_of(record.threadName or "")
@@ -334,7 +369,7 @@ def configure(
     _active_repeats = repeats or RepeatFilter()
     console = logging.StreamHandler(stream or sys.stdout)
     console.setLevel(level)
-    console.setFormatter(BotFormatter() if tag_bots else logging.Formatter(FORMAT))
+    console.setFormatter(BotFormatter() if tag_bots else CleanFormatter())
     handlers: list[logging.Handler] = [console]
     if logs_dir is not None:
         daily = DailyFileHandler(logs_dir, max_bytes=max_file_bytes)

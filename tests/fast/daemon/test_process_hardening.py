@@ -62,6 +62,14 @@ def test_scrubbed_drops_secrets_and_urls_with_credentials_and_keeps_the_rest() -
     assert not is_secret("PEPA_OPENAI_URL", "http://127.0.0.1:11434/v1")
 
 
+def test_node_s_debug_switches_reach_a_child_only_through_pepa_s_own_flag() -> None:
+    shell = {"PATH": "/usr/bin", "DEBUG": "minecraft-protocol", "NODE_DEBUG": "net"}
+    assert scrubbed(shell) == {"PATH": "/usr/bin"}
+    asked = {**shell, "PEPA_NODE_DEBUG": "prismarine-auth"}
+    assert scrubbed(asked)["DEBUG"] == "prismarine-auth"
+    assert "NODE_DEBUG" not in scrubbed(asked)
+
+
 def test_scrub_environ_removes_the_secrets_from_this_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

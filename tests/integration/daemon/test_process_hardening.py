@@ -93,7 +93,8 @@ def test_no_secret_reaches_a_child_environment_or_a_log(
     db_url = url.replace("postgresql://pepa@", f"postgresql://pepa:{db_password}@")
     (short_tmp / ".env").write_text(f"MC_PASSWORD={password}\n")  # only in the config
     values = [password.encode(), key.encode(), db_password.encode()]
-    d = Daemon(short_tmp, env={"OPENAI_API_KEY": key, "PEPA_DB_URL": db_url})
+    debug = {"DEBUG": "minecraft-protocol,prismarine-auth", "NODE_DEBUG": "net,tls"}
+    d = Daemon(short_tmp, env={"OPENAI_API_KEY": key, "PEPA_DB_URL": db_url, **debug})
     try:
         d.in_world(timeout=90)
         worker = d.worker_pid()
@@ -109,6 +110,8 @@ def test_no_secret_reaches_a_child_environment_or_a_log(
                 assert value not in environ, f"a secret in the environment of {cmdline!r}"
                 assert value not in cmdline, f"a secret on the command line of {cmdline!r}"
             assert b"PEPA_WORKER_CONFIG" not in environ
+            for name in debug:  # pepa start's own, no child's: Node's debug output prints
+                assert f"\0{name}=".encode() not in b"\0" + environ, (name, cmdline)  # secrets
         with d.client() as client:
             client.send(protocol.Snapshot())
             client.wait_for("status", timeout=15)
