@@ -8,6 +8,7 @@ import queue
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import psycopg2
 import pytest
@@ -17,7 +18,7 @@ from pepa.state.knowledge import KnowledgeStore
 from pepa.state.knowledge._models import utcnow
 from pepa.state.knowledge.records import LessonDraft
 from pepa.state.knowledge.seeding import seed
-from pepa.state.knowledge.shared import LessonListener, parse_payload
+from pepa.state.knowledge.shared import Heard, LessonListener, parse_payload
 from pepa.state.knowledge.store import LESSON_CHANNEL
 from tests.js import minecraft_data
 from tests.pg_server import PostgresServer
@@ -49,9 +50,12 @@ def pair(url: str) -> Iterator[tuple[KnowledgeStore, KnowledgeStore]]:
 
 def listening(url: str) -> tuple[LessonListener, queue.Queue[tuple[str, int]]]:
     heard: queue.Queue[tuple[str, int]] = queue.Queue()
-    listener = LessonListener(
-        url, lambda batch: [heard.put((bot, ident)) for ident, bot in batch.lessons.items()]
-    ).start()
+
+    def hand_over(batch: Heard) -> None:
+        for ident, bot in batch.lessons.items():
+            heard.put((bot, ident))
+
+    listener = LessonListener(url, hand_over).start()
     assert listener.wait_listening(20)
     return listener, heard
 
@@ -317,7 +321,7 @@ def notify_flood(url: str, payloads: list[str]) -> None:
 
 
 def test_a_flood_of_announcements_reaches_the_listener_deduplicated_and_bounded(url: str) -> None:
-    from pepa.state.knowledge.shared import MAX_PENDING, Heard
+    from pepa.state.knowledge.shared import MAX_PENDING
 
     batches: queue.Queue[Heard] = queue.Queue()
     listener = LessonListener(url, batches.put).start()
@@ -353,9 +357,9 @@ def test_a_knowledge_actor_reads_a_flood_in_few_queries_and_acts_only_on_valid_l
     runs: list[str] = []
     real_run = h.actor.db.run
 
-    def counted(what: str, action: object) -> object:
+    def counted(what: str, action: Any) -> Any:
         runs.append(what)
-        return real_run(what, action)  # type: ignore[arg-type]
+        return real_run(what, action)
 
     try:
         assert h.actor.listener is not None and h.actor.listener.wait_listening(20)
