@@ -269,6 +269,26 @@ def test_active_lessons_are_the_confident_ones(
     ]  # fmt: skip
 
 
+def test_the_chain_acts_on_the_most_confident_lessons_up_to_a_bound(
+    h: ActorHarness[Knowledge], probe: KnowledgeStore
+) -> None:
+    from pepa.actors.knowledge import MAX_IN_FORCE
+
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    names = [f"mob_{a}{b}" for a in letters for b in letters][: MAX_IN_FORCE + 50]
+    for n, hostile in enumerate(names):
+        probe.add_lesson(
+            LessonDraft(
+                skill="combat.attack-nearest", situation="near", hostile=hostile, verdict="avoid",
+                alternative="survive.flee", text="flee", confidence=0.6 + n * 0.001,
+            ),
+            source="test",
+        )  # fmt: skip
+    (active,) = h.send(ActiveLessons())
+    assert len(active) == MAX_IN_FORCE
+    assert {a.hostile for a in active} == set(names[-MAX_IN_FORCE:])  # the most confident
+
+
 def test_proposals_are_listed_published_and_decided(
     h: ActorHarness[Knowledge], tmp_path: Path
 ) -> None:
