@@ -27,16 +27,23 @@ process per *group*, never per bot.
   on. On a cluster of several machines, give every node a server and a
   ``PEPA_DB_URL`` it can reach; the supervisor says so when it sees other
   machines in the cluster.
+- **Security**: the supervisor joins only a cluster that enforces Ray's token
+  authentication (:mod:`pepa.fleet.rayauth`); no secret travels as an actor's
+  argument, each node reads them from a 0600 file or its own environment
+  (:mod:`pepa.fleet.raysecrets`); the actors' names carry a random part of
+  this run's, known only to token holders.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import secrets
 import socket
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -47,6 +54,8 @@ from pepa.base.errors import ConfigError
 from pepa.daemon.config import config_from_json
 from pepa.daemon.restarts import EXIT_BRIDGE, EXIT_CONFIG, EXIT_GAVE_UP, EXIT_STOP, overall
 from pepa.fleet.fleetsock import FleetSocket
+from pepa.fleet.rayauth import check_token_auth
+from pepa.fleet.raysecrets import SECRETS_FILE, fill_secrets, group_payload, write_secrets
 from pepa.fleet.supervisor import FleetSupervisor, _Group, set_goal
 from pepa.fleet.worker import FleetWorker
 from pepa.ipc.fleet import BotLine, fleet_lines
@@ -71,13 +80,21 @@ class GroupHost:
     def __init__(self, payload: bytes) -> None:
         data = orjson.loads(payload)
         self.group = int(data["group"])
-        configs = [config_from_json(c) for c in data["bots"]]
-        self.names = [c.username for c in configs]
-        self.server_root = configs[0].server_root
+        bare = [config_from_json(c) for c in data["bots"]]  # without their secrets
+        self.names = [c.username for c in bare]
+        self.server_root = bare[0].server_root
         self.started = time.time()
         self.ended: int | None = None
         self.reason = ""
-        scrub_environ()  # before the bridge starts: Node inherits no secret
+        self.worker: FleetWorker | None = None
+        try:  # the secrets from this node's file or environment, before it is scrubbed
+            configs = fill_secrets(data, os.environ)
+        except ConfigError as exc:
+            logger.error("group %d cannot run: %s", self.group, exc)
+            self.ended, self.reason = EXIT_CONFIG, str(exc)
+            return
+        finally:
+            scrub_environ()  # before the bridge starts: Node inherits no secret
         goals = data.get("goals") or {}
         for config in configs:  # the goals the fleet file names, on this node too
             goal = goals.get(config.username)
@@ -96,6 +113,7 @@ class GroupHost:
         self._thread.start()
 
     def _run(self) -> None:
+        assert self.worker is not None
         try:
             code = self.worker.run()
         except StateDirError as exc:
@@ -132,6 +150,8 @@ class GroupHost:
 
     def stop(self, timeout: float) -> int | None:
         """Stop every bot of the group; the worker's exit code (None: still stopping)."""
+        if self.worker is None:  # it never started: its configuration was refused
+            return self.ended
         self.worker.request_stop(0, "pepa fleet stops")
         self._thread.join(timeout)
         return None if self._thread.is_alive() else self.worker.exit_code
@@ -160,6 +180,12 @@ class RayFleetSupervisor(FleetSupervisor):
         self.address = address
         self._actors: dict[int, _RayGroup] = {}
         self._remote: Any = None
+        self._run_id = secrets.token_hex(16)
+        """This run's random id: in the actors' names (none can be guessed without the token
+        that lists them) and in the secrets file (a node passes over another run's)."""
+        self._secrets_written = False
+        """Whether this run wrote the secrets file (under the server folder's lock): only then
+        is the file its to remove."""
 
     def _path_budget(self) -> float:
         """0, each bridge's own: the groups are spread over the cluster's machines (this
@@ -172,6 +198,7 @@ class RayFleetSupervisor(FleetSupervisor):
         except ImportError as exc:
             raise ConfigError(f"pepa fleet --ray needs Ray ({INSTALL_HINT}): {exc}") from exc
         _check_address(self.address)
+        check_token_auth(self.address)
         try:
             ray.init(
                 address=self.address,
@@ -187,10 +214,17 @@ class RayFleetSupervisor(FleetSupervisor):
         finally:
             ray.shutdown()
 
+    @property
+    def secrets_path(self) -> Path:
+        """The secrets file for the nodes on this machine (absolute: a node's cwd is Ray's)."""
+        return (self.base.server_root / SECRETS_FILE).absolute()
+
     # -- the loop ----------------------------------------------------------------
 
     def _loop(self) -> int:
         self._check_cluster()
+        self._secrets_written = True  # under the lock: the file is this run's from here
+        write_secrets(self.secrets_path, self._run_id, (c for g in self.groups for c in g.configs))
         server = FleetSocket(self.base.server_root / FLEET_SOCKET, self._lines).start()
         try:
             while True:
@@ -227,15 +261,17 @@ class RayFleetSupervisor(FleetSupervisor):
 
     def _spawn(self, group: _Group) -> None:
         goals = {bot.name: bot.goal for bot in self.spec.bots if bot.goal}
-        payload = {
-            "group": group.number,
-            "console": self.console,
-            "nice": self.worker_nice,
-            "bots": [c.to_json() for c in group.configs],
-            "goals": {name: goals[name] for name in group.bots if name in goals},
-        }
+        payload = group_payload(
+            group.configs,
+            run=self._run_id,
+            secrets_file=self.secrets_path,
+            group=group.number,
+            console=self.console,
+            nice=self.worker_nice,
+            goals={name: goals[name] for name in group.bots if name in goals},
+        )
         actor = self._remote.options(
-            name=f"pepa-{self.base.server_root.name}-group-{group.number}",
+            name=f"pepa-group-{group.number}-{self._run_id}",
             max_restarts=-1,
             max_task_retries=0,
             max_concurrency=4,  # info and status while the group plays
@@ -401,18 +437,23 @@ class RayFleetSupervisor(FleetSupervisor):
         return {"pid": ray_group.pid, "where": ray_group.where}
 
     def _stop_all(self) -> None:
-        """Ask every group to stop its bots, then end the actors."""
+        """Ask every group to stop its bots, then end the actors; remove the secrets file (the
+        server folder's lock still held)."""
         import ray
 
-        if not self._actors:
-            return
-        refs = [g.actor.stop.remote(self.stop_timeout) for g in self._actors.values()]
-        ready, _ = ray.wait(refs, num_returns=len(refs), timeout=self.stop_timeout + 5)
-        if len(ready) < len(refs):
-            self.say(f"{len(refs) - len(ready)} group(s) did not stop in time; ending them")
-        for ray_group in self._actors.values():
-            ray.kill(ray_group.actor, no_restart=True)
-        self._actors.clear()
+        try:
+            if not self._actors:
+                return
+            refs = [g.actor.stop.remote(self.stop_timeout) for g in self._actors.values()]
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=self.stop_timeout + 5)
+            if len(ready) < len(refs):
+                self.say(f"{len(refs) - len(ready)} group(s) did not stop in time; ending them")
+            for ray_group in self._actors.values():
+                ray.kill(ray_group.actor, no_restart=True)
+            self._actors.clear()
+        finally:
+            if self._secrets_written:
+                self.secrets_path.unlink(missing_ok=True)
 
 
 def _check_address(address: str) -> None:

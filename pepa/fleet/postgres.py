@@ -51,6 +51,7 @@ import orjson
 import psycopg2
 from psycopg2 import sql
 
+from pepa.base.childenv import scrubbed
 from pepa.base.dirs import StateDirError, secure_dir
 from pepa.base.errors import PepaError
 from pepa.state.files import SchemaError, read_bounded, write_atomic
@@ -179,8 +180,9 @@ class LocalPostgres:
             command = ["runuser", "-u", "postgres", "--", *command]
         try:
             return subprocess.run(
-                command, capture_output=True, text=True, timeout=TIMEOUT, check=False
-            )
+                command, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+                env=scrubbed(),  # the server inherits no pepa secret, nor Ray's token
+            )  # fmt: skip
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PostgresError(f"{argv[0]} failed: {exc}") from exc
 
