@@ -1,8 +1,13 @@
 """What ``pepa propose``'s tests apply proposals with: a proposal, stand-in LLM commands as small
-scripts (each records what it saw), git in a repository of the test's own."""
+scripts (each records what it saw), git in a repository of the test's own.
+
+A stand-in runs in the apply command's sandbox: it records into pi's own directory
+(``PI_CODING_AGENT_DIR``, :func:`agent_dir`), the one place a sandboxed command may write
+that outlives it, and its own directory is read-only there."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -57,8 +62,7 @@ subprocess.run(["git", "commit", "-q", "-m", "stand-in: adds a key"], check=True
 signal.pause()  # hangs until pepa ends it
 """,
     "interrupt": """
-os.kill(os.getppid(), signal.SIGINT)  # as Ctrl-C in the terminal reaches pepa
-signal.pause()
+signal.pause()  # until the test presses Ctrl-C (SIGINT to pepa)
 """,
     "switch": """
 subprocess.run(["git", "checkout", "-q", "main"], check=True)
@@ -72,10 +76,34 @@ import json, os, pathlib, signal, subprocess, sys, time
 branch = subprocess.run(
     ["git", "symbolic-ref", "--short", "HEAD"], capture_output=True, text=True
 ).stdout.strip()
-seen = {"prompt": sys.argv[-1], "cwd": os.getcwd(), "branch": branch, "pid": os.getpid(),
+seen = {"prompt": sys.argv[-1], "cwd": os.getcwd(), "branch": branch,
         "env": os.environ.get("PEPA_PROPOSAL_ID"), "environ": dict(os.environ)}
-pathlib.Path(__file__).with_suffix(".seen.json").write_text(json.dumps(seen))
+record = pathlib.Path(os.environ["PI_CODING_AGENT_DIR"], pathlib.Path(__file__).stem)
+record.with_suffix(".seen.json").write_text(json.dumps(seen))
 """
+
+
+def agent_dir(tmp_path: Path) -> Path:
+    """pi's own directory in a test (``PI_CODING_AGENT_DIR``): where the stand-ins record."""
+    return tmp_path / "pi-agent"
+
+
+def seen(tmp_path: Path, kind: str) -> dict[str, object]:
+    """What the stand-in ``kind`` recorded when it started; empty if it never ran."""
+    path = agent_dir(tmp_path) / f"{kind}.seen.json"
+    return dict(json.loads(path.read_text())) if path.exists() else {}
+
+
+def running(script: Path) -> list[int]:
+    """Processes whose command line names ``script`` (a stand-in still running)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if str(script).encode() in cmdline.read_bytes():
+                found.append(int(cmdline.parent.name))
+        except OSError:
+            continue  # ended while we looked
+    return found
 
 
 def git(root: Path, *args: str) -> str:

@@ -16,7 +16,10 @@ command.
 Only :meth:`PiBackend.stream` with ``tools=True`` — the operator's
 ``cmd:ask-pi`` from the socket — runs it as an agent, ``<pi command> -p --
 PROMPT``. Every run, the probe included, happens in a fresh private
-directory with an allow-listed environment (:mod:`pepa.llm._isolation`).
+directory with an allow-listed environment (:mod:`pepa.llm._isolation`), inside
+a bubblewrap sandbox that shows it none of this user's files but the system,
+that directory, pi's own directory and pi's program (:mod:`pepa.llm.sandbox`).
+Without bwrap a run with tools is refused; a structured ask runs unconfined.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from pepa.llm._base import (
 )
 from pepa.llm._isolation import child_env, make_private_dir, private_dir, remove_private_dir
 from pepa.llm._stream import StreamingCommand, kill_group
+from pepa.llm.sandbox import confine
 
 __all__ = [
     "DISCOVERY_OFF",
@@ -166,7 +170,8 @@ def _passing(why: str) -> Abilities:
 
 
 def _probe(words: Sequence[str], shown: str) -> Abilities:
-    """Run ``<command> --help`` (private directory, allowed environment) and read its options."""
+    """Run ``<command> --help`` (private directory, allowed environment, the sandbox of a
+    structured ask) and read its options."""
     bad = _tool_words(words[1:])
     if bad:
         why = f"the pi command `{shown}` enables tools itself ({' '.join(bad)})"
@@ -174,7 +179,8 @@ def _probe(words: Sequence[str], shown: str) -> Abilities:
     with private_dir() as cwd:
         try:
             proc = subprocess.Popen(
-                [*words, "--help"], cwd=cwd, env=child_env(os.environ),
+                confine([*words, "--help"], workdir=cwd, tools=False), cwd=cwd,
+                env=child_env(os.environ),
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                 start_new_session=True,
             )  # fmt: skip
@@ -249,14 +255,19 @@ class PiBackend:
     def stream(
         self, prompt: str, *, on_chunk: Chunk, on_done: Done, timeout: float, tools: bool = False
     ) -> Running:
-        """Stream stdout and stderr lines as they come; ``tools`` only for ``cmd:ask-pi``."""
+        """Stream stdout and stderr lines as they come; ``tools`` only for ``cmd:ask-pi``.
+
+        Raises :class:`LlmUnavailable` for a run with ``tools`` that has no sandbox.
+        """
         argv = self.argv(prompt, tools=tools)
         cwd = make_private_dir()
         started = False
         try:
             command = StreamingCommand(
-                argv, on_chunk=on_chunk, on_done=on_done, timeout=timeout, cwd=cwd,
+                confine(argv, workdir=cwd, tools=tools), on_chunk=on_chunk, on_done=on_done,
+                timeout=timeout, cwd=cwd,
                 env=child_env(os.environ), cleanup=lambda: remove_private_dir(cwd),
+                name=self.command,
             )  # fmt: skip
             command.start()
             started = True
@@ -273,7 +284,9 @@ class PiBackend:
         """Stdout of one run, tools off; a non-zero exit, a timeout or a cancel is an error."""
         argv = self.argv(prompt)
         with private_dir() as cwd:
-            return self._run(argv, cwd=cwd, timeout=timeout, cancel=cancel)
+            return self._run(
+                confine(argv, workdir=cwd, tools=False), cwd=cwd, timeout=timeout, cancel=cancel
+            )
 
     def _run(
         self, argv: list[str], *, cwd: Path, timeout: float, cancel: CancelToken | None

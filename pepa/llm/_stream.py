@@ -28,7 +28,9 @@ class StreamingCommand:
     ``sleep`` would otherwise hold the pipes open). ``cwd`` and ``env`` are
     where and with what it runs (the caller's private directory and
     allow-listed environment, :mod:`pepa.llm._isolation`); ``cleanup`` runs
-    once the process and its readers are done, before ``on_done``.
+    once the process and its readers are done, before ``on_done``. ``name`` is
+    what log lines call it (``argv[0]`` by default; the pi command when ``argv``
+    starts with its sandbox, :mod:`pepa.llm.sandbox`).
     """
 
     def __init__(
@@ -41,8 +43,10 @@ class StreamingCommand:
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         cleanup: Callable[[], None] | None = None,
+        name: str = "",
     ) -> None:
         self.argv = list(argv)
+        self.name = name or self.argv[0]
         self._cwd = cwd
         self._env = dict(env) if env is not None else None
         self._cleanup = cleanup
@@ -112,7 +116,7 @@ class StreamingCommand:
         try:
             code = self._proc.wait(timeout=self._timeout)
         except subprocess.TimeoutExpired:
-            logger.warning("%s ran past %gs; killed", self.argv[0], self._timeout)
+            logger.warning("%s ran past %gs; killed", self.name, self._timeout)
             kill_group(self._proc)
             code = self._proc.wait()
         kill_group(self._proc)  # anything it left behind would hold the pipes open

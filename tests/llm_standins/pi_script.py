@@ -2,25 +2,32 @@
 
 ``<pi> … --help`` prints a help text (by default pi's own options, ``--no-tools``
 included; :data:`OLD_HELP` lacks it) and counts the probe in ``help.log``. Any
-other run appends its prompt (the last argument) to ``calls.log`` in the same
-directory, then runs the body the test chose: print a reply, print garbage,
-wait for a gate file, fail with error text … The body sees the original
-arguments in ``$ARGS`` and, as before, ``$1`` = ``-p`` and ``$2`` = the prompt.
+other run appends its prompt (the last argument) to ``calls.log``, then runs the
+body the test chose: print a reply, print garbage, wait for a gate file, fail with
+error text … The body sees the original arguments in ``$ARGS`` and, as before,
+``$1`` = ``-p`` and ``$2`` = the prompt.
 
 :func:`install_recorder` writes a Python stand-in instead that records each
 run's argv, working directory (and what it holds) and environment as a JSON
 line in ``runs.jsonl``.
+
+pi runs in a sandbox (:mod:`pepa.llm.sandbox`) where its program's directory is
+read-only and pi's own directory (``PI_CODING_AGENT_DIR``) the one writable place
+that outlives the run: the logs, and a test's gate files, go there
+(:func:`records`; the stand-in's own directory when the variable is unset).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "HELP", "OLD_HELP", "calls", "install_pi", "install_recorder", "printing", "probes", "runs",
+    "HELP", "OLD_HELP", "calls", "install_pi", "install_recorder", "printing", "probes",
+    "records", "runs",
 ]  # fmt: skip
 
 SEPARATOR = "\n--- end of prompt ---\n"
@@ -52,16 +59,22 @@ Options:
 """A command that cannot turn its tools off."""
 
 
+def records(directory: Path) -> Path:
+    """Where the stand-in in ``directory`` records: pi's own directory
+    (``PI_CODING_AGENT_DIR``, writable in the sandbox), else ``directory``."""
+    return Path(os.environ.get("PI_CODING_AGENT_DIR") or directory)
+
+
 def install_pi(directory: Path, body: str, *, name: str = "pi", help_text: str = HELP) -> Path:
     """Write an executable ``name`` script into ``directory``; returns its path."""
     directory.mkdir(parents=True, exist_ok=True)
-    log = directory / "calls.log"
+    log = records(directory) / "calls.log"
     script = directory / name
     script.write_text(
         "#!/bin/sh\n"
         "for PROMPT; do :; done\n"  # the last argument
         'if [ "$PROMPT" = "--help" ]; then\n'
-        f"  echo probe >> '{directory / 'help.log'}'\n"
+        f"  echo probe >> '{records(directory) / 'help.log'}'\n"
         f"  cat <<'PEPA_STANDIN_HELP'\n{help_text}\nPEPA_STANDIN_HELP\n"
         "  exit 0\n"
         "fi\n"
@@ -91,7 +104,7 @@ def install_recorder(
     """A stand-in that records every run (``--help`` probes too) and answers ``reply``."""
     directory.mkdir(parents=True, exist_ok=True)
     script = directory / name
-    log = str(directory / "runs.jsonl")
+    log = str(records(directory) / "runs.jsonl")
     script.write_text(
         RECORDER.format(python=sys.executable, log=log, help=help_text, reply=reply + "\n")
     )
@@ -101,7 +114,7 @@ def install_recorder(
 
 def runs(directory: Path) -> list[dict[str, Any]]:
     """What the recorder saw, oldest first."""
-    log = directory / "runs.jsonl"
+    log = records(directory) / "runs.jsonl"
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text().splitlines()]
@@ -109,7 +122,7 @@ def runs(directory: Path) -> list[dict[str, Any]]:
 
 def probes(directory: Path) -> int:
     """How often the shell stand-in was asked for its ``--help``."""
-    log = directory / "help.log"
+    log = records(directory) / "help.log"
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
@@ -120,7 +133,7 @@ def printing(text: str) -> str:
 
 def calls(directory: Path) -> list[str]:
     """The prompts the stand-in received so far, oldest first."""
-    log = directory / "calls.log"
+    log = records(directory) / "calls.log"
     if not log.exists():
         return []
     return log.read_text().split(SEPARATOR)[:-1]

@@ -7,16 +7,22 @@ from pathlib import Path
 import pytest
 
 from pepa.state.proposals import ProposalStore
-from tests.propose_repo import PROPOSAL, PROPOSAL_ID, git
+from tests.propose_repo import PROPOSAL, PROPOSAL_ID, agent_dir, git
 
 
 @pytest.fixture
 def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No global git configuration, and no repository above ``tmp_path``."""
+    """No global git configuration, no repository above ``tmp_path``, and pi's own directory
+    (where the stand-ins record) in ``tmp_path``."""
+    agent_dir(tmp_path).mkdir(exist_ok=True)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir(tmp_path)))
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-global-gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for name in ("MC_HOST", "MC_PORT", "PEPA_STATE_DIR", "PEPA_DB_URL", "PEPA_PROPOSE_TIMEOUT"):
+    for name in (
+        "MC_HOST", "MC_PORT", "PEPA_STATE_DIR", "PEPA_DB_URL", "PEPA_PROPOSE_TIMEOUT",
+        "PEPA_PI_SANDBOX",
+    ):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
 
 

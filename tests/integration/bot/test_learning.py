@@ -129,11 +129,14 @@ PLAN = "'4 oak_log (gather.wood)' '1 boat (sail.away)' '1 crafting_table (craft.
 
 
 def test_with_an_llm_a_death_gets_its_post_mortem_and_idleness_a_task(
-    short_tmp: Path, world: EmbeddedWorld
+    short_tmp: Path, world: EmbeddedWorld, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tests.llm_standins.pi_script import calls, install_pi
 
     bin_dir = short_tmp / "bin"
+    agent = short_tmp / "pi-agent"  # pi's own directory, where the stand-in records
+    agent.mkdir()
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))  # the daemon inherits it
     install_pi(
         bin_dir,
         'case "$2" in\n'

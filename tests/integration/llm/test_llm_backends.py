@@ -22,22 +22,24 @@ from pepa.llm import (
 from pepa.worldserver.process import free_port
 from tests.coach_harness import NEXT
 from tests.llm_standins import OpenAIStandIn, Reply, install_pi
-from tests.llm_standins.pi_script import calls, printing
+from tests.llm_standins.pi_script import calls, printing, records
 from tests.waiting import eventually
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 
-def live_members(pgid: int) -> list[int]:
-    """Processes of group ``pgid`` that still run (zombies waiting for init do not count)."""
+def live_with(mark: str) -> list[int]:
+    """Processes that still run with ``PI_TEST_MARK=<mark>`` in their environment."""
     members = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    wanted = f"PI_TEST_MARK={mark}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            found = wanted in environ.read_bytes().split(b"\0")
+            state = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
-            continue  # ended while we looked
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(stat.parent.name))
+            continue  # ended while we looked, or not ours to read
+        if found and state != "Z":
+            members.append(int(environ.parent.name))
     return members
 
 
@@ -62,19 +64,23 @@ def test_pi_failing_with_error_text_is_an_error_naming_the_exit_code(bin_dir: Pa
         PiBackend().complete("why?", timeout=10)
 
 
-def test_a_slow_pi_is_killed_with_everything_it_started(bin_dir: Path, tmp_path: Path) -> None:
-    pgid = tmp_path / "pgid"
-    install_pi(bin_dir, f"echo $$ > '{pgid}'\nsleep 30\necho late")
-    with pytest.raises(LlmTimeout, match=r"within 0\.5s"):
-        PiBackend().complete("why?", timeout=0.5)
+def test_a_slow_pi_is_killed_with_everything_it_started(
+    bin_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mark = str(bin_dir)  # PI_* reaches pi: the shell and its sleep carry the mark
+    monkeypatch.setenv("PI_TEST_MARK", mark)
+    started = records(bin_dir) / "started"
+    install_pi(bin_dir, f"touch '{started}'\nsleep 30\necho late")
+    with pytest.raises(LlmTimeout, match=r"within 2s"):
+        PiBackend().complete("why?", timeout=2)
+    assert started.exists()  # it ran, with the mark, and was killed
     # the shell and its sleep are gone: SIGKILL is delivered at once, but a process busy on a
     # loaded machine may take a moment to die (the test waited no moment and failed once)
-    group = int(pgid.read_text())
-    eventually(lambda: live_members(group) == [], 10, "the pi group to be gone")
+    eventually(lambda: live_with(mark) == [], 10, "the pi run to be gone")
 
 
-def test_a_pi_call_can_be_cancelled_from_another_thread(bin_dir: Path, tmp_path: Path) -> None:
-    started = tmp_path / "started"
+def test_a_pi_call_can_be_cancelled_from_another_thread(bin_dir: Path) -> None:
+    started = records(bin_dir) / "started"
     install_pi(bin_dir, f"touch '{started}'\nsleep 30")
     token = CancelToken()
     failure: list[BaseException] = []

@@ -28,7 +28,7 @@ from pepa.runtime.events import (
 from pepa.testing import view
 from tests.coach_harness import BUNDLE, NEXT, POSTMORTEM, pi_coach, start_coach
 from tests.llm_standins import OpenAIStandIn, Reply, install_pi
-from tests.llm_standins.pi_script import calls, printing
+from tests.llm_standins.pi_script import calls, printing, records
 from tests.waiting import Recorder
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
@@ -148,7 +148,7 @@ def test_a_spent_budget_on_disk_outlives_the_coach(
 def test_a_late_reply_reaches_the_restarted_coach(
     runtime: Runtime, recorder: Recorder, bin_dir: Path, tmp_path: Path
 ) -> None:
-    gate = tmp_path / "gate"
+    gate = records(bin_dir) / "gate"
     install_pi(bin_dir, f"while [ ! -e '{gate}' ]; do sleep 0.02; done\n" + printing(POSTMORTEM))
     pi_coach(runtime, recorder, tmp_path)
     died(runtime, death_id=3)
@@ -163,7 +163,7 @@ def test_a_late_reply_reaches_the_restarted_coach(
 def test_pi_streams_an_operator_question_line_by_line(
     runtime: Runtime, recorder: Recorder, bin_dir: Path, tmp_path: Path
 ) -> None:
-    gate = tmp_path / "gate"
+    gate = records(bin_dir) / "gate"
     install_pi(
         bin_dir,
         f"echo \"thinking about: $2\"\nwhile [ ! -e '{gate}' ]; do sleep 0.02; done\n"
