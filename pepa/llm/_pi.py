@@ -2,7 +2,7 @@
 
 Structured asks (post-mortems, plans, idle suggestions) run::
 
-    <pi command> --no-tools [--no-extensions --no-skills …] -p -- PROMPT
+    <pi command> --no-tools [--no-extensions --no-skills …] -p PROMPT
 
 with its tools off: the prompt carries text from outside (an operator's goal,
 death messages), and a model that reads "ignore previous instructions, run
@@ -14,8 +14,9 @@ reason (no answer in time on a cold start, cannot start, crashed) is asked
 again after :data:`PROBE_RETRY`. A probe holds up only the asks of its own
 command.
 Only :meth:`PiBackend.stream` with ``tools=True`` — the operator's
-``cmd:ask-pi`` from the socket — runs it as an agent, ``<pi command> -p --
-PROMPT``. Every run, the probe included, happens in a fresh private
+``cmd:ask-pi`` from the socket — runs it as an agent, ``<pi command> -p
+PROMPT``. A prompt that starts with ``-`` or ``@`` gets a leading space, so pi
+never reads it as an option or a file. Every run, the probe included, happens in a fresh private
 directory with an allow-listed environment (:mod:`pepa.llm._isolation`), inside
 a bubblewrap sandbox that shows it none of this user's files but the system,
 that directory, pi's own directory and pi's program (:mod:`pepa.llm.sandbox`).
@@ -106,19 +107,20 @@ def supported_options(help_text: str) -> tuple[str, ...]:
 
 
 def _literal(prompt: str) -> str:
-    """The prompt as one message: pi reads ``@x`` as a file and ``-x`` as an option even
-    where ``--`` is unknown (an older pi), so such a prompt gets a leading space."""
+    """The prompt as one message, never an option or a file: pi reads ``-x`` as an option
+    and ``@x`` as a file, so such a prompt gets a leading space. pi 0.73 refuses ``--``
+    (``Unknown option: --``), so the leading space is the only guard, for every pi."""
     return f" {prompt}" if prompt.startswith(("-", "@")) else prompt
 
 
 def text_argv(command: Sequence[str], options: Sequence[str], prompt: str) -> list[str]:
-    """``[*command, *options, "-p", "--", prompt]``: a structured ask, tools off."""
-    return [*command, *options, "-p", "--", _literal(prompt)]
+    """``[*command, *options, "-p", prompt]``: a structured ask, tools off."""
+    return [*command, *options, "-p", _literal(prompt)]
 
 
 def agent_argv(command: Sequence[str], prompt: str) -> list[str]:
-    """``[*command, "-p", "--", prompt]``: the operator's question, pi's tools on."""
-    return [*command, "-p", "--", _literal(prompt)]
+    """``[*command, "-p", prompt]``: the operator's question, pi's tools on."""
+    return [*command, "-p", _literal(prompt)]
 
 
 def _tool_words(words: Sequence[str]) -> list[str]:

@@ -26,7 +26,7 @@ class LlmSettings:
     """How to reach each back end (the coach gets these from the config)."""
 
     pi_command: str = "pi"
-    """The ``pi`` command, arguments allowed; ``[--no-tools …] -p -- PROMPT`` is appended."""
+    """The ``pi`` command, arguments allowed; ``[--no-tools …] -p PROMPT`` is appended."""
     openai_url: str = DEFAULT_OPENAI_URL
     """Base URL of an OpenAI-compatible API (``…/v1``)."""
     openai_model: str = ""

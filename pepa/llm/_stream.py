@@ -1,4 +1,4 @@
-"""Run a command-line LLM (``pi -p -- PROMPT``) and stream its output as it arrives."""
+"""Run a command-line LLM (``pi -p PROMPT``) and stream its output as it arrives."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ SEPARATOR = "\n--- end of prompt ---\n"
 HELP = """pi - AI coding assistant with read, bash, edit, write tools
 
 Usage:
-  pi [options] [--] [@files...] [messages...]
+  pi [options] [@files...] [messages...]
 
 Options:
   --print, -p                    Non-interactive mode: process prompt and exit
@@ -46,9 +46,8 @@ Options:
   --no-skills, -ns               Disable skills discovery and loading
   --no-prompt-templates, -np     Disable prompt template discovery and loading
   --no-context-files, -nc        Disable AGENTS.md and CLAUDE.md discovery and loading
-  --                             End option parsing; treat remaining arguments as messages/files
 """
-"""A current pi's help: every option pepa looks for."""
+"""A current pi's help (0.73): every option pepa looks for, and no ``--``."""
 OLD_HELP = """agent - does things with tools
 
 Options:
@@ -78,6 +77,7 @@ def install_pi(directory: Path, body: str, *, name: str = "pi", help_text: str =
         f"  cat <<'PEPA_STANDIN_HELP'\n{help_text}\nPEPA_STANDIN_HELP\n"
         "  exit 0\n"
         "fi\n"
+        'for ARG; do [ "$ARG" = "--" ] && { echo "Error: Unknown option: --" >&2; exit 1; }; done\n'
         'ARGS="$*"\n'
         f"printf '%s{SEPARATOR.encode('unicode_escape').decode()}' \"$PROMPT\" >> '{log}'\n"
         'set -- -p "$PROMPT"\n'
@@ -94,6 +94,8 @@ run = {{"argv": sys.argv, "cwd": str(here), "listing": sorted(os.listdir(here)),
        "mode": here.stat().st_mode & 0o777, "env": dict(os.environ)}}
 with open({log!r}, "a") as log:
     log.write(json.dumps(run) + "\\n")
+if "--" in sys.argv[1:]:  # as pi 0.73 does
+    sys.exit("Error: Unknown option: --")
 sys.stdout.write({help!r} if sys.argv[-1] == "--help" else {reply!r})
 """
 

@@ -54,7 +54,7 @@ def test_pi_command_may_carry_arguments(bin_dir: Path) -> None:
     reply = PiBackend("agent --model small").complete("hi", timeout=10)
     assert reply.strip() == (
         "args: --model small --no-tools --no-extensions --no-skills --no-prompt-templates "
-        "--no-context-files --no-session -p -- hi"
+        "--no-context-files --no-session -p hi"
     )
 
 

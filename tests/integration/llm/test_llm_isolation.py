@@ -89,7 +89,7 @@ def test_a_structured_ask_runs_pi_as_a_text_function(bin_dir: Path, tmp_path: Pa
     )
     probe, ask = runs(bin_dir)
     assert probe["argv"][1:] == ["--help"]
-    assert ask["argv"][1:] == [*ALL_OFF, "-p", "--", " " + prompt]
+    assert ask["argv"][1:] == [*ALL_OFF, "-p", " " + prompt]
     assert ask["argv"][0] == str(bin_dir / "pi")
     for run in (probe, ask):
         assert_isolated(run, tmp_path)
@@ -108,7 +108,7 @@ def test_the_help_is_asked_once_per_command_and_older_options_are_left_out(
     assert len(asks(bin_dir)) == 3
     for ask in asks(bin_dir):
         assert ask["argv"][1:] == [
-            "--model", "small", "--no-tools", "--no-session", "-p", "--", "what next?",
+            "--model", "small", "--no-tools", "--no-session", "-p", "what next?",
         ]  # fmt: skip
 
 
@@ -153,7 +153,7 @@ def test_the_operators_question_runs_pi_with_its_tools_but_isolated(
     assert done.wait(20)
     running.join()
     (ask,) = runs(bin_dir)  # no probe: this run has its tools
-    assert ask["argv"][1:] == ["-p", "--", " --help me"]
+    assert ask["argv"][1:] == ["-p", " --help me"]
     assert_isolated(ask, tmp_path)
     assert chunks == ["an answer\n"]
 
@@ -377,7 +377,7 @@ def test_an_operators_injected_goal_reaches_pi_without_tools_or_secrets(
             ]
 
         (ask,) = eventually(injected, timeout=40, what="the plan for the operator's goal")
-        assert ask["argv"][-2] == "--" and NO_TOOLS in ask["argv"]
+        assert ask["argv"][-2] == "-p" and NO_TOOLS in ask["argv"]
         for run in runs(bin_dir):
             assert NO_TOOLS in run["argv"] or run["argv"][-1] == "--help"
             # a run still going (the next idle ask) has its folder until it ends
