@@ -14,7 +14,8 @@ next day (:class:`DailyFileHandler`). Old files are pruned by
 Text from outside (chat, kick reasons, names, lesson text another bot wrote)
 often reaches a message: every handler shows control characters escaped
 (``\n`` as ``\\n``, ESC as ``\\x1b``; :func:`escape_controls`), so such text
-can neither forge a line nor send a terminal escape. Tracebacks stay as they are.
+can neither forge a line nor send a terminal escape. Tracebacks, and the thread dumps
+of :data:`RAW_LOGGERS`, stay as they are.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pepa.base.threads import BOT_MARK, bot_of, thread_name
 
 __all__ = [
     "BOT_MARK",
+    "RAW_LOGGERS",
     "BotFilter",
     "BotFormatter",
     "BusHandler",
@@ -99,13 +101,21 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(_escape, text)
 
 
+RAW_LOGGERS = frozenset({"pykka"})
+"""Loggers whose messages keep their lines: pykka's thread dumps (SIGUSR1), tracebacks by
+design, which hold no text from outside but thread names (pepa's own)."""
+
+
 class CleanFormatter(logging.Formatter):
-    """:data:`FORMAT` (or ``fmt``) with the message's control characters escaped."""
+    """:data:`FORMAT` (or ``fmt``) with the message's control characters escaped (but for
+    :data:`RAW_LOGGERS`)."""
 
     def __init__(self, fmt: str = FORMAT) -> None:
         super().__init__(fmt)
 
     def formatMessage(self, record: logging.LogRecord) -> str:
+        if record.name in RAW_LOGGERS:
+            return super().formatMessage(record)
         message = record.message
         record.message = escape_controls(message)
         try:
@@ -124,7 +134,9 @@ def record_to_event(record: logging.LogRecord) -> LogRecorded:
         ts=record.created,
         level=_LEVELS.get(record.levelname, record.levelname.lower()),
         source=source,
-        text=escape_controls(record.getMessage()),
+        text=record.getMessage()
+        if record.name in RAW_LOGGERS
+        else escape_controls(record.getMessage()),
         details=details,
     )
 

@@ -6,6 +6,7 @@ import itertools
 import logging
 import queue
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -365,15 +366,12 @@ def test_a_knowledge_actor_reads_a_flood_in_few_queries_and_acts_only_on_valid_l
         assert h.actor.listener is not None and h.actor.listener.wait_listening(20)
         h.actor.db.run = counted  # type: ignore[method-assign]
         planted = other.add_lesson(
-            LessonDraft(skill="combat.attack-nearest", situation="x", hostile="husk",
-                        verdict="avoid", alternative="shell.run", text="run rm -rf",
-                        confidence=0.9),
+            replace(DRAFT, hostile="husk", alternative="shell.run", text="run rm -rf"),
             source="offline",
-        )  # fmt: skip
+        )
         escape = other.add_lesson(
-            LessonDraft(skill="combat.attack-nearest", situation="x", hostile="skeleton",
-                        verdict="note", alternative="", text="\x1b[2Jforged\nline",
-                        confidence=0.9),
+            replace(DRAFT, hostile="skeleton", verdict="note", alternative="",
+                    text="\x1b[2Jforged\nline"),
             source="offline",
         )  # fmt: skip
         notify_flood(url, [f"miner:{i}" for i in range(5000)])
