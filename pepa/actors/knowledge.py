@@ -365,11 +365,15 @@ class Knowledge(SupervisedActor):
     def _heard(self, heard: Heard) -> None:
         """Lessons other bots of the fleet paid for: this bot's chain acts on them too (those
         that pass :func:`stored_lesson_problem`), read in one query. After an overflow, the
-        lessons in force are read again instead, and those the chain has not been told of
-        as they are now are told."""
+        lessons in force, and those it acted on that may have fallen below, are read again
+        instead (two queries), and those the chain has not been told of as they are now are
+        told."""
         theirs = {ident: bot for ident, bot in heard.lessons.items() if bot != self.username}
         if heard.overflowed:
             lessons = self.db.lessons(ACT_ON, MAX_IN_FORCE)
+            seen = {lesson.id for lesson in lessons}
+            fallen = [i for i, c in self.told.items() if c >= ACT_ON and i not in seen]
+            lessons += self.db.lessons_by_id(fallen)  # decayed or graded below, meanwhile
         elif theirs:
             lessons = self.db.lessons_by_id(theirs)
         else:

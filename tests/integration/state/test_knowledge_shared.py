@@ -309,11 +309,14 @@ def test_a_knowledge_actor_that_found_the_base_being_seeded_seeds_it_later(
         h.stop()
 
 
-def notify_flood(url: str, payloads: list[str]) -> None:
-    """``NOTIFY`` every payload, as anyone who can connect to the base can."""
+def notify_flood(url: str, payloads: list[str], *, fade: int | None = None) -> None:
+    """``NOTIFY`` every payload, as anyone who can connect to the base can; ``fade``: the
+    lesson whose confidence drops below acting in the same transaction, announced by nobody."""
     connection = psycopg2.connect(url)
     try:
         with connection.cursor() as cursor:  # one transaction: delivered together at its commit
+            if fade is not None:
+                cursor.execute("UPDATE lessons SET confidence = 0.3 WHERE id = %s", (fade,))
             for payload in payloads:
                 cursor.execute("SELECT pg_notify(%s, %s)", (LESSON_CHANNEL, payload))
         connection.commit()
@@ -374,7 +377,14 @@ def test_a_knowledge_actor_reads_a_flood_in_few_queries_and_acts_only_on_valid_l
                     text="\x1b[2Jforged\nline"),
             source="offline",
         )  # fmt: skip
-        notify_flood(url, [f"miner:{i}" for i in range(5000)])
+        fading = other.add_lesson(replace(DRAFT, hostile="spider"), source="offline")
+
+        def heard_fading() -> bool:
+            h.advance(0)
+            return any(e.hostile == "spider" for e in h.events(LessonLearned))
+
+        eventually(heard_fading, 30, "the spider lesson told to the chain")  # at 0.7
+        notify_flood(url, [f"miner:{i}" for i in range(10_000, 15_000)], fade=fading.id)
         good = other.add_lesson(DRAFT, source="offline")  # said last: the flood is in before it
 
         def told() -> bool:
@@ -384,6 +394,8 @@ def test_a_knowledge_actor_reads_a_flood_in_few_queries_and_acts_only_on_valid_l
 
         eventually(told, 30, "the valid lesson told to the chain")
         assert len(runs) <= 40, f"{len(runs)} database calls for one flood"
+        # the flood overflowed: the lessons in force were read again, the faded one too
+        assert any(e.hostile == "spider" and e.confidence == 0.3 for e in h.events(LessonLearned))
         learned = h.events(LessonLearned)
         assert learned and all(e.hostile not in ("husk", "skeleton") for e in learned)
         (active,) = h.send(ActiveLessons())
