@@ -15,8 +15,8 @@ can ``NOTIFY``. The listener gathers the lesson ids it hears into one set
 (a lesson announced ten times is read once) of at most :data:`MAX_PENDING`
 ids, and hands the set over at most once every :data:`HAND_OVER_EVERY`
 seconds. Ids beyond the bound are not kept: the hand-over then says it
-overflowed, and the actor reads the lessons in force again in one query
-instead (a flood cannot hide a real lesson). So a flood costs the actor a
+overflowed, and the actor reads the lessons in force again instead (a
+flood cannot hide a real lesson). So a flood costs the actor a
 bounded number of reads, whatever its size.
 """
 
