@@ -125,6 +125,17 @@ def cluster_home(folder: Path) -> Path:
     return Path(recorded) if recorded else folder
 
 
+def _postgres_uid() -> int:
+    """The ``postgres`` user's uid (Debian's ``postgresql`` package makes it)."""
+    try:
+        return pwd.getpwnam("postgres").pw_uid
+    except KeyError:
+        raise PostgresError(
+            "as root the fleet's PostgreSQL runs as the postgres user, and there is none "
+            "(apt install postgresql makes it)"
+        ) from None
+
+
 def _legacy_home(folder: Path) -> Path:
     """Where a root-mode cluster lived before clusters got random folders."""
     tag = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:12]
@@ -158,7 +169,7 @@ class LocalPostgres:
         """``<host>_<port>/postgres/``: the bots' passwords (and the cluster, unless root)."""
         self.bin_dir = bin_dir
         self.as_root = os.geteuid() == 0
-        self.server_uid = pwd.getpwnam("postgres").pw_uid if self.as_root else os.geteuid()
+        self.server_uid = _postgres_uid() if self.as_root else os.geteuid()
         self.home = folder
         """Where the cluster lives (``data/``, its log, its socket); chosen by :meth:`start`."""
         self.port = 0
