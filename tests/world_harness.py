@@ -62,14 +62,18 @@ def own_sandbox(*, time: int | None = None, remove_mobs: bool = False) -> Iterat
 
 @contextmanager
 def own_daemon(
-    *, sandbox: bool = True, time: int | None = 6000, version: str | None = None
+    *,
+    sandbox: bool = True,
+    time: int | None = 6000,
+    version: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[tuple[EmbeddedWorld, Daemon]]:
     """A world in a folder of its own and one ``pepa start`` daemon in it (operator alice), for
     a module's fixture; both are stopped and the folder removed afterwards.
 
     ``sandbox``: the seeded survival sandbox, natural spawning off, the clock stopped at
     ``time`` (None: running); else the plain test world as it starts, at ``version`` (None:
-    the embedded world's own).
+    the embedded world's own). ``env``: more of the daemon's environment.
     """
     root = Path(tempfile.mkdtemp(prefix="pepa-", dir="/tmp"))  # short: AF_UNIX paths
     if sandbox:
@@ -82,7 +86,7 @@ def own_daemon(
     else:
         at = {"version": version} if version else {}
         world = EmbeddedWorld(root / "world", port=free_port(), control=True, **at).start()
-    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port)
+    daemon = Daemon(root, "--operators", "alice", host="127.0.0.1", port=world.port, env=env)
     try:
         daemon.in_world()
         yield world, daemon
