@@ -144,7 +144,7 @@ function hurtShield (p, damage) {
 // EntityDamageSource scales when its direct entity is a living non-player (a mob's
 // blow), not an arrow (IndirectEntityDamageSource: the arrow is the direct entity);
 // explosions always.
-const BYPASS_ARMOUR = new Set(['fall', 'drown', 'inWall', 'starve', 'onFire', 'generic'])
+const BYPASS_ARMOUR = new Set(['fall', 'drown', 'inWall', 'starve', 'onFire', 'generic', 'wither']) // vanilla DamageSource.WITHER bypasses armour too
 const SCALES = new Set(['mob', 'explosion'])
 // vanilla ServerPlayer.spawnInvulnerableTime: 60 ticks after a join or a respawn in
 // which ServerPlayer.hurt refuses all but outOfWorld and, on a dedicated server with

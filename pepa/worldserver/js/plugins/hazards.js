@@ -1,13 +1,14 @@
 'use strict'
 // The world hurts survival players, with vanilla 1.16 numbers
 // (docs/sandbox-life.md "Damage and hazards"): falls, lava, fire and burning,
-// drowning and suffocation, each through the damage funnel
+// drowning and suffocation, magma blocks, cactus, sweet berry bushes,
+// campfires and wither roses (with the Wither effect), each through the damage funnel
 // (life/combat.js hurtPlayer) with its cause, so a death gets its vanilla
 // message. Also the player's side of that funnel (shield and look, combat.js
 // watchPlayer) and the explosions' block-breaking switch.
 //
-// Control ops: hazards {player, air?, fire?, invulnerable?} (read, or set the
-// air supply, fire ticks and spawn invulnerability ticks), explosions {breakBlocks}.
+// Control ops: hazards {player, air?, fire?, invulnerable?, wither?} (read, or set the
+// air supply, fire ticks, spawn invulnerability ticks and Wither ticks), explosions {breakBlocks}.
 const { lifeOf } = require('../life/state')
 const { hurtPlayer, watchPlayer, armourOf, SPAWN_INVULNERABLE_TICKS } = require('../life/combat')
 
@@ -16,6 +17,16 @@ const FIRE_IMMUNE_TICKS = 20 // vanilla Player.getFireImmuneTicks
 const LAVA_FIRE_TICKS = 15 * 20 // vanilla Entity.lavaHurt: setSecondsOnFire(15)
 const FIRE_BLOCK_TICKS = 8 * 20 // vanilla BaseFireBlock.entityInside: setSecondsOnFire(8)
 const FIRE_DAMAGE = { fire: 1, soul_fire: 2 } // vanilla BaseFireBlock fireDamage
+const CAMPFIRE_DAMAGE = { campfire: 1, soul_campfire: 2 } // vanilla CampfireBlock fireDamage
+const ON_POS = 0.2 // vanilla Entity.getOnPos: the block this far below the feet is the one stood on
+const BERRY_MOVE = 0.003 // vanilla SweetBerryBushBlock.entityInside: a smaller move does not prick
+// vanilla CactusBlock: its collision box is inset 1/16 on the sides, so a player against it is
+// inside its cell; the box grown by this much counts one flush with the cell's face too
+const WITHER_ROSE_TICKS = 40 // vanilla WitherRoseBlock.entityInside: Wither I for 40 ticks
+const WITHER_INTERVAL = 40 // vanilla MobEffect.isDurationEffectTick: WITHER 40 >> amplifier (I: 0)
+const WITHER_MAX = 20 * 1000000 // vanilla /effect's longest: 1,000,000 s
+const WITHER_EFFECT = 20 // the mob effect id of minecraft:wither
+const EFFECT_SHOWN = 0x06 // entity_effect flags: particles and icon shown, not ambient
 const EYE = 1.62 // a standing player's eye height
 const WATERY = new Set(['water', 'bubble_column', 'kelp', 'kelp_plant', 'seagrass', 'tall_seagrass'])
 const CLIMBABLE = new Set(['ladder', 'vine', 'scaffolding', 'twisting_vines', 'twisting_vines_plant', 'weeping_vines', 'weeping_vines_plant'])
@@ -30,8 +41,9 @@ const NEAR_SENT = 1 // blocks: a move this close to the last position sent is th
 function hazardOf (p) {
   // answering: every position packet sent is confirmed, no move near the last one seen yet;
   // flags: the player's own shared flags (flying-squid keeps none), sentFlags: them with the
-  // fire bit, as last sent
-  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, answering: false, last: null, flags: 0, sentFlags: 0 }
+  // fire bit, as last sent; wither: the Wither effect's ticks left, sentWither: as last shown
+  // to the client; was: where the player was a tick ago (vanilla Entity.xOld, zOld)
+  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, answering: false, last: null, flags: 0, sentFlags: 0, wither: 0, sentWither: 0, was: null }
   return p._lifeHazard
 }
 
@@ -39,6 +51,7 @@ module.exports.server = function (serv) {
   const life = lifeOf(serv, this.settings)
   const { registry } = serv
   const byState = registry.blocksByStateId
+  const Block = require('prismarine-block')(registry)
   life.explosionsBreakBlocks = life.settings.explosionsBreakBlocks // vanilla mobGriefing
 
   const stateAt = (world, x, y, z) => {
@@ -48,13 +61,14 @@ module.exports.server = function (serv) {
     const id = world.sync.getBlockStateId(pos)
     return { id, block: byState[id] }
   }
-  // every block the player's 0.6 x 1.8 box (shrunk by 0.001, as vanilla) overlaps
-  function touching (world, pos, test) {
-    for (let x = Math.floor(pos.x - 0.299); x <= Math.floor(pos.x + 0.299); x++) {
-      for (let y = Math.floor(pos.y + 0.001); y <= Math.floor(pos.y + 1.799); y++) {
-        for (let z = Math.floor(pos.z - 0.299); z <= Math.floor(pos.z + 0.299); z++) {
+  // the first block the player's 0.6 x 1.8 box, grown by `grow` on every side (shrunk by
+  // 0.001 by default, as vanilla Entity.checkInsideBlocks), overlaps for which test(name, state)
+  function touching (world, pos, test, grow = -0.001) {
+    for (let x = Math.floor(pos.x - 0.3 - grow); x <= Math.floor(pos.x + 0.3 + grow); x++) {
+      for (let y = Math.floor(pos.y - grow); y <= Math.floor(pos.y + 1.8 + grow); y++) {
+        for (let z = Math.floor(pos.z - 0.3 - grow); z <= Math.floor(pos.z + 0.3 + grow); z++) {
           const s = stateAt(world, x, y, z)
-          if (s && s.block && test(s.block.name)) return s.block.name
+          if (s && s.block && test(s.block.name, s)) return s.block.name
         }
       }
     }
@@ -108,19 +122,59 @@ module.exports.server = function (serv) {
       h.sentAir = h.air
       p._client.write('entity_metadata', { entityId: p.id, metadata: [{ key: 1, type: 1, value: h.air }] }) // air supply
     }
+    // vanilla ServerPlayer.onEffectAdded / onEffectRemoved: the player's own client is told
+    if (h.wither > h.sentWither) {
+      p._client.write('entity_effect', { entityId: p.id, effectId: WITHER_EFFECT, amplifier: 0, duration: h.wither, hideParticles: EFFECT_SHOWN })
+    } else if (h.wither === 0 && h.sentWither > 0) {
+      p._client.write('remove_entity_effect', { entityId: p.id, effectId: WITHER_EFFECT })
+    }
+    h.sentWither = h.wither
+  }
+  // a campfire is lit unless its `lit` property says not (the default state is lit)
+  const lit = (s) => Block.fromStateId(s.id, 0).getProperties().lit !== false
+
+  // the blocks the player stands on and in, as vanilla Entity.move (handled before the tick):
+  // Block.stepOn for the block stood on, Block.entityInside for those the box overlaps
+  function blockContact (p, h, world, pos, moved) {
+    // vanilla MagmaBlock.stepOn: 1 a tick to one on the ground, unless crouching (isSteppingCarefully)
+    if (p.onGround && !(h.flags & CROUCHING)) {
+      const on = stateAt(world, pos.x, pos.y - ON_POS, pos.z)
+      if (on && on.block && on.block.name === 'magma_block') hurt(p, 1, 'hotFloor')
+    }
+    if (p.health > 0 && touching(world, pos, n => n === 'cactus')) hurt(p, 1, 'cactus') // vanilla CactusBlock.entityInside
+    // vanilla SweetBerryBushBlock.entityInside: a grown bush (age above 0) pricks a player moving in it
+    const bush = moved && touching(world, pos, (n, s) => n === 'sweet_berry_bush' && s.id > s.block.minStateId)
+    if (bush && p.health > 0) hurt(p, 1, 'sweetBerryBush')
+    // vanilla CampfireBlock.entityInside: a lit one; 7/16 tall, so one standing on it is in its cell
+    const campfire = touching(world, pos, (n, s) => n in CAMPFIRE_DAMAGE && lit(s))
+    if (campfire && p.health > 0) hurt(p, CAMPFIRE_DAMAGE[campfire], 'inFire')
+    // vanilla WitherRoseBlock.entityInside (not on peaceful): the effect renewed to 40 ticks
+    // when shorter (MobEffectInstance.update)
+    if (serv.difficulty !== 0 && touching(world, pos, n => n === 'wither_rose')) h.wither = Math.max(h.wither, WITHER_ROSE_TICKS)
   }
 
-  // one tick of one player: vanilla Entity.baseTick, LivingEntity.baseTick, Entity.move's fire checks
+  // one tick of one player: vanilla Entity.move's block contact, Entity.baseTick, LivingEntity.baseTick
+  // (its effects), Entity.move's fire checks
   function tickPlayer (p) {
     const h = hazardOf(p)
     if (p.health <= 0) return
+    const pos = p.position
+    const moved = !!h.was && (Math.abs(pos.x - h.was.x) >= BERRY_MOVE || Math.abs(pos.z - h.was.z) >= BERRY_MOVE)
+    h.was = { x: pos.x, z: pos.z }
     if (p.gameMode === 1 || p.gameMode === 3) {
-      Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0 })
+      Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, wither: 0 })
       show(p, h)
       return
     }
     const world = p.world
-    const pos = p.position
+    blockContact(p, h, world, pos, moved)
+    // vanilla LivingEntity.tickEffects, MobEffectInstance.tick: Wither I hurts 1 whenever its
+    // ticks left are a multiple of 40; a rose renews it to 40 each tick, so in one it hurts
+    // every tick (every 10 with the hurt immunity) and after it no more
+    if (h.wither > 0) {
+      if (h.wither % WITHER_INTERVAL === 0 && p.health > 0) hurt(p, 1, 'wither')
+      h.wither--
+    }
     if (h.fire > 0) { // burning: 1 every 20 ticks
       if (h.fire % 20 === 0) hurt(p, 1, 'onFire')
       h.fire--
@@ -198,24 +252,27 @@ module.exports.server = function (serv) {
     if (value === null || typeof value === 'boolean' || !Number.isFinite(n)) throw new Error(`${what} must be a finite number, not ${JSON.stringify(value)}`)
     return Math.max(lo, Math.min(hi, n))
   }
-  life.ops.hazards = ({ player: name, air, fire, invulnerable }) => {
+  life.ops.hazards = ({ player: name, air, fire, invulnerable, wither }) => {
     const p = player(name)
     const h = hazardOf(p)
     // vanilla ranges: air -20..300 (drowning wraps at -20), fire ticks -20 (not burning,
-    // just out of a fire) to a short's top, spawn invulnerability 0..60 ticks
+    // just out of a fire) to a short's top, spawn invulnerability 0..60 ticks, Wither 0 (none)
+    // to /effect's longest
     const set = {
       air: air !== undefined ? Math.round(bounded('air', air, -20, MAX_AIR)) : undefined,
       fire: fire !== undefined ? Math.round(bounded('fire', fire, -FIRE_IMMUNE_TICKS, 32767)) : undefined,
-      invulnerable: invulnerable !== undefined ? Math.round(bounded('invulnerable', invulnerable, 0, SPAWN_INVULNERABLE_TICKS)) : undefined
+      invulnerable: invulnerable !== undefined ? Math.round(bounded('invulnerable', invulnerable, 0, SPAWN_INVULNERABLE_TICKS)) : undefined,
+      wither: wither !== undefined ? Math.round(bounded('wither', wither, 0, WITHER_MAX)) : undefined
     }
     if (set.air !== undefined) h.air = set.air
     if (set.fire !== undefined) h.fire = set.fire
     if (set.invulnerable !== undefined) p._lifeInvulnerableUntil = life.tick + set.invulnerable
+    if (set.wither !== undefined) h.wither = set.wither
     const worn = armourOf(p)
     const use = p._lifeUse || {}
     return {
       tick: life.tick, health: p.health, air: h.air, fire: h.fire, fall: h.fall, armour: worn.armour, toughness: worn.toughness,
-      invulnerable: Math.max(0, (p._lifeInvulnerableUntil ?? 0) - life.tick), flags: h.sentFlags,
+      invulnerable: Math.max(0, (p._lifeInvulnerableUntil ?? 0) - life.tick), flags: h.sentFlags, wither: h.wither,
       worn: worn.worn.map(w => ({ name: w.item.name, durabilityUsed: w.item.durabilityUsed || 0 })),
       blocking: use.hand !== null && use.hand !== undefined, shieldBlocks: life.shieldBlocks || 0, lastDamage: p._lifeLastDamage || null
     }
@@ -230,8 +287,9 @@ module.exports.player = function (player, serv) {
   const life = lifeOf(serv)
   watchPlayer(player, life)
   const h = hazardOf(player)
-  // a respawn starts with full air, not burning, not falling (its position packet is confirmed below)
-  player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0 }))
+  // a respawn starts with full air, not burning, not falling (its position packet is confirmed
+  // below), with no effects (the client drops its own at the respawn)
+  player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, wither: 0, sentWither: 0 }))
   // every position packet to the client (teleports, respawn, login) confirmed: the next
   // moves are measured from the last one (fixes/teleport_confirm.js counts them)
   player.on('pepa_teleports_confirmed', (sent) => Object.assign(h, { last: sent, answering: true, fall: 0 }))

@@ -3,7 +3,8 @@
 // place a bed. Every block goes through serv.setBlock (the world first, then the players:
 // fixes/set_block.js); `player`, where given, names the world (else the overworld).
 //
-//   set_block {player?, x, y, z, block='stone'}        → {}
+//   set_block {player?, x, y, z, block='stone', properties?} → {}: properties pick the
+//                                                  block's state ({age: 3}), else its default
 //   fill {player?, x1, y1, z1, x2, y2, z2, block='stone'} → {blocks}
 //   wall_in {player, block='stone', height=2, roof=true} → {blocks, feet}: a ring of blocks
 //                                                  round the player's feet column, and a roof
@@ -20,7 +21,7 @@ module.exports = function blockOps (ctx) {
   return {
     set_block: async (a) => {
       const p = a.player ? player(a.player) : null
-      await serv.setBlock(p ? p.world : serv.overworld, vec(a), blockState(a.block || 'stone'))
+      await serv.setBlock(p ? p.world : serv.overworld, vec(a), blockState(a.block || 'stone', a.properties))
       return {}
     },
 

@@ -14,10 +14,16 @@ function context (serv) {
     if (!p) throw new Error(`no such player: ${name}`)
     return p
   }
-  const blockState = (name) => {
+  const Block = require('prismarine-block')(registry)
+  // a block's state by name, its default or the one with these properties ({age: 3})
+  const blockState = (name, properties) => {
     const b = registry.blocksByName[name]
     if (!b) throw new Error(`no such block: ${name}`)
-    return b.defaultState
+    if (!properties) return b.defaultState
+    if (typeof properties !== 'object' || Array.isArray(properties)) throw new Error(`properties of ${name} must be an object`)
+    const block = Block.fromProperties(b.id, properties, 0)
+    if (!Number.isInteger(block.stateId)) throw new Error(`${name} has no state ${JSON.stringify(properties)}`)
+    return block.stateId
   }
   return {
     serv,

@@ -1,7 +1,8 @@
 'use strict'
 // The scenario's players: what they have (health, food, experience, items) and where they are.
 //
-//   players                               → [{username, id, position, health, food, ...}]
+//   players                               → [{username, id, position, health, food, ...,
+//                                            sendingChunks}]
 //   set_health {player, hp=20}, damage {player, amount=1}, kill {player} → {health}
 //   set_food {player, food=20, saturation?} → {food, saturation}
 //   set_xp {player, xp=0}                 → {xp, level}
@@ -20,7 +21,8 @@ module.exports = function playerOps (ctx) {
   return {
     players: () => serv.players.map(p => ({
       username: p.username, id: p.id, position: pos(p.position), health: p.health, food: p.food,
-      foodSaturation: p.foodSaturation, gameMode: p.gameMode, xp: p.xp
+      foodSaturation: p.foodSaturation, gameMode: p.gameMode, xp: p.xp,
+      sendingChunks: !!p.sendingChunks // a batch of chunks is going out to it (after a respawn)
     })),
 
     // flying-squid's own updateHealth and updateFood: the client is told at once
