@@ -25,6 +25,7 @@ from pepa.runtime.events import (
     ActionFinished,
     ChatReceived,
     Connected,
+    DamageTaken,
     Died,
     Disconnected,
     ErrorRaised,
@@ -34,7 +35,7 @@ from pepa.runtime.events import (
     Respawned,
     WorldObserved,
 )
-from pepa.world.death import death_cause
+from pepa.world.death import damage_source, death_cause
 from pepa.world.view import Entity, WorldView
 
 __all__ = ["Perception", "WorldEvent", "chat_event", "first_blow", "players_event"]
@@ -285,6 +286,11 @@ class Perception(SupervisedActor):
             self.publish(
                 Died(reason=reason, position=where.as_dict() if where else None, cause=cause)
             )
+        elif kind == "damage":
+            source = damage_source(raw.get("source"))
+            hp = raw.get("hp")
+            if source is not None and isinstance(hp, int | float) and not isinstance(hp, bool):
+                self.publish(DamageTaken(hp=float(hp), source=source))
         elif kind == "firstBlow":
             blow = first_blow(raw)
             if blow is not None:

@@ -23,7 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["KINDS", "MAX_SOURCES", "DamageSource", "DeathCause", "death_cause", "kind_of_key"]
+from pepa.world.contact import Contact
+
+__all__ = [
+    "KINDS", "MAX_SOURCES", "DamageSource", "DeathCause", "damage_source", "death_cause",
+    "kind_of_key",
+]  # fmt: skip
 
 KINDS = (
     "mob", "player", "arrow", "fall", "lava", "fire", "drowning", "starvation", "explosion",
@@ -103,6 +108,11 @@ class DamageSource:
     """Seconds before the death."""
     fall: float | None = None
     """Blocks fallen (kind ``fall`` only)."""
+    contact: Contact | None = None
+    """The blocks the bot touched as it was hurt (None: not known)."""
+    start: Contact | None = None
+    """Where the bot came from: for a fall, the blocks where it last stood (where the fall
+    began); for any other blow, those as it stepped into the cell it was hurt in."""
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON (the ``deaths`` row, the IPC ``death`` event)."""
@@ -110,6 +120,10 @@ class DamageSource:
         out["ago"] = self.ago
         if self.fall is not None:
             out["fall"] = self.fall
+        if self.contact is not None:
+            out["contact"] = self.contact.as_dict()
+        if self.start is not None:
+            out["from"] = self.start.as_dict()
         return out
 
 
@@ -187,7 +201,7 @@ def death_cause(raw: Any) -> DeathCause:
     if key is not None and not key.startswith("death."):
         key = None
     sources = tuple(
-        s for s in (_source(item) for item in _list(raw.get("sources"))[-MAX_SOURCES:]) if s
+        s for s in (damage_source(item) for item in _list(raw.get("sources"))[-MAX_SOURCES:]) if s
     )
     killer = _name(raw.get("killer"))
     last = sources[-1] if sources else None
@@ -201,7 +215,8 @@ def death_cause(raw: Any) -> DeathCause:
     )
 
 
-def _source(raw: Any) -> DamageSource | None:
+def damage_source(raw: Any) -> DamageSource | None:
+    """One blow of a JS ``damage`` event or a death's sources, None when it is malformed."""
     if not isinstance(raw, Mapping):
         return None
     kind = raw.get("kind")
@@ -211,6 +226,8 @@ def _source(raw: Any) -> DamageSource | None:
     return DamageSource(
         kind=kind, by=_name(raw.get("by")), amount=_number(raw.get("amount")) or 0.0,
         ago=_number(raw.get("ago")) or 0.0, fall=fall if kind == "fall" else None,
+        contact=Contact.parse(raw.get("contact")),
+        start=Contact.parse(raw.get("from")),
     )  # fmt: skip
 
 

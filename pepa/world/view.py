@@ -21,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from pepa.world.contact import Contact
+
 __all__ = [
     "THREAT_RADIUS",
     "Bed",
@@ -270,6 +272,8 @@ class WorldView:
     head_in_water: bool = False
     """Whether the block at eye height is water (the air runs down)."""
     enclosure: Enclosure | None = None
+    contact: Contact | None = None
+    """The blocks under the bot, inside its body and at its sides (None: not known)."""
     beds: tuple[Bed, ...] = ()
     """Beds within 16 blocks (listed at night), nearest first."""
     entities: tuple[Entity, ...] = ()
@@ -314,6 +318,7 @@ class WorldView:
             air=_int(fields.get("air")),
             head_in_water=fields.get("headInWater") is True,
             enclosure=Enclosure.parse(fields.get("enclosure")),
+            contact=Contact.parse(fields.get("contact")),
             beds=tuple(sorted((b for b in beds if b is not None), key=lambda b: b.distance)),
             entities=_entities(fields.get("entities")),
             inventory=Inventory.parse(fields.get("inventory")),
@@ -415,6 +420,7 @@ class WorldView:
                 if self.enclosure
                 else None
             ),
+            "contact": self.contact.as_dict() if self.contact else None,
             "beds": [{"x": b.x, "y": b.y, "z": b.z, "distance": b.distance} for b in self.beds],
             "threats": [
                 {

@@ -20,6 +20,7 @@
 const MAX_SOURCES = 8
 const MESSAGE_WAIT_MS = 1500 // after mineflayer's 'death', at most
 const SETTLE_MS = 50 // one server tick: the rest of the death's packets (an explosion)
+const STRUCK_MS = 250 // a health drop and the hurt the server shows for it, this close
 const EARLY_MS = 1000 // a message this long before 'death' is this death's (vanilla order)
 const RECENT_MS = 500 // an explosion or an arrow this recent explains a drop
 const LANDED_MS = 500 // a landing this recent explains a drop (the server answers the landing move)
@@ -32,6 +33,7 @@ const { rangedWith } = require('../../game/js/mobs')
 const ARCHERS = rangedWith('bow', 'crossbow') // those that shoot arrows (pepa/game/js/mobs.js)
 const ARROWS = new Set(['arrow', 'spectral_arrow', 'trident'])
 const { WATERY } = require('./breath')
+const { contactOf } = require('./contact')
 const CLIMBABLE = new Set(['ladder', 'vine', 'scaffolding', 'twisting_vines', 'twisting_vines_plant', 'weeping_vines', 'weeping_vines_plant'])
 const FIRE = new Set(['fire', 'soul_fire'])
 const CONTACT = new Set(['cactus', 'sweet_berry_bush'])
@@ -109,15 +111,25 @@ function causeOf (message, sources, now) {
     text: message ? message.text : null,
     args: message ? message.args : [],
     killer: message && message.args.length > 1 ? message.args[1] : (last ? last.by : null),
-    sources: sources.map(s => {
-      const out = { kind: s.kind, by: s.by, amount: r2(s.amount), ago: r1(Math.max(0, now - s.at) / 1000) }
-      if (s.kind === 'fall') out.fall = s.fall
-      return out
-    })
+    sources: sources.map(s => sourceOf(s, now))
   }
 }
 
-// Watches `bot` and emits {type:'death', position, cause} and {type:'respawn'} through `emit`.
+// One drop as Python reads it (pepa/world/death.py DamageSource): what hurt, how much, how
+// long before `now`, the blocks touched then and, for a fall, where it began
+function sourceOf (s, now) {
+  const out = { kind: s.kind, by: s.by, amount: r2(s.amount), ago: r1(Math.max(0, now - s.at) / 1000) }
+  if (s.kind === 'fall') out.fall = s.fall
+  if (s.ctx && s.ctx.blocks) out.contact = s.ctx.blocks
+  // where it came from: for a fall, where the fall began; else the contact as it stepped into
+  // the cell it was hurt in (a trap that buried it shows what it stepped on to spring it)
+  const from = s.kind === 'fall' ? s.ctx && s.ctx.landed && s.ctx.landed.from : s.ctx && s.ctx.ground
+  if (from) out.from = from
+  return out
+}
+
+// Watches `bot` and emits {type:'damage', hp, source} at each health drop, {type:'death',
+// position, cause} and {type:'respawn'} through `emit`.
 // hostile(entity): whether it is a hostile mob (bot_helper's rule).
 // respawn: respawn once the death is out (bot_helper creates the bot with mineflayer's own
 // respawn off, so nothing of the next life reaches Python before the death event).
@@ -127,6 +139,9 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
   let fall = 0 // blocks fallen since the bot last stood, swam or climbed
   let lastY = null
   let landed = null // {fall, at}
+  let ground = null // contactOf where the bot last stood (a fall began there)
+  const hurts = [] // when the server last showed the bot hurt (entity event 2) or dead (3)
+  let groundCell = null
   let lastArrow = null // {at, distance}
   let explosion = null // {at, distance, creeper}
   const gone = [] // creepers that left lately: {at, position}
@@ -163,7 +178,7 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
       headInWater: !!(head && WATERY.has(head.name)),
       food: typeof bot.food === 'number' ? bot.food : null,
       explosion: explosion ? { ago: since(explosion), distance: explosion.distance, creeper: explosion.creeper } : null,
-      landed: landed ? { ago: since(landed), fall: landed.fall } : null,
+      landed: landed ? { ago: since(landed), fall: landed.fall, from: landed.from } : null,
       arrow: lastArrow ? { ago: since(lastArrow), distance: lastArrow.distance } : null,
       archer: nearest(e => ARCHERS.has(e.name), pos),
       headInSolid: !!(head && head.boundingBox === 'block' && !head.transparent),
@@ -171,18 +186,41 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
       minY: (bot.game && bot.game.minY) || 0,
       contact: CONTACT.has(feet),
       mob: nearest(hostile, pos),
-      player: nearest(e => e.type === 'player', pos)
+      player: nearest(e => e.type === 'player', pos),
+      // the blocks touched now, and where the bot last stood (a fall's start): what a hurt
+      // is put down to (contact.js)
+      blocks: contactOf(bot, pos),
+      ground
     }
   }
 
+  const shown = (e) => {
+    if (e !== bot.entity) return
+    hurts.push(now())
+    if (hurts.length > MAX_SOURCES * 2) hurts.shift()
+  }
+  bot.on('entityHurt', shown)
+  bot.on('entityDead', shown)
+  // a drop at `t` the server showed as a hurt (a blow), not a health set lower
+  const struck = (t) => hurts.some(at => Math.abs(at - t) <= STRUCK_MS)
   bot.on('health', () => {
     const was = health
     health = bot.health
     if (was === null || !bot.entity || !(health < was)) return
     const t = now()
     const ctx = context(t)
-    sources.push({ ...classify(ctx), amount: was - health, at: t, ctx })
+    const source = { ...classify(ctx), amount: was - health, at: t, ctx }
+    sources.push(source)
     if (sources.length > MAX_SOURCES) sources.shift()
+    // every blow goes out too (a large loss survived teaches as a death does: a near-miss),
+    // once the packets round it are in (an explosion's comes after its hurt): a blow is a
+    // drop the server showed as a hurt (vanilla LivingEntity.hurt broadcasts entity event 2,
+    // before the health update; the sandbox just after). A drop with no hurt shown is no
+    // blow: a plugin or an operator setting the health
+    const hp = health
+    setTimeout(() => {
+      if (struck(t)) emit({ type: 'damage', hp, source: sourceOf(source, t) })
+    }, STRUCK_MS)
   })
 
   // the fall: blocks dropped while airborne, as vanilla counts it (water and climbing reset it)
@@ -191,8 +229,10 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
     if (!me || !me.position) return
     const y = me.position.y
     if (me.onGround) {
-      if (fall > SAFE_FALL) landed = { fall, at: now() }
+      if (fall > SAFE_FALL) landed = { fall, at: now(), from: ground }
       fall = 0
+      const cell = `${Math.floor(me.position.x)},${Math.floor(me.position.y)},${Math.floor(me.position.z)}`
+      if (cell !== groundCell) { groundCell = cell; ground = contactOf(bot, me.position) }
     } else if (me.isInWater || CLIMBABLE.has(blockName(me.position))) fall = 0
     else if (lastY !== null && y < lastY) fall += lastY - y
     lastY = y
@@ -235,7 +275,8 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
     const p = pending
     pending = null
     clearTimeout(p.timer)
-    const cause = causeOf(p.message, sources, p.at)
+    // the blows: drops the server showed as hurts (a death's own comes with its status)
+    const cause = causeOf(p.message, sources.filter(s => struck(s.at)), p.at)
     sources = []
     emit({ type: 'death', position: p.position, cause })
     if (heldRespawn) { heldRespawn = false; emit({ type: 'respawn' }) }
@@ -296,4 +337,4 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
   return { pending: () => !!pending }
 }
 
-module.exports = { createDeathWatch, classify, ownDeath, plain, causeOf, MESSAGE_WAIT_MS, MAX_SOURCES }
+module.exports = { createDeathWatch, classify, ownDeath, plain, causeOf, sourceOf, MESSAGE_WAIT_MS, MAX_SOURCES }

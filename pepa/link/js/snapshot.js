@@ -3,6 +3,7 @@
 // JSON string (bot_helper.js's rule: a read is one call, not a round trip per field).
 const { performance } = require('perf_hooks')
 const breath = require('./breath')
+const { contactOf } = require('./contact')
 const { WORN_SLOTS } = require('./context')
 const { r1, r2, vxyz, hostile, creature, entityInfo } = require('./plain')
 
@@ -47,6 +48,7 @@ function snapshot (ctx, entityRadius) {
   return {
     t: Date.now(),
     enclosure: pos ? ctx.enclosure(pos) : null,
+    contact: pos ? contactOf(bot, pos) : null, // the blocks under, in and beside the bot (contact.js)
     beds: pos && bot.time && !bot.time.isDay ? nearbyBeds(ctx, pos, 16) : [],
     connected: !!(bot._client && bot._client.socket && !bot._client.socket.destroyed && bot.entity),
     username: bot.username,

@@ -11,7 +11,7 @@ from typing import Any
 
 from pepa.base.logs import LogRecorded
 from pepa.runtime.events.queries import LearningSummary
-from pepa.world.death import DeathCause
+from pepa.world.death import DamageSource, DeathCause
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "ClientConnected",
     "CommandReceived",
     "Connected",
+    "DamageTaken",
     "DawnBroke",
     "DeathAnalysed",
     "DeathAnalysisRequested",
@@ -285,6 +286,16 @@ class Died:
     """Where."""
     cause: DeathCause = field(default_factory=DeathCause)
     """The server's death message and the blows before it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DamageTaken:
+    """The bot lost health: the blow as perception put it down (a near-miss is made of these)."""
+
+    hp: float
+    """Health left after it."""
+    source: DamageSource
+    """What hurt, how much, the blocks touched then."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -203,11 +203,14 @@ const packet = (playerId, key, ...names) => bot._client.emit('combat_event', {
 const mob = (id, name, x) => {
   bot.entities[id] = { id, type: 'hostile', name, position: new Vec3(x, 100, 0.5) }
 }
-const hp = (v) => { bot.health = v; bot.emit('health') }
+// a drop the server shows as a hurt (entity event 2), unless `shown` is false
+const hp = (v, shown = true) => {
+  bot.health = v; bot.emit('health'); if (shown) bot.emit('entityHurt', bot.entity)
+}
 const dies = () => { hp(0); bot.emit('death') }
 const print = () => { process.stdout.write(JSON.stringify(out)); process.exit(0) }
 setTimeout(print, MESSAGE_WAIT_MS + 300)
-hp(20)
+hp(20, false) // the first reading: no drop
 if (scenario === 'sandbox') { // the message after 'death', another player's between
   mob(9, 'zombie', 1.5)
   hp(14); dies(); bot.emit('respawn')
@@ -221,6 +224,11 @@ if (scenario === 'sandbox') { // the message after 'death', another player's bet
   dies(); bot.emit('respawn')
   say('death.attack.lava', 'alice')
   packet(8, 'death.attack.lava', 'pepa_bot') // another entity's packet
+} else if (scenario === 'magma') { // hurt standing on a block, nothing near
+  bot.blockAt = (p) => ({ name: p.y < 100 ? 'magma_block' : 'air' })
+  hp(19)
+} else if (scenario === 'set') { // the health set lower, no hurt shown: no blow
+  hp(3, false)
 } else if (scenario === 'explosion') { // the sandbox: blow, message, explosion packet
   mob(11, 'creeper', 6.5)
   dies()
@@ -230,9 +238,33 @@ if (scenario === 'sandbox') { // the message after 'death', another player's bet
 """
 
 
-def watch(scenario: str) -> list[dict[str, Any]]:
-    """The events the watch emits in ``scenario`` (WATCH), with ``ms`` since it began."""
-    return list(run_node(WATCH, str(DEATH_CAUSE), scenario))
+def watch(scenario: str, *, damage: bool = False) -> list[dict[str, Any]]:
+    """The events the watch emits in ``scenario`` (WATCH), with ``ms`` since it began; the
+    ``damage`` events only when asked for."""
+    events = run_node(WATCH, str(DEATH_CAUSE), scenario)
+    return [e for e in events if damage or e["type"] != "damage"]
+
+
+def test_every_blow_goes_out_with_the_blocks_the_bot_touched() -> None:
+    events = watch("magma", damage=True)
+    assert [e["type"] for e in events] == ["damage"]
+    (blow,) = events
+    assert blow["hp"] == 19 and blow["source"]["amount"] == 1
+    assert blow["source"]["kind"] == "generic"  # nothing near: the block tells what hurt
+    assert blow["source"]["contact"] == {"below": ["magma_block"], "inside": [], "touching": []}
+
+
+def test_health_set_lower_with_no_hurt_shown_is_no_blow() -> None:
+    assert watch("set", damage=True) == []
+
+
+def test_a_death_in_a_fight_sent_each_blow_before_it() -> None:
+    events = watch("sandbox", damage=True)
+    blows = [e for e in events if e["type"] == "damage"]
+    assert [(b["hp"], b["source"]["kind"], b["source"]["by"]) for b in blows] == [
+        (14, "mob", "zombie"),
+        (0, "mob", "zombie"),
+    ]
 
 
 def test_the_death_waits_for_its_message_and_the_respawn_waits_for_the_death() -> None:
