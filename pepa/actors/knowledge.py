@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -28,10 +28,12 @@ from typing import Any
 from pepa.base.errors import ActorUnavailable
 from pepa.base.threads import thread_name
 from pepa.policy.coach.validate import SkillCatalog, stored_lesson_problem
+from pepa.policy.learning.attribution import describe_hazard, subject_of
 from pepa.policy.learning.deaths import (
     ACT_ON,
     DeathAnalysis,
     Grade,
+    NearMiss,
     active_lessons,
     announcement,
     drafts_of,
@@ -46,6 +48,7 @@ from pepa.runtime.events import (
     ChatReceived,
     ChatSent,
     Connected,
+    DamageTaken,
     DeathAnalysed,
     DeathAnalysisRequested,
     DecideProposal,
@@ -98,6 +101,10 @@ REFLECT_EVERY = 1800.0
 RECENT_BUNDLES = 32
 """Deaths whose bundles are kept for a later LLM post-mortem (its queue holds 16 causes)."""
 RECENT_LESSONS = 8
+SUBJECTS = ("block", "mob", "action", "place")
+"""What lessons are about, in the order the learning view lists them."""
+RECENT_NEAR_MISSES = 5
+"""Near-misses the learning view shows."""
 """Lesson changes the learning summary shows at most."""
 RECENT_WINDOW = 3600.0
 """Seconds a lesson change stays in the learning summary."""
@@ -195,6 +202,10 @@ class Knowledge(SupervisedActor):
         """``(now, "12:04 held: …")`` of lessons learned or graded, newest last."""
         self.learning = LearningSummary()
         """The summary last published as :class:`LearningChanged`."""
+        self.near_misses: deque[str] = deque(maxlen=RECENT_NEAR_MISSES)
+        """``12:04 lost 12 to …`` of the last near-misses, newest first."""
+        self.near_miss_count = 0
+        """Near-misses since this actor started."""
         self.bundles: dict[int, dict[str, Any]] = {}
         """The last deaths' bundles by id, oldest first: an LLM post-mortem that comes later
         signs its lessons with the death's situation."""
@@ -207,6 +218,7 @@ class Knowledge(SupervisedActor):
         for event_type in (
             DecideProposal, ProposalDrafted, Died, ChatReceived, ChatSent, SkillFinished,
             WorldObserved, ActivityChanged, Connected, AdviceApplied, DeathAnalysed, TopicAsked,
+            DamageTaken,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         self.db = StoreWriter.open(self.server_dir / "knowledge.db", self.db_url, self.username)
@@ -218,6 +230,8 @@ class Knowledge(SupervisedActor):
             ).start()
         self._refresh()
         self._learned()
+        for lesson in self._trusted(self.db.lessons(ACT_ON, MAX_IN_FORCE)):
+            self.deaths.harmless.learn(lesson.skill, lesson.hostile, lesson.confidence, ACT_ON)
         self.every(self.rescan, _Rescan())
         if self.reflect_every > 0:
             self.every(self.reflect_every, _Reflect())
@@ -235,11 +249,13 @@ class Knowledge(SupervisedActor):
     def on_message(self, message: Any) -> Any:
         match message:
             case WorldObserved(view=view):
-                self.deaths.observe(view, self.now())
+                self._grade(self.deaths.observe(view, self.now()))
             case ActivityChanged(reflex=reflex, skill=skill):
                 self.deaths.doing(reflex, skill)
             case Died(reason=reason, position=position, cause=cause):
                 self._died(reason, position, cause)
+            case DamageTaken(hp=hp, source=source):
+                self._near_miss(self.deaths.hurt(source, hp, self.now()))
             case AdviceApplied():
                 self.deaths.advice(message, self.now())
             case SkillFinished(skill=skill, ok=ok, seconds=seconds):
@@ -337,12 +353,27 @@ class Knowledge(SupervisedActor):
         found, analysis = post.analysis.cause, post.analysis.analysis
         self.db.add_postmortem(record.id, backend="offline", cause=found, analysis=analysis)
         logger.info("post-mortem of death %d: %s (%s)", record.id, found, analysis)
+        if post.attribution is not None:
+            logger.info("death %d put down to: %s", record.id, post.attribution.describe())
         if post.analysis.lesson is not None:
             self._learn(post.analysis.lesson, "offline")
-        for knob in post.analysis.knobs:
-            self._learn(knob, "offline")
+        for draft in (*post.analysis.knobs, *post.hazards):
+            self._learn(draft, "offline")
         self._learned()
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=post.bundle))
+
+    def _near_miss(self, near: NearMiss | None) -> None:
+        """A large loss survived: logged, counted for people, and its lessons learned (weaker
+        than a death's)."""
+        if near is None:
+            return
+        what = near.attribution.describe()
+        logger.warning("near-miss: %s", what)
+        self.near_misses.appendleft(f"{utcnow():%H:%M} {what}")
+        self.near_miss_count += 1
+        for draft in near.lessons:
+            self._learn(draft, "near-miss")
+        self._learned()
 
     def _store_analysis(self, done: DeathAnalysed) -> None:
         """An LLM's validated post-mortem: stored beside the offline one, its lessons learned."""
@@ -396,8 +427,10 @@ class Knowledge(SupervisedActor):
             self._learned()
 
     def _announce(self, lesson: LessonRecord) -> None:
-        """Tell the reflex chain a lesson's confidence now."""
+        """Tell the reflex chain a lesson's confidence now (and the watch that grades block
+        lessons met unhurt)."""
         self.told[lesson.id] = lesson.confidence
+        self.deaths.harmless.learn(lesson.skill, lesson.hostile, lesson.confidence, ACT_ON)
         self.publish(announcement(lesson))
 
     def _where(self) -> str:
@@ -446,7 +479,20 @@ class Knowledge(SupervisedActor):
         """Publish :class:`LearningChanged` when the summary for people changed."""
         causes, last, in_force = self.db.learning(ACT_ON)
         now = self.now()
+        force = self.db.lessons(ACT_ON, MAX_IN_FORCE)
+        subjects = Counter(subject_of(lesson.skill) for lesson in force)
+        subjects["place"] = len(self.db.death_places(KEPT_AREAS))
+        hazards = sorted(
+            (x for x in force if subject_of(x.skill) != "action"), key=lambda x: -x.confidence
+        )
         summary = LearningSummary(
+            lessons_by_subject=tuple((s, subjects[s]) for s in SUBJECTS if subjects[s]),
+            hazards=tuple(
+                f"{describe_hazard(x.skill, x.hostile)} {x.confidence:.2f}"
+                for x in hazards[:RECENT_LESSONS]
+            ),
+            near_misses=self.near_miss_count,
+            recent_near_misses=tuple(self.near_misses),
             deaths=sum(causes.values()),
             deaths_by_cause=tuple(sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))),
             recent_deaths=tuple(f"{at:%H:%M} {reason}" for at, reason in last),

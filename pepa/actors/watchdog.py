@@ -17,7 +17,10 @@ It also steers the pathfinder round bad places (``set_danger``: each step
 inside one costs more): where the bot got stuck, and where it died, from
 ``Died`` and, at start, the knowledge base's last deaths (``DeathPlaces``),
 so a place that killed the bot is walked around in later runs too (with
-learning on: a place of death is a lesson).
+learning on: a place of death is a lesson). And it keeps the pathfinder off the
+block types lessons name (``set_hazards``, :class:`pepa.policy.watchdog.hazards.HazardBook`):
+from the lessons in force at start (``ActiveLessons``) and each ``LessonLearned``
+after, so what hurt the bot at one place is kept off everywhere.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 
 from pepa.base.errors import SupervisionError
 from pepa.link.api import Link
+from pepa.policy.reflex.hazards import IN_FORCE, HazardBook
 from pepa.policy.watchdog.progress import MOVEMENT_SKILLS, ProgressWatch, StuckVerdict
 from pepa.runtime import SupervisedActor, SupervisionContext
 from pepa.runtime.events import (
@@ -35,11 +39,12 @@ from pepa.runtime.events import (
     Connected,
     Died,
     ErrorRaised,
+    LessonLearned,
     PlayerSpotted,
     StuckDetected,
     WorldObserved,
 )
-from pepa.runtime.events.queries import DeathPlaces
+from pepa.runtime.events.queries import ActiveLessons, DeathPlaces
 
 __all__ = ["MOVEMENT_SKILLS", "Watchdog"]
 
@@ -61,8 +66,10 @@ class Watchdog(SupervisedActor):
         self.link = link
         self.watch = ProgressWatch(stall_after=stall_after)
         self.learning = learning
-        """False: places of death are not walked around (they are lessons; the gauntlet's
-        control run); places the bot got stuck still are."""
+        """False: places of death and the lessons' block types are not walked around (they
+        are lessons; the gauntlet's control run); places the bot got stuck still are."""
+        self.hazards = HazardBook()
+        """The block types lessons keep the pathfinder off."""
 
     def setup(self) -> None:
         events = (WorldObserved, ActivityChanged, ActionFinished, Connected, PlayerSpotted, Died)
@@ -70,11 +77,20 @@ class Watchdog(SupervisedActor):
             self.runtime.bus.subscribe(event_type, self.handle)
         if not self.learning:
             return
+        self.runtime.bus.subscribe(LessonLearned, self.handle)
+        knowledge = self.peer("knowledge")
         try:  # where the bot died before (the knowledge base's danger places)
-            for x, z in self.peer("knowledge").request(DeathPlaces(), timeout=2.0):
+            for x, z in knowledge.request(DeathPlaces(), timeout=2.0):
                 self.watch.died_at(x, z)
         except SupervisionError as exc:
             logger.warning("no death places to walk around this time: %s", exc)
+        try:  # the block types lessons keep it off
+            for lesson in knowledge.request(ActiveLessons(), timeout=2.0):
+                self.hazards.learn(lesson.skill, lesson.hostile, lesson.confidence)
+        except SupervisionError as exc:
+            logger.warning("no block lessons to keep off this time: %s", exc)
+        if len(self.hazards):
+            self._keep_off()
 
     def on_message(self, message: Any) -> Any:
         match message:
@@ -90,6 +106,16 @@ class Watchdog(SupervisedActor):
                 self.watch.resume(self.now())
             case Connected():
                 self._steer()
+                self._keep_off()
+            case LessonLearned() if not self.learning:
+                pass
+            case LessonLearned(skill=skill, hostile=hostile, confidence=confidence):
+                if self.hazards.learn(skill, hostile, confidence):
+                    logger.info(
+                        "paths keep off %s (%s) %s (a lesson, confidence %.2f)", hostile,
+                        skill, "from now on" if confidence >= IN_FORCE else "no longer", confidence,
+                    )  # fmt: skip
+                    self._keep_off(changed=True)
             case Died(position=position):
                 if position and self.learning:  # a death with no place: nothing to walk round
                     self.watch.died_at(position["x"], position["z"])
@@ -107,6 +133,12 @@ class Watchdog(SupervisedActor):
         areas = self.watch.areas()
         if self.link is not None and areas:
             self.link.call("set_danger", areas=areas)
+
+    def _keep_off(self, *, changed: bool = False) -> None:
+        """Hand the lessons' block types to the pathfinder (a new connection forgets them; a
+        ``changed`` book is handed over even empty: the last one left went out of force)."""
+        if self.link is not None and (changed or len(self.hazards)):
+            self.link.call("set_hazards", **self.hazards.costs())
 
     def _report(self, verdict: StuckVerdict | None) -> None:
         if verdict is None:

@@ -149,6 +149,11 @@ REACH = Type(
     _reach,
     lambda reach: [[name, blocks] for name, blocks in sorted(reach.items())],
 )
+COSTS = Type(
+    "{block: cost}",
+    _reach,
+    lambda costs: [[name, cost] for name, cost in sorted(costs.items())],
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +247,9 @@ CATALOGUE: tuple[Action, ...] = (
     _row("stop", N, "Stop walking, digging and any action under way."),
     _row("set_danger", C, "Make the pathfinder go around these areas from now on.",
          Arg("areas", XZR), order=True),
+    _row("set_hazards", C, "Make each step on, into or against these block types cost more "
+         "(100: never taken) from now on.", Arg("below", COSTS, {}), Arg("inside", COSTS, {}),
+         Arg("touching", COSTS, {}), order=True),
     _row("look_around", C, "Turn the head somewhere else, at once."),
     # -- flight (js/actions/flight.js) -------------------------------------------------------
     _row("escape", A, "Get reach blocks away: up pillars, dig digs, surface climbs, any either.",

@@ -6,6 +6,8 @@
 //   ctx.epoch           stop() bumps it; a long action that sees it changed gives up at its
 //                       next step instead of fighting the pre-empting action for the pathfinder
 //   ctx.danger          [[x, z, radius], ...]: areas the pathfinder goes around (setDanger)
+//   ctx.hazards         {below, inside, touching}: block id → the cost of a step on, into or
+//                       against one (setHazards: the lessons' block types)
 //   ctx.gentle          { moves, normal } while a walk with no digging is under way (gotoGently)
 //   ctx.crafting        the last craft, settled: crafts never overlap (mineflayer's bot.craft
 //                       cannot be stopped)
@@ -48,6 +50,7 @@ function createContext (bot, lib) {
     Movements,
     epoch: 0,
     danger: [],
+    hazards: { below: new Map(), inside: new Map(), touching: new Map() },
     gentle: null,
     crafting: Promise.resolve(),
     loadedFurnaces: new Set(),
@@ -62,17 +65,40 @@ function createContext (bot, lib) {
   // (firstblow.js): the swing the reflex would make, with what ran stopped first
   ctx.firstBlow = createFirstBlow(bot, { hostile, melee: ctx.melee, strike: (id) => ctx.api.attack(id, true), emit: lib.emit })
 
-  // a block the pathfinder reads costs DANGER_COST more inside a danger area
+  // a cell the pathfinder steps through (the feet's, then the head's) costs DANGER_COST more
+  // inside a danger area, and what the lessons' block types ask (hazardCost)
   ctx.dangerCost = (block) => {
     // a block in a chunk not loaded yet is a stand-in with no position (Movements.getBlock):
     // reading it threw inside the pathfinder's tick and took the whole bridge down
     if (!block || !block.position) return 0
+    const cost = hazardCost(block)
     for (const [x, z, r] of ctx.danger) {
       const dx = block.position.x - x
       const dz = block.position.z - z
-      if (dx * dx + dz * dz <= r * r) return DANGER_COST
+      if (dx * dx + dz * dz <= r * r) return cost + DANGER_COST
     }
-    return 0
+    return cost
+  }
+  // the cost of a cell by the block types lessons name (setHazards): the block itself (walked
+  // into), the one under it (stood on: for the head's cell, the feet's), the four beside it
+  // (brushed against). Nothing is read while no lesson names a block.
+  const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
+  const near = new Vec3(0, 0, 0)
+  const typeAt = (p, dx, dy, dz) => {
+    near.x = p.x + dx; near.y = p.y + dy; near.z = p.z + dz
+    const b = bot.blockAt(near, false)
+    return b ? b.type : -1
+  }
+  function hazardCost (block) {
+    const h = ctx.hazards
+    if (!h.below.size && !h.inside.size && !h.touching.size) return 0
+    const p = block.position
+    let cost = h.inside.get(block.type) || 0
+    if (h.below.size) cost += h.below.get(typeAt(p, 0, -1, 0)) || 0
+    if (h.touching.size) {
+      for (const [dx, dz] of SIDES) cost += h.touching.get(typeAt(p, dx, 0, dz)) || 0
+    }
+    return cost
   }
   const countOf = (name) => bot.inventory.items().filter(i => i.name === name).reduce((n, i) => n + i.count, 0)
   const waitFor = (test, ms) => new Promise((resolve) => {

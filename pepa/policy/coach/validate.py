@@ -29,8 +29,10 @@ from typing import Any
 import orjson
 
 from pepa.llm._base import LlmError
+from pepa.policy.reflex.hazards import HAZARD_MOB, HAZARD_PREFIX
 from pepa.policy.reflex.knobs import KNOB_PREFIX, KNOBS, TUNE, parse_change
 from pepa.policy.reflex.situation import Situation
+from pepa.world.contact import RELATIONS, block_name
 
 __all__ = [
     "LLM_CONFIDENCE_CAP",
@@ -222,6 +224,8 @@ def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:
     skill = _string(item, "skill", 80, text, required=True)
     if skill.startswith(KNOB_PREFIX):
         return _knob_lesson(item, skill, text)
+    if skill.startswith(HAZARD_PREFIX):
+        return _hazard_lesson(item, skill, text)
     if skill not in catalog.ids:
         raise ReplyRejected(f"unknown skill {skill!r}", text)
     verdict = _string(item, "verdict", 10, text, required=True)
@@ -245,6 +249,24 @@ def _lesson(item: Any, catalog: SkillCatalog, text: str) -> LessonReply:
     return _reply(
         item, text, skill=skill, hostile=hostile, verdict=verdict, alternative=alternative
     )
+
+
+def _hazard_lesson(item: Mapping[str, Any], skill: str, text: str) -> LessonReply:
+    """A lesson about a block type (``hazard.below``, ``hazard.inside``, ``hazard.touching``)
+    or a mob type (``hazard.mob``): verdict ``avoid``, no alternative, and its subject, in
+    ``hostile``, a plain block or mob name."""
+    kind = skill[len(HAZARD_PREFIX) :]
+    if skill != HAZARD_MOB and kind not in RELATIONS:
+        raise ReplyRejected(f"unknown hazard lesson {skill!r}", text)
+    verdict = _string(item, "verdict", 10, text, required=True)
+    if verdict != "avoid":
+        raise ReplyRejected(f"a hazard lesson's verdict is 'avoid', not {verdict!r}", text)
+    if _string(item, "alternative", 80, text):
+        raise ReplyRejected("a hazard lesson names no alternative", text)
+    subject = _string(item, "hostile", 40, text).lower()
+    if block_name(subject) is None:
+        raise ReplyRejected(f"{subject!r} is not a block or mob name", text)
+    return _reply(item, text, skill=skill, hostile=subject, verdict="avoid", alternative="")
 
 
 def _knob_lesson(item: Mapping[str, Any], skill: str, text: str) -> LessonReply:

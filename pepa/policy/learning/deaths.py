@@ -15,17 +15,28 @@ actor stores what it answers; nothing here touches the database or the bus.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pepa.policy.learning.attribution import (
+    SAFE_BEFORE,
+    Attribution,
+    HarmlessWatch,
+    NearMissWatch,
+    attribute,
+    hazard_lessons,
+)
 from pepa.policy.learning.postmortem import PostMortemDraft, analyse
+from pepa.policy.reflex.hazards import hazard_skill
 from pepa.policy.reflex.situation import fight_signature
 from pepa.runtime.events import AdviceApplied, LessonLearned
 from pepa.runtime.events.queries import ActiveLesson
 from pepa.state.knowledge.records import LessonDraft
-from pepa.world.death import DeathCause
+from pepa.world.contact import Contact
+from pepa.world.death import DamageSource, DeathCause
 from pepa.world.view import WorldView
 
 __all__ = [
@@ -35,6 +46,7 @@ __all__ = [
     "MAX_SNAPSHOTS",
     "DeathAnalysis",
     "Grade",
+    "NearMiss",
     "PostMortem",
     "active_lessons",
     "announcement",
@@ -90,6 +102,18 @@ class PostMortem:
     """The offline post-mortem (cause, text, perhaps a lesson)."""
     grades: tuple[Grade, ...]
     """Lessons followed lately: they failed."""
+    attribution: Attribution | None = None
+    """What the death is put down to, in terms that carry to other places."""
+    hazards: tuple[LessonDraft, ...] = ()
+    """The lessons about the blocks and mob types it blames (:func:`hazard_lessons`)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NearMiss:
+    """A large loss of health survived: what it is put down to, and what it teaches."""
+
+    attribution: Attribution
+    lessons: tuple[LessonDraft, ...]
 
 
 class DeathAnalysis:
@@ -104,12 +128,20 @@ class DeathAnalysis:
         """The skill (else the reflex) the chain ran last."""
         self.advised: list[tuple[float, AdviceApplied]] = []
         """Lessons followed lately whose outcome is not known yet."""
+        self.near_misses = NearMissWatch()
+        self.harmless = HarmlessWatch()
+        """Block lessons shown wrong: the block met unhurt (graded down)."""
 
-    def observe(self, view: WorldView, now: float) -> None:
-        """A new world view: kept for the next death's bundle."""
+    def observe(self, view: WorldView, now: float) -> tuple[Grade, ...]:
+        """A new world view: kept for the next death's bundle; the block lessons it shows wrong
+        (the block met unhurt: :class:`HarmlessWatch`) fail."""
         self.recent.append((now, view))
         while self.recent and now - self.recent[0][0] > self.bundle_seconds:
             self.recent.popleft()
+        return tuple(
+            Grade(skill=hazard_skill(relation), hostile=block, verdict="avoid", success=False)
+            for relation, block in self.harmless.observe(view.contact, now)
+        )
 
     def doing(self, reflex: str | None, skill: str | None) -> None:
         """What the reflex chain does now (an idle chain keeps the last activity)."""
@@ -122,10 +154,44 @@ class DeathAnalysis:
     def died(self, reason: str, now: float, cause: DeathCause | None = None) -> PostMortem:
         """The bundle and offline post-mortem of a death; the lessons followed lately failed."""
         bundle = self.bundle()
-        bundle["cause"] = (cause or DeathCause()).as_dict()
+        cause = cause or DeathCause()
+        bundle["cause"] = cause.as_dict()
+        self.near_misses.died()
+        self.harmless.hurt(now)
+        blows = cause.sources
+        began = _began([(now - s.ago, s) for s in blows], now)
+        last = bundle["snapshots"][-1] if bundle["snapshots"] else None
+        found = attribute(blows, safe=self._safe(began), skill=self.activity, last=last)
         return PostMortem(
-            bundle=bundle, analysis=analyse(reason, bundle), grades=self._outcome(None, now)
-        )
+            bundle=bundle, analysis=analyse(reason, bundle), grades=self._outcome(None, now),
+            attribution=found if blows else None,
+            hazards=hazard_lessons(found, death=True) if blows else (),
+        )  # fmt: skip
+
+    def hurt(self, source: DamageSource, hp: float, now: float) -> NearMiss | None:
+        """A blow survived; a :class:`NearMiss` when it makes one (:class:`NearMissWatch`)."""
+        self.harmless.hurt(now)
+        blows = self.near_misses.hurt(source, hp, now)
+        if not blows:
+            return None
+        last = self.recent[-1][1].to_wire() if self.recent else None
+        found = attribute([s for _, s in blows], safe=self._safe(_began(blows, now)),
+                          skill=self.activity, last=last)  # fmt: skip
+        return NearMiss(attribution=found, lessons=hazard_lessons(found, death=False))
+
+    def _safe(self, began: float) -> list[Contact]:
+        """What the bot met unhurt: the contacts of the snapshots :data:`SAFE_BEFORE` or more
+        before ``began`` (the episode's start) after which its health did not drop for as long
+        (blows older than those kept show as drops too)."""
+        views = list(self.recent)
+        safe = []
+        for i, (at, view) in enumerate(views):
+            if at > began - SAFE_BEFORE or view.contact is None or view.hp is None:
+                continue
+            after = (v.hp for t, v in views[i + 1 :] if t - at <= SAFE_BEFORE and v.hp is not None)
+            if all(hp >= view.hp for hp in after):
+                safe.append(view.contact)
+        return safe
 
     def finished(self, skill: str, ok: bool, now: float) -> tuple[Grade, ...]:
         """A skill run ended: a good end holds the lessons that advised it."""
@@ -170,6 +236,15 @@ class DeathAnalysis:
             )  # fmt: skip
         self.advised = keep
         return tuple(grades.values())
+
+
+def _began(blows: Iterable[tuple[float, DamageSource]], now: float) -> float:
+    """When an episode of ``(when, blow)`` began: its first blow or, for a fall, the moment
+    the fall began (a fall of ``d`` blocks lasts about ``sqrt(2 d / 25)`` s with the air's drag)."""
+    starts = [
+        at - (math.sqrt(2 * s.fall / 25) if s.kind == "fall" and s.fall else 0.0) for at, s in blows
+    ]
+    return min(starts, default=now)
 
 
 def drafts_of(

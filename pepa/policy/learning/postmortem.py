@@ -127,7 +127,7 @@ _HAZARDS = {
     "drowning": "come up for air",
     "suffocation": "do not stand where blocks fall",
     "void": "keep away from the world's edge",
-    "contact": "do not touch cactus or berry bushes",
+    "contact": "keep off the block that pricked it",
 }
 """Deaths by the world, not a foe: what the lesson notes."""
 

@@ -10,13 +10,14 @@ decision recalls the lessons about situations like the present one:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pepa.policy.reflex.hazards import HAZARD_MOB
 from pepa.policy.reflex.knobs import KNOB_PREFIX, KNOBS, Tuning, tuning
 from pepa.policy.reflex.situation import LessonIndex, Situation, situation_of
-from pepa.world.view import WorldView
+from pepa.world.view import Entity, WorldView
 
 __all__ = ["ADVICE_ALTERNATIVES", "ADVICE_CONFIDENCE", "Lessons"]
 
@@ -90,6 +91,22 @@ class Lessons:
                 return found.verdict, alternative, key[3]
             if found.verdict == "avoid" and allowed:
                 return found.verdict, allowed[0], key[3]
+        return None
+
+    def kept_from(
+        self, threats: Sequence[Entity], radius: float
+    ) -> tuple[Entity, tuple[str, str, str, str]] | None:
+        """The nearest of ``threats`` within ``radius`` of a mob type a confident lesson keeps the
+        bot from (``hazard.mob``: one that hurt it too hard before), with the lesson's key;
+        None when there is none."""
+        for threat in threats:
+            if threat.distance > radius:
+                break
+            if not self.index.about(HAZARD_MOB, threat.name):
+                continue
+            for found in self.index.recall(HAZARD_MOB, Situation(mob=threat.name)):
+                if found.verdict == "avoid" and found.weight >= ADVICE_CONFIDENCE:
+                    return threat, found.key
         return None
 
     def tuning(

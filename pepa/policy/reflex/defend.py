@@ -32,6 +32,7 @@ __all__ = [
     "FLEE_DISTANCE",
     "FLEE_EAT_CLEAR",
     "FLEE_EAT_HP",
+    "KEEP_RADIUS",
     "defend",
 ]
 
@@ -46,6 +47,10 @@ BACK_OFF = 8.0
 """Blocks a back-off from a creeper runs (a lit fuse goes out beyond 7)."""
 
 FLEE_DISTANCE = 16.0
+
+KEEP_RADIUS = 12.0
+"""A hostile of a type a lesson keeps the bot from (``hazard.mob``) this near starts a flight:
+the range at which the policy counts hostiles for a fight."""
 
 COVER_RADIUS = 6.0
 """Blocks from the bot a cell hidden from the archers may be (a second or two of walking)."""
@@ -123,6 +128,12 @@ def defend(world: WorldView, now: float, memory: ChainState) -> Decision | None:
     cornered = plan is not None and plan.stance == "fight"  # in reach and worth a swing
     if in_flight and not cornered:
         return _in_flight(world, now, memory)
+    kept = memory.lessons.kept_from(counted, KEEP_RADIUS) if counted else None
+    if kept is not None and (plan is None or plan.stance != "back-off"):
+        mob, lesson = kept  # a mob type that hurt the bot too hard before: away from it
+        why = f"keeping from the {mob.name} at {mob.distance:g} (a lesson)"
+        fled = _flee(world, world.threats[:3] or (mob,), why)
+        return None if fled is None else replace(fled, advice=lesson)
     if plan is None:
         meal = _eat_first(world, now, memory, tuned, counted)
         if meal is not None:

@@ -8,6 +8,7 @@ import logging
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from pepa.runtime.events import (
     AdviceApplied,
     ChatReceived,
     ChatSent,
+    DamageTaken,
     DeathAnalysed,
     DeathAnalysisRequested,
     DecideProposal,
@@ -46,7 +48,8 @@ from pepa.runtime.events.queries import (
 from pepa.state.knowledge import KnowledgeStore
 from pepa.state.knowledge.records import LessonDraft
 from pepa.testing import ActorHarness, entity, view
-from pepa.world.death import DeathCause
+from pepa.world.contact import Contact
+from pepa.world.death import DamageSource, DeathCause
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -418,3 +421,34 @@ def test_the_places_of_the_last_deaths_are_given_newest_first(h: ActorHarness[Kn
     assert h.send(DeathPlaces()) == [()]
     h.send(died(0), Died(reason="died", position=None), died(1))
     assert h.send(DeathPlaces()) == [((50.0, 0.0), (10.0, 0.0))]
+
+
+def on(contact: Contact, hp: float) -> WorldObserved:
+    return WorldObserved(view=replace(view(hp=hp), contact=contact))
+
+
+def test_a_near_miss_teaches_a_lesson_about_the_block_that_hurt_and_shows(
+    h: ActorHarness[Knowledge], probe: KnowledgeStore
+) -> None:
+    floor, hot = Contact(below=("grass_block",)), Contact(below=("strange_floor",))
+    h.send(ActivityChanged(reflex="task", skill="nav.goto 40 64 0"))
+    for hp in (20, 20, 20):
+        h.send(on(floor, hp))
+        h.advance(1)
+    h.send(on(hot, 20))
+    for hp in range(19, 10, -1):  # 9 lost on the strange floor, and it walked on
+        h.advance(0.5)
+        h.send(DamageTaken(hp=hp, source=DamageSource(kind="generic", amount=1, contact=hot)))
+    (lesson,) = [x for x in probe.lessons() if x.skill.startswith("hazard.")]
+    assert (lesson.skill, lesson.hostile, lesson.confidence, lesson.source) == (
+        "hazard.below", "strange_floor", 0.6, "near-miss",
+    )  # fmt: skip
+    assert h.last(LessonLearned).hostile == "strange_floor"
+    summary = h.last(LearningChanged).summary
+    assert summary.near_misses == 1 and summary.deaths == 0
+    assert (
+        "lost 8 to generic from strange_floor (below) while walking"
+        in (summary.recent_near_misses[0])
+    )
+    assert summary.hazards == ("strange_floor: standing on 0.60",)
+    assert dict(summary.lessons_by_subject) == {"block": 1}

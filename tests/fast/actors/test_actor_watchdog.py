@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pepa.actors.watchdog import Watchdog
+from pepa.policy.reflex.hazards import NEVER_COST, STEP_COST
 from pepa.policy.watchdog.progress import DEATH_RADIUS, LADDER
 from pepa.runtime.events import (
     ActionFinished,
@@ -20,11 +21,12 @@ from pepa.runtime.events import (
     Connected,
     Died,
     ErrorRaised,
+    LessonLearned,
     PlayerSpotted,
     StuckDetected,
     WorldObserved,
 )
-from pepa.runtime.events.queries import DeathPlaces
+from pepa.runtime.events.queries import ActiveLesson, ActiveLessons, DeathPlaces
 from pepa.testing import ActorHarness, FakeLink, view
 
 pytestmark = pytest.mark.timeout(30)
@@ -331,6 +333,8 @@ def test_the_danger_areas_are_handed_over_again_on_connect() -> None:
 
 def test_a_place_where_the_bot_died_is_walked_around_from_then_on() -> None:
     def knowledge(message: Any) -> Any:
+        if isinstance(message, ActiveLessons):
+            return ()  # no lesson about a block type
         assert isinstance(message, DeathPlaces)
         return ((100.0, 20.0),)  # died there in an earlier run
 
@@ -385,3 +389,51 @@ def test_the_gauntlet_counts_causes_whatever_their_numbers() -> None:
         "path failed: stopped 0.5 blocks short"
     )
     assert _cause("no progress 60 s on nav.goto") == "no progress N s on nav.goto"
+
+
+def block_lesson(relation: str, block: str, confidence: float) -> LessonLearned:
+    return LessonLearned(
+        skill=f"hazard.{relation}", hostile=block, verdict="avoid", alternative="",
+        confidence=confidence,
+    )  # fmt: skip
+
+
+def test_the_block_types_lessons_name_are_kept_off_by_every_path() -> None:
+    def knowledge(message: Any) -> Any:
+        if isinstance(message, ActiveLessons):  # in force from an earlier run
+            return (ActiveLesson(skill="hazard.below", hostile="magma_block", verdict="avoid",
+                                 alternative="", confidence=0.75),)  # fmt: skip
+        return ()
+
+    link = FakeLink()
+    h = ActorHarness(Watchdog, link=link, stall_after=STALL, peers={"knowledge": knowledge})
+    assert link.last("set_hazards").args == {
+        "below": {"magma_block": NEVER_COST}, "inside": {}, "touching": {},
+    }  # fmt: skip
+    h.send(block_lesson("touching", "cactus", 0.6))  # a near-miss's: it costs, not forbids
+    assert link.last("set_hazards").args["touching"] == {"cactus": STEP_COST}
+    h.send(block_lesson("touching", "cactus", 0.7))  # learned again
+    assert link.last("set_hazards").args["touching"] == {"cactus": NEVER_COST}
+    calls = len(link.calls("set_hazards"))
+    h.send(block_lesson("touching", "cactus", 0.75), LessonLearned(
+        skill="combat.attack-nearest", hostile="zombie", verdict="avoid",
+        alternative="survive.flee", confidence=0.9,
+    ))  # fmt: skip
+    assert len(link.calls("set_hazards")) == calls  # nothing the pathfinder sees changed
+    h.send(block_lesson("below", "magma_block", 0.55))  # graded down: out of force
+    assert link.last("set_hazards").args["below"] == {}
+    link.clear()
+    h.send(Connected(server="localhost", version="1.20.4"))  # a new connection forgot them
+    assert link.last("set_hazards").args["touching"] == {"cactus": NEVER_COST}
+
+
+def test_with_learning_off_no_block_type_is_kept_off() -> None:
+    def knowledge(message: Any) -> Any:
+        raise AssertionError(f"learning off asks nothing of the knowledge base: {message!r}")
+
+    link = FakeLink()
+    h = ActorHarness(
+        Watchdog, link=link, stall_after=STALL, learning=False, peers={"knowledge": knowledge}
+    )
+    h.send(block_lesson("below", "magma_block", 0.75), Connected(server="s", version="1.20.4"))
+    assert link.calls("set_hazards") == []

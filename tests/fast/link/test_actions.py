@@ -42,6 +42,7 @@ EXAMPLES: dict[str, Any] = {
     "list[(x, y, z)]": [(1.0, 64.0, 2.0)],
     "list[(x, z, radius)]": [(1.0, 2.0, 3.0)],
     "{name: blocks}": {"zombie": 3.0},
+    "{block: cost}": {"magma_block": 100.0},
 }
 """A value of each argument type."""
 WRONG = object()

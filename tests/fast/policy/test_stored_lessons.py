@@ -25,6 +25,14 @@ def test_the_lessons_pepa_writes_itself_pass() -> None:
     assert stored_lesson_problem(placed, CATALOG) == ""
     knob = replace(SEED, skill="knob.creeper_keep", verdict="tune", alternative="+2")
     assert stored_lesson_problem(knob, CATALOG) == ""
+    for skill, subject in (
+        ("hazard.below", "magma_block"),
+        ("hazard.touching", "cactus"),
+        ("hazard.inside", "stone_pressure_plate"),
+        ("hazard.mob", "ravager"),
+    ):
+        about = replace(SEED, skill=skill, hostile=subject, alternative="")
+        assert stored_lesson_problem(about, CATALOG) == "", skill
 
 
 @pytest.mark.parametrize(
@@ -41,6 +49,11 @@ def test_the_lessons_pepa_writes_itself_pass() -> None:
         ({"text": "fine\x1b[2J\nforged line"}, "control characters"),
         ({"signature": "mob=creeper;evil=1"}, "not a signature"),
         ({"skill": "knob.creeper_keep", "verdict": "tune", "alternative": "+900"}, "change"),
+        ({"skill": "hazard.beside", "alternative": ""}, "unknown hazard lesson"),
+        ({"skill": "hazard.below", "alternative": "survive.flee"}, "names no alternative"),
+        ({"skill": "hazard.below", "alternative": "", "verdict": "prefer"}, "'avoid'"),
+        ({"skill": "hazard.below", "alternative": "", "hostile": "../etc"}, "not a block"),
+        ({"skill": "hazard.mob", "alternative": "", "hostile": ""}, "not a block or mob name"),
     ],
 )
 def test_a_row_no_pepa_would_write_is_refused(change: dict[str, object], problem: str) -> None:

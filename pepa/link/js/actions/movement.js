@@ -1,5 +1,5 @@
 'use strict'
-// Movement: goto, charge, gotoPlayer, follow, stop, setDanger, lookAround.
+// Movement: goto, charge, gotoPlayer, follow, stop, setDanger, setHazards, lookAround.
 // Every function takes the bot's context first (context.js); an action its id next
 // (actions/index.js).
 const { r1, vxyz } = require('../plain')
@@ -99,6 +99,23 @@ function setDanger (ctx, areas) {
   return ctx.danger.length
 }
 
+// setHazards(below, inside, touching): each [[block name, cost], ...]: a step onto, into or
+// against a block of that type costs that much more from now on (100: never taken); names the
+// server's registry does not know are left out. The lessons' block types (the watchdog's).
+function setHazards (ctx, below, inside, touching) {
+  const byName = ctx.bot.registry.blocksByName
+  const costs = (pairs) => {
+    const out = new Map()
+    for (const [name, cost] of pairs || []) {
+      const block = byName[String(name)]
+      if (block && Number.isFinite(Number(cost))) out.set(block.id, Number(cost))
+    }
+    return out
+  }
+  ctx.hazards = { below: costs(below), inside: costs(inside), touching: costs(touching) }
+  return ctx.hazards.below.size + ctx.hazards.inside.size + ctx.hazards.touching.size
+}
+
 // lookAround(): turn the head somewhere else (idle behaviour), at once: a turn at
 // mineflayer's head speed is a look packet every tick for up to a second, each sent by the
 // server to every player near (32 idle bots: 880 look packets a second to each bridge of 8)
@@ -109,4 +126,4 @@ function lookAround (ctx) {
 
 goto.holdsShield = true // walks: the shield down, the guard off (bot_helper.js)
 
-module.exports = { goto, charge, gotoPlayer, follow, stop, setDanger, lookAround }
+module.exports = { goto, charge, gotoPlayer, follow, stop, setDanger, setHazards, lookAround }
