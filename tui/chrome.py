@@ -169,7 +169,8 @@ def help_lines(term: Terminal, *, fleet: bool = False) -> list[str]:
 
 
 def learning_lines(state: State, term: Terminal) -> list[str]:
-    """The learning view: deaths by cause, the last deaths, lessons in force and lately."""
+    """The learning view: deaths by cause, near-misses, lessons in force by what they are about,
+    the block and mob types kept off, the last deaths and near-misses, lessons lately."""
     raw = state.snapshot.get("learning")
     learned: dict[str, Any] = raw if isinstance(raw, dict) else {}
     causes = learned.get("deathsByCause")
@@ -178,14 +179,26 @@ def learning_lines(state: State, term: Terminal) -> list[str]:
         if isinstance(causes, dict) else ""
     )  # fmt: skip
     deaths = as_int(learned.get("deaths")) or 0
+    subjects = learned.get("lessonsBySubject")
+    by_subject = (
+        ", ".join(f"{as_int(n) or 0} {as_str(what)}" for what, n in subjects.items())
+        if isinstance(subjects, dict) else ""
+    )  # fmt: skip
     lines = [
         term.bold("What the bot has learned"), "",
         f"deaths            {deaths}" + (f": {by_cause}" if by_cause else ""),
+        f"near-misses       {as_int(learned.get('nearMisses')) or 0}"
+        "  (a large loss of health survived)",
         f"lessons in force  {as_int(learned.get('lessonsInForce')) or 0}"
         "  (confident enough to change a decision)",
-        "", term.bold("Last deaths"),
+        f"  about           {by_subject or 'nothing yet'}",
+        "", term.bold("Block and mob types kept off"),
     ]  # fmt: skip
+    lines += _listed(term, learned.get("hazards"), "none")
+    lines += ["", term.bold("Last deaths")]
     lines += _listed(term, learned.get("recentDeaths"), "none yet")
+    lines += ["", term.bold("Last near-misses")]
+    lines += _listed(term, learned.get("recentNearMisses"), "none yet")
     lines += ["", term.bold("Lessons learned or graded in the last hour")]
     lines += _listed(term, learned.get("recentLessons"), "none")
     return lines

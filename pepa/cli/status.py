@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from pepa.base.errors import PepaError
+from pepa.base.logs import escape_controls
 from pepa.daemon.config import Config
 
 __all__ = ["find_socket", "format_snapshot", "status", "tui"]
@@ -126,14 +127,24 @@ def format_snapshot(snapshot: dict[str, Any]) -> str:
 
 
 def _learning_line(learning: Any) -> str:
-    """``learning   4 lessons in force; deaths by cause: 2 mob, 1 fall``."""
+    """``learning   4 lessons in force (2 block, 2 action); deaths by cause: 2 mob, 1 fall;
+    near-misses: 1``, and the block and mob types kept off on a line of their own."""
     if not isinstance(learning, dict):
         return "learning   -"
     causes = learning.get("deathsByCause")
     by_cause = (
         ", ".join(f"{n} {kind}" for kind, n in causes.items()) if isinstance(causes, dict) else ""
     )
-    return (
-        f"learning   {learning.get('lessonsInForce', 0)} lessons in force; "
-        f"deaths by cause: {by_cause or 'none'}"
+    subjects = learning.get("lessonsBySubject")
+    about = (
+        " (" + ", ".join(f"{n} {what}" for what, n in subjects.items()) + ")"
+        if isinstance(subjects, dict) and subjects else ""
+    )  # fmt: skip
+    line = (
+        f"learning   {learning.get('lessonsInForce', 0)} lessons in force{about}; "
+        f"deaths by cause: {by_cause or 'none'}; near-misses: {learning.get('nearMisses', 0)}"
     )
+    hazards = learning.get("hazards")
+    if isinstance(hazards, list) and hazards:
+        line += "\nkept off   " + escape_controls("; ".join(str(h) for h in hazards))
+    return line

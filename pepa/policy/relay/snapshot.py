@@ -79,4 +79,8 @@ def _learning(summary: LearningSummary) -> dict[str, Any]:
         "recentDeaths": list(summary.recent_deaths),
         "lessonsInForce": summary.lessons_in_force,
         "recentLessons": list(summary.recent_lessons),
+        "lessonsBySubject": dict(summary.lessons_by_subject),
+        "hazards": list(summary.hazards),
+        "nearMisses": summary.near_misses,
+        "recentNearMisses": list(summary.recent_near_misses),
     }

@@ -84,6 +84,15 @@ class LearningSummary:
     recent_lessons: tuple[str, ...] = ()
     """Lessons learned or graded in the last hour, newest first:
     ``12:04 held: avoid combat.attack-nearest vs zombie → 0.75``."""
+    lessons_by_subject: tuple[tuple[str, int], ...] = ()
+    """Lessons in force by what they are about: ``block``, ``mob``, ``action``, and ``place``
+    (places of death walked around)."""
+    hazards: tuple[str, ...] = ()
+    """The block and mob lessons in force, strongest first: ``magma_block: standing on 0.85``."""
+    near_misses: int = 0
+    """Near-misses (a large loss of health survived) since the daemon started."""
+    recent_near_misses: tuple[str, ...] = ()
+    """The last near-misses, newest first: ``12:04 lost 9 to contact from cactus (touching)``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

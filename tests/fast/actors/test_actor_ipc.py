@@ -198,11 +198,17 @@ def test_what_was_learned_shows_in_the_status_from_the_start_and_as_it_changes()
     summary = LearningSummary(
         deaths=2, deaths_by_cause=(("fall", 1), ("mob", 1)), recent_deaths=("12:03 fell",),
         lessons_in_force=4, recent_lessons=("12:04 held: avoid x → 0.75",),
+        lessons_by_subject=(("block", 1), ("action", 3), ("place", 2)),
+        hazards=("magma_block: standing on 0.75",), near_misses=1,
+        recent_near_misses=("12:02 lost 9 to contact from cactus (touching) while walking",),
     )  # fmt: skip
     s.h.send(LearningChanged(summary=summary))
     assert s.sockets.statuses()[-1]["learning"] == {
         "deaths": 2, "deathsByCause": {"fall": 1, "mob": 1}, "recentDeaths": ["12:03 fell"],
         "lessonsInForce": 4, "recentLessons": ["12:04 held: avoid x → 0.75"],
+        "lessonsBySubject": {"block": 1, "action": 3, "place": 2},
+        "hazards": ["magma_block: standing on 0.75"], "nearMisses": 1,
+        "recentNearMisses": ["12:02 lost 9 to contact from cactus (touching) while walking"],
     }  # fmt: skip
 
 

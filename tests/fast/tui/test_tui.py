@@ -69,9 +69,16 @@ def test_e_opens_what_the_bot_has_learned_and_any_key_closes_it() -> None:
         "deaths": 3, "deathsByCause": {"mob": 2, "fall": 1}, "lessonsInForce": 4,
         "recentDeaths": ["12:03 slain by zombie", "11:58 fell 31 blocks\x1b[2J"],
         "recentLessons": ["12:04 held: avoid combat.attack-nearest vs zombie → 0.75"],
+        "lessonsBySubject": {"block": 2, "mob": 1, "action": 1, "place": 3},
+        "hazards": ["magma_block: standing on 0.85", "ravager: keep away 0.75"],
+        "nearMisses": 2, "recentNearMisses": ["12:01 lost 9 to contact from cactus (touching)"],
     }  # fmt: skip
     state, _ = feed(connected(), {"type": "status", **snapshot(learning=learning)}, Key(char="e"))
     text = screen(state)
+    assert "near-misses       2" in text
+    assert "about           2 block, 1 mob, 1 action, 3 place" in text
+    assert "  magma_block: standing on 0.85" in text and "  ravager: keep away 0.75" in text
+    assert "  12:01 lost 9 to contact from cactus (touching)" in text
     assert "deaths            3: 2 mob, 1 fall" in text
     assert "lessons in force  4" in text
     assert "  12:03 slain by zombie" in text and "\x1b[2J" not in text

@@ -116,7 +116,8 @@ def test_status_prints_deaths_and_learning_lines(serving: Daemon) -> None:
     lines = result.stdout.splitlines()
     assert "deaths     0" in lines
     assert any(
-        line.startswith("learning   ") and line.endswith("deaths by cause: none") for line in lines
+        line.startswith("learning   ") and line.endswith("deaths by cause: none; near-misses: 0")
+        for line in lines
     )
 
 
