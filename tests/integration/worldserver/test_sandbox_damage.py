@@ -12,16 +12,26 @@ floor high above the terrain.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from pepa.base.node import WorldError
 from pepa.worldserver.process import EmbeddedWorld
+from tests.integration.worldserver.sandbox_alice import (
+    FLOOR_Y,
+    NAME,
+    command,
+    feet,
+    first_hurt,
+    fresh_floor,
+    hazards,
+    me,
+    unhurt,
+)
 from tests.js import HERE as TEST_JS
 from tests.js import run_node
 from tests.waiting import eventually
-from tests.world_harness import Player, distance, server_player, teleport
+from tests.world_harness import Player, distance, teleport
 
 pytestmark = [
     pytest.mark.integration,
@@ -30,9 +40,6 @@ pytestmark = [
 ]
 
 LATE_MOVE_JS = TEST_JS / "late_move.js"
-NAME = "alice"
-FLOOR_Y = 100
-"""Where players stand: on a stone floor at FLOOR_Y - 1, open sky, nothing in the way."""
 
 
 SANDBOX = {"time": 18000}
@@ -52,56 +59,7 @@ _arenas = iter(range(100))
 @pytest.fixture
 def alice(sandbox: EmbeddedWorld, module_alice: Player) -> Player:
     """Alice alive, healthy, empty-handed, alone and standing on a fresh floor of her own."""
-    sandbox.op("remove_mobs")
-    eventually(lambda: me(sandbox)["health"] > 0, 15, "alice to respawn")
-    sandbox.op("clear_inventory", player=NAME)
-    sandbox.op("set_food", player=NAME, food=17, saturation=0)  # no regeneration, no starvation
-    sandbox.op("set_health", player=NAME, hp=20)
-    sandbox.op("hazards", player=NAME, air=300, fire=-20)
-    n = next(_arenas)  # a floor per test, 24 blocks apart, all within 50 blocks of the origin
-    x, z = 24 * (n % 5 - 2), 24 * (n // 5 - 1)
-    sandbox.op("fill", x1=x - 6, y1=FLOOR_Y - 1, z1=z - 6, x2=x + 14, y2=FLOOR_Y - 1, z2=z + 6)
-    teleport(sandbox, module_alice, x + 0.5, FLOOR_Y, z + 0.5)
-    eventually(
-        lambda: hazards(sandbox)["fall"] == 0 and me(sandbox)["health"] == 20, 5, "a still alice"
-    )
-    eventually(lambda: unhurt(sandbox), 5, "the 10 ticks of hurt immunity to pass")
-    eventually(
-        lambda: hazards(sandbox)["invulnerable"] == 0, 5, "the spawn invulnerability to pass"
-    )
-    return module_alice
-
-
-def unhurt(sandbox: EmbeddedWorld) -> bool:
-    """No hurt immunity left from the last blow (vanilla: 10 ticks)."""
-    state = hazards(sandbox)
-    return state["lastDamage"] is None or state["tick"] - state["lastDamage"]["tick"] >= 10
-
-
-def me(sandbox: EmbeddedWorld) -> dict[str, Any]:
-    player = server_player(sandbox, NAME)
-    assert player is not None
-    return player
-
-
-def hazards(sandbox: EmbeddedWorld) -> dict[str, Any]:
-    return dict(sandbox.op("hazards", player=NAME))
-
-
-def command(player: Player, op: str, **args: Any) -> None:
-    """Send one of operator.js's survival commands."""
-    player._send({"op": op, **args})
-
-
-def feet(sandbox: EmbeddedWorld) -> tuple[int, int, int]:
-    here = me(sandbox)["position"]
-    return int(here["x"] // 1), int(here["y"] // 1), int(here["z"] // 1)
-
-
-def first_hurt(player: Player, start: int, timeout: float = 15) -> float:
-    """The health of the first update below 20 after ``start``."""
-    event = player.wait_for(lambda e: e["type"] == "health" and e["health"] < 20, timeout, start)
-    return float(event["health"])
+    return fresh_floor(sandbox, module_alice, next(_arenas))
 
 
 def death_message(player: Player, start: int, timeout: float = 15) -> str:
