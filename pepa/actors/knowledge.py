@@ -355,9 +355,9 @@ class Knowledge(SupervisedActor):
         logger.info("post-mortem of death %d: %s (%s)", record.id, found, analysis)
         if post.attribution is not None:
             logger.info("death %d put down to: %s", record.id, post.attribution.describe())
-        if post.analysis.lesson is not None:
-            self._learn(post.analysis.lesson, "offline")
-        for draft in (*post.analysis.knobs, *post.hazards):
+        # what carries to other places first: the pathfinder keeps off those blocks at once
+        lessons = [*post.hazards, *filter(None, (post.analysis.lesson,)), *post.analysis.knobs]
+        for draft in lessons:
             self._learn(draft, "offline")
         self._learned()
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=post.bundle))

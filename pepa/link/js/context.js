@@ -37,6 +37,9 @@ const SHELTER_BLOCKS = ['dirt', 'cobblestone', 'stone', 'oak_planks', 'spruce_pl
 // stepping inside a danger area costs this much more, so the pathfinder goes around it when
 // it can (the watchdog remembers them)
 const DANGER_COST = 30
+// a cell beside a block type a lesson keeps the bot out of costs at most this much more: the
+// path keeps a block's margin when the way round is short, and passes close when it must
+const MARGIN_COST = 20
 
 // lib: { emit, Vec3, goals, Movements, prismarineBlock, OctahedronIterator }
 function createContext (bot, lib) {
@@ -81,7 +84,9 @@ function createContext (bot, lib) {
   }
   // the cost of a cell by the block types lessons name (setHazards): the block itself (walked
   // into), the one under it (stood on: for the head's cell, the feet's), the four beside it
-  // (brushed against). Nothing is read while no lesson names a block.
+  // (brushed against; and, at up to MARGIN_COST, one the bot must not be in: its 0.6-wide box
+  // reaches 0.3 past its cell as it walks and cuts corners). Nothing is read while no lesson
+  // names a block.
   const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
   const near = new Vec3(0, 0, 0)
   const typeAt = (p, dx, dy, dz) => {
@@ -95,8 +100,11 @@ function createContext (bot, lib) {
     const p = block.position
     let cost = h.inside.get(block.type) || 0
     if (h.below.size) cost += h.below.get(typeAt(p, 0, -1, 0)) || 0
-    if (h.touching.size) {
-      for (const [dx, dz] of SIDES) cost += h.touching.get(typeAt(p, dx, 0, dz)) || 0
+    if (h.touching.size || h.inside.size) {
+      for (const [dx, dz] of SIDES) {
+        const side = typeAt(p, dx, 0, dz)
+        cost += (h.touching.get(side) || 0) + Math.min(MARGIN_COST, h.inside.get(side) || 0)
+      }
     }
     return cost
   }

@@ -162,10 +162,16 @@ class DeathAnalysis:
         began = _began([(now - s.ago, s) for s in blows], now)
         last = bundle["snapshots"][-1] if bundle["snapshots"] else None
         found = attribute(blows, safe=self._safe(began), skill=self.activity, last=last)
+        grades = self._outcome(None, now)
+        failed = {(g.skill, g.hostile) for g in grades}
         return PostMortem(
-            bundle=bundle, analysis=analyse(reason, bundle), grades=self._outcome(None, now),
+            bundle=bundle, analysis=analyse(reason, bundle), grades=grades,
             attribution=found if blows else None,
-            hazards=hazard_lessons(found, death=True) if blows else (),
+            # a lesson followed as the bot died failed: the death grades it, not teaches it again
+            hazards=tuple(
+                x for x in (hazard_lessons(found, death=True) if blows else ())
+                if (x.skill, x.hostile) not in failed
+            ),
         )  # fmt: skip
 
     def hurt(self, source: DamageSource, hp: float, now: float) -> NearMiss | None:
@@ -177,7 +183,13 @@ class DeathAnalysis:
         last = self.recent[-1][1].to_wire() if self.recent else None
         found = attribute([s for _, s in blows], safe=self._safe(_began(blows, now)),
                           skill=self.activity, last=last)  # fmt: skip
-        return NearMiss(attribution=found, lessons=hazard_lessons(found, death=False))
+        following = {(a.skill, a.hostile) for at, a in self.advised if now - at <= ADVICE_WINDOW}
+        lessons = hazard_lessons(found, death=False)
+        # hurt while following a lesson about the same thing: no confirmation of it
+        return NearMiss(
+            attribution=found, lessons=tuple(x for x in lessons
+                                             if (x.skill, x.hostile) not in following),
+        )  # fmt: skip
 
     def _safe(self, began: float) -> list[Contact]:
         """What the bot met unhurt: the contacts of the snapshots :data:`SAFE_BEFORE` or more

@@ -22,6 +22,7 @@ from pepa.policy.learning.attribution import (
     hazard_lessons,
 )
 from pepa.policy.learning.deaths import DeathAnalysis
+from pepa.runtime.events import AdviceApplied
 from pepa.testing import entity, view
 from pepa.world.contact import Contact
 from pepa.world.death import DamageSource, DeathCause
@@ -199,3 +200,21 @@ def test_the_death_analysis_fails_a_block_lesson_met_unhurt() -> None:
     assert [(g.skill, g.hostile, g.success) for g in grades] == [
         ("hazard.below", "grass_block", False)
     ]
+
+
+def test_a_mob_lesson_followed_as_the_bot_died_is_graded_down_not_taught_again() -> None:
+    deaths = DeathAnalysis()
+    keep = AdviceApplied(skill="hazard.mob", hostile="odd_brute", verdict="avoid",
+                         instead="survive.flee")  # fmt: skip
+    deaths.advice(keep, now=0.0)
+    bitten = blow("mob", 12.0, by="odd_brute")
+    near = deaths.hurt(bitten, hp=8.0, now=1.0)  # hurt in the flight the lesson chose
+    assert near is not None and near.lessons == ()
+    slain = DeathCause(kind="mob", killer="odd_brute", sources=(bitten, bitten))
+    post = deaths.died("slain by odd_brute", now=2.0, cause=slain)
+    assert post.hazards == ()
+    assert [(g.skill, g.hostile, g.success) for g in post.grades] == [
+        ("hazard.mob", "odd_brute", False)
+    ]
+    fresh = DeathAnalysis().died("slain by odd_brute", now=2.0, cause=slain)
+    assert [(x.skill, x.hostile) for x in fresh.hazards] == [("hazard.mob", "odd_brute")]
