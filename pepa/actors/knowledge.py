@@ -342,9 +342,16 @@ class Knowledge(SupervisedActor):
     def _died(self, reason: str, position: dict[str, float] | None, cause: DeathCause) -> None:
         """Grade the advice that failed; store the death, post-mortem and lesson; ask for more."""
         post = self.deaths.died(reason, self.now(), cause)
+        # what carries to other places first: the pathfinder keeps off those blocks at once
+        if post.attribution is not None:
+            logger.info("death put down to: %s", post.attribution.describe())
+        for draft in post.hazards:
+            self._learn(draft, "offline")
         self._grade(post.grades)
         record = self.db.record_death(reason, position, post.bundle, cause.as_dict())
         if record is None:
+            if post.hazards:
+                self._learned()
             return
         logger.warning("death %d recorded: %s", record.id, reason)
         self.bundles[record.id] = post.bundle
@@ -353,11 +360,7 @@ class Knowledge(SupervisedActor):
         found, analysis = post.analysis.cause, post.analysis.analysis
         self.db.add_postmortem(record.id, backend="offline", cause=found, analysis=analysis)
         logger.info("post-mortem of death %d: %s (%s)", record.id, found, analysis)
-        if post.attribution is not None:
-            logger.info("death %d put down to: %s", record.id, post.attribution.describe())
-        # what carries to other places first: the pathfinder keeps off those blocks at once
-        lessons = [*post.hazards, *filter(None, (post.analysis.lesson,)), *post.analysis.knobs]
-        for draft in lessons:
+        for draft in (*filter(None, (post.analysis.lesson,)), *post.analysis.knobs):
             self._learn(draft, "offline")
         self._learned()
         self.publish(DeathAnalysisRequested(death_id=record.id, reason=reason, bundle=post.bundle))

@@ -30,7 +30,7 @@ from pepa.policy.learning.attribution import (
     hazard_lessons,
 )
 from pepa.policy.learning.postmortem import PostMortemDraft, analyse
-from pepa.policy.reflex.hazards import hazard_skill
+from pepa.policy.reflex.hazards import HAZARD_PREFIX, hazard_skill
 from pepa.policy.reflex.situation import fight_signature
 from pepa.runtime.events import AdviceApplied, LessonLearned
 from pepa.runtime.events.queries import ActiveLesson
@@ -128,6 +128,10 @@ class DeathAnalysis:
         """The skill (else the reflex) the chain ran last."""
         self.advised: list[tuple[float, AdviceApplied]] = []
         """Lessons followed lately whose outcome is not known yet."""
+        self.followed: dict[tuple[str, str], float] = {}
+        """When each (skill, hostile) lesson was last followed, graded or not: a hazard lesson
+        followed within :data:`ADVICE_WINDOW` of a death failed (a flight that ended well and
+        was begun again as the mob came back held, and the bot died all the same)."""
         self.near_misses = NearMissWatch()
         self.harmless = HarmlessWatch()
         """Block lessons shown wrong: the block met unhurt (graded down)."""
@@ -150,6 +154,7 @@ class DeathAnalysis:
     def advice(self, advice: AdviceApplied, now: float) -> None:
         """The chain followed a lesson; its outcome will grade it."""
         self.advised.append((now, advice))
+        self.followed[(advice.skill, advice.hostile)] = now
 
     def died(self, reason: str, now: float, cause: DeathCause | None = None) -> PostMortem:
         """The bundle and offline post-mortem of a death; the lessons followed lately failed."""
@@ -163,6 +168,13 @@ class DeathAnalysis:
         last = bundle["snapshots"][-1] if bundle["snapshots"] else None
         found = attribute(blows, safe=self._safe(began), skill=self.activity, last=last)
         grades = self._outcome(None, now)
+        graded = {(g.skill, g.hostile) for g in grades}
+        grades += tuple(
+            Grade(skill=skill, hostile=hostile, verdict="avoid", success=False)
+            for (skill, hostile), at in self.followed.items()
+            if skill.startswith(HAZARD_PREFIX) and now - at <= ADVICE_WINDOW
+            and (skill, hostile) not in graded
+        )  # fmt: skip
         failed = {(g.skill, g.hostile) for g in grades}
         return PostMortem(
             bundle=bundle, analysis=analyse(reason, bundle), grades=grades,
@@ -183,7 +195,7 @@ class DeathAnalysis:
         last = self.recent[-1][1].to_wire() if self.recent else None
         found = attribute([s for _, s in blows], safe=self._safe(_began(blows, now)),
                           skill=self.activity, last=last)  # fmt: skip
-        following = {(a.skill, a.hostile) for at, a in self.advised if now - at <= ADVICE_WINDOW}
+        following = {lesson for lesson, at in self.followed.items() if now - at <= ADVICE_WINDOW}
         lessons = hazard_lessons(found, death=False)
         # hurt while following a lesson about the same thing: no confirmation of it
         return NearMiss(
@@ -194,15 +206,22 @@ class DeathAnalysis:
     def _safe(self, began: float) -> list[Contact]:
         """What the bot met unhurt: the contacts of the snapshots :data:`SAFE_BEFORE` or more
         before ``began`` (the episode's start) after which its health did not drop for as long
-        (blows older than those kept show as drops too)."""
-        views = list(self.recent)
-        safe = []
-        for i, (at, view) in enumerate(views):
-            if at > began - SAFE_BEFORE or view.contact is None or view.hp is None:
-                continue
-            after = (v.hp for t, v in views[i + 1 :] if t - at <= SAFE_BEFORE and v.hp is not None)
-            if all(hp >= view.hp for hp in after):
+        (blows older than those kept show as drops too). One pass from the newest back, with
+        the lowest health of the next :data:`SAFE_BEFORE` seconds in a monotonic queue."""
+        safe: list[Contact] = []
+        # (when, hp) of the later snapshots that may still be the lowest: the oldest on the
+        # left, hp falling to the right (the right end is the lowest, and expires first)
+        lowest: deque[tuple[float, float]] = deque()
+        for at, view in reversed(self.recent):
+            while lowest and lowest[-1][0] - at > SAFE_BEFORE:
+                lowest.pop()  # the oldest kept is out of this one's window
+            unhurt = view.hp is not None and (not lowest or lowest[-1][1] >= view.hp)
+            if unhurt and view.contact is not None and at <= began - SAFE_BEFORE:
                 safe.append(view.contact)
+            if view.hp is not None:
+                while lowest and lowest[0][1] >= view.hp:
+                    lowest.popleft()
+                lowest.appendleft((at, view.hp))
         return safe
 
     def finished(self, skill: str, ok: bool, now: float) -> tuple[Grade, ...]:

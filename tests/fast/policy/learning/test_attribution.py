@@ -218,3 +218,16 @@ def test_a_mob_lesson_followed_as_the_bot_died_is_graded_down_not_taught_again()
     ]
     fresh = DeathAnalysis().died("slain by odd_brute", now=2.0, cause=slain)
     assert [(x.skill, x.hostile) for x in fresh.hazards] == [("hazard.mob", "odd_brute")]
+
+
+def test_a_flight_that_held_and_a_death_soon_after_fail_the_mob_lesson() -> None:
+    deaths = DeathAnalysis()
+    keep = AdviceApplied(skill="hazard.mob", hostile="odd_brute", verdict="avoid",
+                         instead="survive.flee")  # fmt: skip
+    deaths.advice(keep, now=0.0)
+    assert [g.success for g in deaths.finished("survive.flee", ok=True, now=5.0)] == [True]
+    bitten = blow("mob", 12.0, by="odd_brute")
+    slain = DeathCause(kind="mob", killer="odd_brute", sources=(bitten, bitten))
+    post = deaths.died("slain by odd_brute", now=20.0, cause=slain)  # the mob came back
+    assert [(g.skill, g.success) for g in post.grades] == [("hazard.mob", False)]
+    assert post.hazards == ()
