@@ -38,7 +38,8 @@ LANE = 3
 HUNGER = 16
 """The bot's food on a course: too little to heal (vanilla: 18), enough not to eat (pepa: 16)."""
 STILL = 8.0
-"""Seconds after which a bot that has not set off is told ``come`` again (once)."""
+"""Seconds after which a bot that has not set off is shown alice anew and told ``come`` again
+(once)."""
 TIMEOUT = 45.0
 """Seconds an exposure lasts at most: arrived, dead, or still alive then."""
 
@@ -181,7 +182,8 @@ class Exposure:
     last: tuple[float, float] | None = None
     """Where the bot was last seen, from the course's west end and straight line (x, z)."""
     nudged: bool = False
-    """Told ``come`` again: it had not set off after :data:`STILL` seconds."""
+    """Shown alice anew and told ``come`` again: it had not set off after :data:`STILL`
+    seconds."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "exposure": self.number, "died": self.died,
@@ -282,9 +284,12 @@ def expose(
     nudged = False
     while time.monotonic() - started < TIMEOUT:
         if not nudged and time.monotonic() - started > STILL and last is not None and last[0] < 3:
-            # never set off: a path searched before the client had the course's chunks (it
-            # happens after a respawn) found none; the order again searches again
+            # never set off: after a respawn the bot's client may lose sight of alice as it is
+            # shown the course (its walk waits to see her); she is shown to it anew, and asks
             nudged = True
+            x, y, z = course.end
+            teleport(world, alice, x, y, z + 160)
+            teleport(world, alice, x, y, z)
             alice.say(f"{BOT} come")
         if deaths(world) > before:
             died = True
