@@ -129,7 +129,7 @@ class Attribution:
     """The heaviest single blow of :attr:`mob`."""
     activity: str = "standing"
     surroundings: tuple[str, ...] = ()
-    """``underground``/``surface``/``high``, ``in water``, ``near lava``, ``edge`` as seen last."""
+    """``underground``/``surface``/``high``, ``in water``, ``near lava``, as seen last."""
 
     def describe(self) -> str:
         """For people: ``lost 12 to fall from stone_pressure_plate (inside) while walking``."""
