@@ -141,6 +141,7 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
   let landed = null // {fall, at}
   let ground = null // contactOf where the bot last stood (a fall began there)
   const hurts = [] // when the server last showed the bot hurt (entity event 2) or dead (3)
+  const blowsOut = new Set() // the damage events not sent yet: a death's blows are its own
   let groundCell = null
   let lastArrow = null // {at, distance}
   let explosion = null // {at, distance, creeper}
@@ -218,9 +219,11 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
     // before the health update; the sandbox just after). A drop with no hurt shown is no
     // blow: a plugin or an operator setting the health
     const hp = health
-    setTimeout(() => {
+    const timer = setTimeout(() => {
+      blowsOut.delete(timer)
       if (struck(t)) emit({ type: 'damage', hp, source: sourceOf(source, t) })
     }, STRUCK_MS)
+    blowsOut.add(timer)
   })
 
   // the fall: blocks dropped while airborne, as vanilla counts it (water and climbing reset it)
@@ -275,8 +278,12 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
     const p = pending
     pending = null
     clearTimeout(p.timer)
-    // the blows: drops the server showed as hurts (a death's own comes with its status)
-    const cause = causeOf(p.message, sources.filter(s => struck(s.at)), p.at)
+    // the blows: drops the server showed as hurts, and the last one, whatever it was (a
+    // plugin's kill shows no hurt; it is the death's all the same). They are the death's to
+    // teach: none goes out after it as a blow of the next life
+    keepBlows()
+    const last = sources[sources.length - 1]
+    const cause = causeOf(p.message, sources.filter(s => s === last || struck(s.at)), p.at)
     sources = []
     emit({ type: 'death', position: p.position, cause })
     if (heldRespawn) { heldRespawn = false; emit({ type: 'respawn' }) }
@@ -316,7 +323,12 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
   bot._client.on('combat_event', (p) => { if (p.event === 2 || p.event === 'entity_dead') packet(p) })
   bot._client.on('death_combat_event', packet)
 
+  const keepBlows = () => {
+    for (const timer of blowsOut) clearTimeout(timer)
+    blowsOut.clear()
+  }
   bot.on('death', () => {
+    keepBlows() // the blows before it are the death's to teach, not a near-miss's
     finish() // a death still waiting (never seen: mineflayer says 'death' once a life)
     const t = now()
     const pos = bot.entity && bot.entity.position

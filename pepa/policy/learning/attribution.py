@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pepa.policy.reflex.combat import MOBS
 from pepa.policy.reflex.hazards import HAZARD_MOB, HAZARD_PREFIX, hazard_skill
 from pepa.state.knowledge.records import LessonDraft
 from pepa.world.contact import RELATIONS, Contact
@@ -60,8 +61,9 @@ BLOCK_KINDS = frozenset({"fall", "lava", "fire", "contact", "suffocation", "magi
 learns that), starvation, the void, or a foe's blow."""
 FOE_KINDS = frozenset({"mob", "player", "arrow", "explosion"})
 HEAVY_BLOW = 6.0
-"""A blow of a mob this heavy (a zombie's is 3, 4.5 on hard) makes a lesson to keep from that
-mob type: a foe far stronger than the bot's rule for unknown hostiles assumes."""
+"""A blow this heavy (a zombie's is 3, 4.5 on hard) from a mob the fight policy has no row for
+(``MOBS``: it falls to the rule for unknown hostiles) makes a lesson to keep from that mob
+type. A mob with a row is learnt about by the fight's advice and knobs."""
 DEATH_CONFIDENCE = 0.75
 """A death's lesson: in force at once, and a block it names is never stepped on."""
 NEAR_MISS_CONFIDENCE = 0.6
@@ -155,13 +157,21 @@ def attribute(
     heaviest = max(sources, key=lambda s: s.amount, default=None)
     unharmed = {pair for contact in safe for pair in contact.pairs()}
     weight: dict[tuple[str, str], float] = defaultdict(float)
+    count: dict[tuple[str, str], int] = defaultdict(int)
+    falls: set[tuple[str, str]] = set()
     for source in sources:
         if source.kind not in BLOCK_KINDS:
             continue
         for pair in _met(source):
             if pair not in unharmed:
                 weight[pair] += source.amount
-    blamed = sorted(weight, key=lambda p: (-weight[p], RELATIONS.index(p[0]), p[1]))[:MAX_BLAMED]
+                count[pair] += 1
+                if source.kind == "fall":
+                    falls.add(pair)
+    # a block that hurts does so again as long as the bot is on, in or against it: one blow
+    # nothing explained (a blast whose creeper was gone) blames none; a fall is one blow
+    proven = [p for p in weight if count[p] >= 2 or p in falls]
+    blamed = sorted(proven, key=lambda p: (-weight[p], RELATIONS.index(p[0]), p[1]))[:MAX_BLAMED]
     by_mob: dict[str, list[DamageSource]] = defaultdict(list)
     for source in sources:
         if source.kind in FOE_KINDS and source.by and source.kind != "player":
@@ -210,7 +220,8 @@ def _surroundings(last: Mapping[str, Any]) -> tuple[str, ...]:
 
 def hazard_lessons(attribution: Attribution, *, death: bool) -> tuple[LessonDraft, ...]:
     """The lessons an attributed death (``death``) or near-miss teaches: one per block blamed,
-    and one to keep from a mob whose blows were :data:`HEAVY_BLOW` or more. Each is about its
+    and one to keep from a mob with no row in the fight policy whose blows were
+    :data:`HEAVY_BLOW` or more. Each is about its
     block or mob anywhere (no situation): it carries to every place."""
     confidence = DEATH_CONFIDENCE if death else NEAR_MISS_CONFIDENCE
     what = "died" if death else "nearly died"
@@ -229,7 +240,7 @@ def hazard_lessons(attribution: Attribution, *, death: bool) -> tuple[LessonDraf
         )
         for relation, name in attribution.blocks
     ]
-    if attribution.mob and attribution.heaviest >= HEAVY_BLOW:
+    if attribution.mob and attribution.mob not in MOBS and attribution.heaviest >= HEAVY_BLOW:
         drafts.append(
             LessonDraft(
                 skill=HAZARD_MOB,

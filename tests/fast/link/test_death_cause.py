@@ -229,6 +229,12 @@ if (scenario === 'sandbox') { // the message after 'death', another player's bet
   hp(19)
 } else if (scenario === 'set') { // the health set lower, no hurt shown: no blow
   hp(3, false)
+} else if (scenario === 'bitten') { // a blow survived
+  mob(9, 'zombie', 1.5)
+  hp(14)
+} else if (scenario === 'killed') { // blows, then a kill that shows no hurt (a plugin's)
+  mob(9, 'zombie', 1.5)
+  hp(15); hp(0, false); bot.emit('death')
 } else if (scenario === 'explosion') { // the sandbox: blow, message, explosion packet
   mob(11, 'creeper', 6.5)
   dies()
@@ -258,13 +264,16 @@ def test_health_set_lower_with_no_hurt_shown_is_no_blow() -> None:
     assert watch("set", damage=True) == []
 
 
-def test_a_death_in_a_fight_sent_each_blow_before_it() -> None:
-    events = watch("sandbox", damage=True)
-    blows = [e for e in events if e["type"] == "damage"]
-    assert [(b["hp"], b["source"]["kind"], b["source"]["by"]) for b in blows] == [
-        (14, "mob", "zombie"),
-        (0, "mob", "zombie"),
-    ]
+def test_a_death_keeps_its_blows_and_its_last_drop_and_no_blow_comes_after_it() -> None:
+    events = watch("killed", damage=True)
+    assert [e["type"] for e in events] == ["death"]  # the blow before it is the death's own
+    sources = events[0]["cause"]["sources"]
+    assert [(s["kind"], s["amount"]) for s in sources] == [("mob", 5), ("mob", 15)]
+
+
+def test_a_blow_in_a_fight_survived_goes_out_with_its_mob() -> None:
+    (blow,) = watch("bitten", damage=True)
+    assert (blow["hp"], blow["source"]["kind"], blow["source"]["by"]) == (14, "mob", "zombie")
 
 
 def test_the_death_waits_for_its_message_and_the_respawn_waits_for_the_death() -> None:

@@ -49,9 +49,11 @@ def test_a_block_met_as_the_blows_came_is_blamed_one_met_unhurt_is_not() -> None
     assert (found.kind, found.lost, found.activity) == ("generic", 2.0, "walking")
     assert hazard_lessons(found, death=True)[0].skill == "hazard.below"
     # nothing met unhurt: each block touched as it hurt is blamed, the heaviest first
-    both = attribute([blow(contact=hurt)], safe=[])
+    both = attribute([blow(contact=hurt), blow(contact=hurt)], safe=[])
     assert set(both.blocks) == {("below", "strange_floor"), ("below", "grass_block"),
                                 ("touching", "oak_log")}  # fmt: skip
+    # one blow nothing explained (a blast whose creeper was gone) is no evidence
+    assert attribute([blow(contact=hurt)], safe=[]).blocks == ()
 
 
 def test_a_fall_is_put_down_to_where_it_began_not_where_it_ended() -> None:
@@ -231,3 +233,10 @@ def test_a_flight_that_held_and_a_death_soon_after_fail_the_mob_lesson() -> None
     post = deaths.died("slain by odd_brute", now=20.0, cause=slain)  # the mob came back
     assert [(g.skill, g.success) for g in post.grades] == [("hazard.mob", False)]
     assert post.hazards == ()
+
+
+def test_a_mob_the_fight_policy_has_a_row_for_is_learnt_about_by_its_advice_not_kept_from() -> None:
+    blast = attribute([blow("explosion", 11.0, by="creeper")] * 2)
+    assert blast.how == "explosion" and hazard_lessons(blast, death=True) == ()
+    hard = attribute([blow("mob", 12.0, by="zombie")] * 2)  # a zombie hitting like a brute
+    assert hazard_lessons(hard, death=True) == ()
