@@ -14,6 +14,7 @@ lesson is in force). Each round starts once the actor has finished the last.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 import tempfile
@@ -28,6 +29,7 @@ import pykka
 from bench._common import describe
 from pepa.actors.knowledge import Knowledge
 from pepa.base.errors import PepaError
+from pepa.daemon.worker import GC_THRESHOLDS
 from pepa.policy.learning import attribution
 from pepa.runtime import (
     Bus,
@@ -65,6 +67,7 @@ def main() -> None:
     parser.add_argument("--postgres", help="a postgresql:// URL instead of a SQLite file")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)  # 200 "death recorded" warnings are the point
+    gc.set_threshold(*GC_THRESHOLDS)  # as the daemon's worker runs
     state = Path(tempfile.mkdtemp(prefix="pepa-bench-"))
     runtime = Runtime(registry=Registry(), scheduler=Scheduler().start(), bus=Bus())
     learned = threading.Event()

@@ -23,6 +23,7 @@ unexpected), 2 a bad configuration or state directory.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import queue
@@ -46,6 +47,7 @@ from pepa.daemon.config import Config, config_from_json
 from pepa.daemon.restarts import EXIT_BRIDGE, EXIT_CONFIG, EXIT_GAVE_UP, EXIT_STOP
 from pepa.daemon.worker import (
     EXIT_FILE,
+    GC_THRESHOLDS,
     SWITCH_INTERVAL,
     Worker,
     _die_with_parent,
@@ -146,6 +148,7 @@ class FleetWorker(Worker):
         if self.nice:  # before the bots' threads and the bridge: they inherit it
             lower_priority(self.nice)
         sys.setswitchinterval(SWITCH_INTERVAL)
+        gc.set_threshold(*GC_THRESHOLDS)
         scheduler = Scheduler().start()
         # the group's own log folder, by the bots' retention (each bot prunes its own folder)
         policy = RetentionPolicy(days=first.retention_days, log_max_bytes=first.log_max_mb * MIB)
