@@ -5,6 +5,7 @@ from __future__ import annotations
 
 __all__ = ["PROFILES"]
 
-PROFILES = ("default", "hard")
-"""The sandbox's profiles: ``default`` (friendly, for a person trying pepa) and ``hard`` (dusk
-at once, hard difficulty, denser spawns, hazards near spawn)."""
+PROFILES = ("default", "hard", "vanilla")
+"""The sandbox's profiles: ``default`` (friendly, for a person trying pepa), ``hard`` (dusk at
+once, hard difficulty, denser spawns, hazards near spawn) and ``vanilla`` (vanilla's terrain:
+biomes, cliffs, caves, ravines, lava and water underground, dungeons; normal difficulty)."""

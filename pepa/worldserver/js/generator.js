@@ -50,34 +50,7 @@ const ORES = [
 const SALT = { hills: 2, dirt: 3, bedrock: 4, pond: 5, tree: 6, leaf: 7, ore: 8, hazard: 9 }
 const HAZARD_CLEAR = 3 // no tree trunk or pond within this many blocks of a hazard
 
-// --- deterministic randomness -----------------------------------------------
-
-function hash (seed, a, b, c, salt) {
-  // a 32-bit integer hash (murmur3's finaliser over a mix of the inputs)
-  let h = seed ^ Math.imul(a | 0, 0x27d4eb2d) ^ Math.imul(b | 0, 0x165667b1) ^
-    Math.imul(c | 0, 0x1b873593) ^ Math.imul(salt, 0x9e3779b9)
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b)
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35)
-  return (h ^ (h >>> 16)) >>> 0
-}
-
-function random (seed) {
-  // mulberry32: a small seeded generator for the features of one chunk
-  let s = seed >>> 0
-  const next = () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = Math.imul(s ^ (s >>> 15), s | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return { next, int: (n) => Math.floor(next() * n) }
-}
-
-function normSeed (seed) {
-  // level.dat keeps any long; fold it into 32 bits
-  const n = Number(seed) || 0
-  return (n % 4294967296) | 0
-}
+const { hash, random, normSeed, valueNoise } = require('./terrain/rand')
 
 // --- the terrain as pure functions ------------------------------------------
 
@@ -87,22 +60,7 @@ function terrain (rawSeed, { hazards = false } = {}) {
   const plain = hazards ? terrain(rawSeed) : null
   let danger = null // the hazards (hazardsAround), once height() exists
 
-  const lattice = (ix, iz, salt) => hash(seed, ix, iz, 0, salt) / 2147483648 - 1
-  const fade = (t) => t * t * t * (t * (t * 6 - 15) + 10)
-  function noise (x, z, scale, salt) {
-    const fx = x / scale
-    const fz = z / scale
-    const ix = Math.floor(fx)
-    const iz = Math.floor(fz)
-    const tx = fade(fx - ix)
-    const tz = fade(fz - iz)
-    const a = lattice(ix, iz, salt)
-    const b = lattice(ix + 1, iz, salt)
-    const c = lattice(ix, iz + 1, salt)
-    const d = lattice(ix + 1, iz + 1, salt)
-    const top = a + (b - a) * tx
-    return top + (c + (d - c) * tx - top) * tz
-  }
+  const { noise } = valueNoise(seed)
 
   // the natural ground height (top block) before ponds are dug
   function height (x, z) {
@@ -426,7 +384,6 @@ function vein (rng, size, x, y, z, place) {
   const zb = z - Math.cos(angle) * len
   const ya = y + rng.int(3) - 2
   const yb = y + rng.int(3) - 2
-  const done = new Set()
   for (let k = 0; k < size; k++) {
     const f = k / size
     const cx = xa + (xb - xa) * f
@@ -442,10 +399,7 @@ function vein (rng, size, x, y, z, place) {
         for (let bz = Math.floor(cz - r); bz <= Math.floor(cz + r); bz++) {
           const dz = (bz + 0.5 - cz) / r
           if (dx * dx + dy * dy + dz * dz >= 1) continue
-          const key = (bx * 256 + by) * 256 + bz
-          if (done.has(key)) continue
-          done.add(key)
-          place(bx, by, bz)
+          place(bx, by, bz) // a cell met twice is placed twice: every caller's place is idempotent
         }
       }
     }
@@ -482,3 +436,5 @@ function skyLight (chunk, ground, p) {
 
 module.exports = generation
 module.exports.terrain = terrain
+module.exports.vein = vein
+module.exports.skyLight = skyLight

@@ -4,7 +4,7 @@
 // (scenario/) when started with a control port.
 //
 // CLI:  node server.js --port 25565 --world /path/to/world [--control-port 0] [--version 1.16.5]
-//        [--seed N] [--sandbox 1] [--profile default|hard] [--online-mode 1]
+//        [--seed N] [--sandbox 1] [--profile default|hard|vanilla] [--online-mode 1]
 //   --online-mode: the server verifies each account with Mojang's session server (a test
 //   of how an offline bot is refused; there is no network here, so every login fails)
 //   --profile: the sandbox profile (life/profiles.js; an unknown name fails
@@ -47,16 +47,16 @@ const FIXES = [
 const SCENARIO_PATH = path.join(__dirname, 'scenario', 'index.js')
 // The survival sandbox: a seeded terrain generator and every plugin in plugins/
 const SANDBOX_DIR = __dirname
-const SANDBOX_GENERATOR = path.join(SANDBOX_DIR, 'generator.js')
+const GENERATORS = { gentle: path.join(SANDBOX_DIR, 'generator.js'), vanilla: path.join(SANDBOX_DIR, 'vanilla', 'index.js') }
 const { profileOf, worldProfile } = require('./life/profiles')
 const { peekingSplitter } = require('../../base/js/frames')
 
-function sandboxPlugins (seed, profile) {
+function sandboxPlugins (seed, profile, terrain) {
   const dir = path.join(SANDBOX_DIR, 'plugins')
   if (!fs.existsSync(dir)) return {}
   const plugins = {}
   for (const name of fs.readdirSync(dir).sort()) {
-    if (name.endsWith('.js')) plugins[path.join(dir, name)] = { seed, profile }
+    if (name.endsWith('.js')) plugins[path.join(dir, name)] = { seed, profile, terrain }
   }
   return plugins
 }
@@ -95,15 +95,15 @@ async function startServer ({
     gameMode, // 0 = survival; default-settings.json says 1 (creative): players then take no melee damage
     difficulty: values.difficulty, // settings.js: serv.difficulty, sent to each client at login
     worldFolder: worldDir,
-    generation: sandbox && fs.existsSync(SANDBOX_GENERATOR)
-      ? { name: SANDBOX_GENERATOR, options: { seed, worldHeight: 256, hazards: made.hazards } }
+    generation: sandbox
+      ? { name: GENERATORS[made.terrain], options: { seed, worldHeight: 256, hazards: made.hazards } }
       : { name: 'superflat', options: { seed, worldHeight: 80 } },
     kickTimeout: 10000,
     plugins: {
       // the scenario first: its table of operations is there when the sandbox's add theirs
       ...(hasControl ? { [SCENARIO_PATH]: { controlPort } } : {}),
       ...Object.fromEntries(FIXES.map((file) => [file, {}])),
-      ...(sandbox ? sandboxPlugins(seed, profile) : {})
+      ...(sandbox ? sandboxPlugins(seed, profile, made.terrain) : {})
     },
     modpe: false,
     'view-distance': 4,

@@ -30,7 +30,7 @@ def test_an_unknown_profile_is_one_error_line_and_exit_2(
     state = clean_env / "state"
     assert main([*argv, "--state-dir", str(state)]) == 2
     err = capsys.readouterr().err
-    assert err == "pepa: error: sandbox profile 'nightmare' is not one of default, hard\n"
+    assert err == "pepa: error: sandbox profile 'nightmare' is not one of default, hard, vanilla\n"
     assert not state.exists()  # nothing started
 
 

@@ -192,9 +192,9 @@ def test_the_profile_table_and_what_a_world_records() -> None:
     assert (hard["difficulty"], hard["startTime"], hard["hazards"]) == (3, 12000, True)
     assert hard["hostileCap"] > default["hostileCap"] and hard["spawnMax"] < default["spawnMax"]
     # a new world records its profile; started again with another, its terrain keeps it
-    hard_world = {"profile": "hard", "hazards": True}
+    hard_world = {"profile": "hard", "hazards": True, "terrain": "gentle"}
     assert table["made"] == table["again"] == table["record"] == hard_world
-    assert table["before"] == {"profile": "default", "hazards": False}
+    assert table["before"] == {"profile": "default", "hazards": False, "terrain": "gentle"}
 
 
 CLIENT = r"""
@@ -246,7 +246,7 @@ def test_a_hard_world_starts_at_dusk_on_hard_with_a_bigger_cap(hard_world: Embed
     assert (stats["hostileCap"], stats["spawnMax"]) == (24, 40)
     assert 12000 <= stats["time"] < 13000  # dusk, the clock stopped just after the start
     record = orjson.loads((hard_world.world_dir / "pepa_profile.json").read_bytes())
-    assert record == {"profile": "hard", "hazards": True}
+    assert record == {"profile": "hard", "hazards": True, "terrain": "gentle"}
     # a client is told it is hard and dusk, and lands on the generator's spawn
     seen = run_client(hard_world, "duskwalker")
     assert seen["difficulty"] == "hard"

@@ -21,6 +21,7 @@ const PROFILES = {
     hostileCap: 12, // hostiles within 128 blocks of a player (vanilla: 70 per player area, most in caves)
     spawnMax: 48, // hostile packs land 24..spawnMax blocks from a player (vanilla: up to 128)
     hazards: false, // the terrain has only ponds near spawn
+    terrain: 'gentle', // generator.js: plains of gentle hills
     explosionsBreakBlocks: true // vanilla's mobGriefing game rule is true by default
   }),
   hard: Object.freeze({
@@ -29,7 +30,17 @@ const PROFILES = {
     hostileCap: 24, // twice the default's cap
     spawnMax: 40, // the same packs on 59 % of the ring's area ((40²-24²)/(48²-24²)): denser and closer
     hazards: true, // a lava pocket, a ravine and a deep lake near spawn (generator.js), new worlds only
+    terrain: 'gentle',
     explosionsBreakBlocks: true // as vanilla: a creeper's crater is part of the danger
+  }),
+  vanilla: Object.freeze({
+    difficulty: 2, // normal: vanilla's new worlds
+    startTime: 0,
+    hostileCap: 12, // the spawning of life/ and plugins/mobs.js, as the default's (vanilla's rules: docs/world-vanilla.md)
+    spawnMax: 48,
+    hazards: false, // no hazards placed by hand: the terrain's own (caves, cliffs, lava, lakes)
+    terrain: 'vanilla', // vanilla/: biomes, caves, ravines, lakes, springs, dungeons (docs/world-vanilla.md)
+    explosionsBreakBlocks: true
   })
 }
 
@@ -42,9 +53,10 @@ function profileOf (name) {
 // The file in a world folder that records the profile its terrain was made with.
 const PROFILE_FILE = 'pepa_profile.json'
 
-// The profile the world in `worldDir` was made with, { profile, hazards }: read
-// from PROFILE_FILE, or recorded there now — `requested` for a new world (no
-// level.dat yet), 'default' for a world made before profiles existed.
+// The profile the world in `worldDir` was made with, { profile, hazards,
+// terrain }: read from PROFILE_FILE, or recorded there now — `requested` for a
+// new world (no level.dat yet), 'default' for a world made before profiles
+// existed; a record without `terrain` was made by generator.js ('gentle').
 function worldProfile (worldDir, requested) {
   const file = path.join(worldDir, PROFILE_FILE)
   let text = null
@@ -56,13 +68,13 @@ function worldProfile (worldDir, requested) {
   if (text !== null) {
     try {
       const made = JSON.parse(text)
-      return { profile: String(made.profile), hazards: made.hazards === true }
+      return { profile: String(made.profile), hazards: made.hazards === true, terrain: made.terrain === 'vanilla' ? 'vanilla' : 'gentle' }
     } catch (err) {
       throw new Error(`${file} is not the JSON pepa wrote (${err.message}): fix or delete it`)
     }
   }
   const name = fs.existsSync(path.join(worldDir, 'level.dat')) ? 'default' : requested
-  const made = { profile: name, hazards: profileOf(name).hazards }
+  const made = { profile: name, hazards: profileOf(name).hazards, terrain: profileOf(name).terrain }
   fs.writeFileSync(file, JSON.stringify(made) + '\n')
   return made
 }

@@ -26,6 +26,7 @@ function lifeOf (serv, settings = {}) {
   const life = {
     profile: settings.profile || 'default', // the sandbox profile the server was started with
     settings: profileOf(settings.profile || 'default'), // its values (life/profiles.js)
+    terrain: settings.terrain || 'gentle', // the terrain the world was made with: gentle or vanilla
     random,
     int: (n) => Math.floor(random() * n), // vanilla Random.nextInt(n)
     gaussian: () => { // vanilla Random.nextGaussian (Box-Muller)

@@ -28,9 +28,11 @@
 // y 81 down to the first block that is not air - on top of a tree if there is
 // one. The sandbox's players appear on the ground at the generator's spawn
 // point (generator.js terrain().spawn(): four dry, tree-free columns of one
-// height nearest to the origin), the same point for the same seed.
+// height nearest to the origin; in a vanilla world vanilla/index.js's: four
+// columns of open grass in plains or a forest), the same point for the same seed.
 const { Vec3 } = require('vec3')
 const { terrain } = require('../generator.js')
+const { vanillaTerrain } = require('../vanilla/index.js')
 
 // vanilla 1.16.5 loot tables (no fortune, no silk touch): [item, chance, min, max]
 const LEAVES = (sapling, chance, apple) => [[sapling, chance, 1, 1], ['stick', 1 / 50, 1, 2],
@@ -65,6 +67,7 @@ const DESPAWN_MS = 5 * 60 * 1000 // 6000 ticks
 
 module.exports.server = function (serv, settings) {
   const { registry } = serv
+  const kind = (this.settings && this.settings.terrain) || 'gentle' // the terrain the world was made with (server.js)
   const Item = require('prismarine-item')(registry)
   const itemEntity = registry.entitiesByName.item.id
 
@@ -78,7 +81,7 @@ module.exports.server = function (serv, settings) {
     serv.getSpawnPoint = async (world) => {
       if (world !== serv.overworld || seed === null) return flyingSquids(world)
       if (!spawn) {
-        const s = terrain(seed).spawn()
+        const s = kind === 'vanilla' ? vanillaTerrain(seed, { registry }).spawn() : terrain(seed).spawn()
         spawn = new Vec3(s.x, s.y, s.z)
       }
       return spawn.clone()

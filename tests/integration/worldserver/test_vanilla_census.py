@@ -1,0 +1,169 @@
+"""The vanilla world's census (``pepa/worldserver/js/vanilla/census.js``): ores, caves, ravines,
+lakes, springs, dungeons, biomes and cliffs over many chunks of one seed, each within bounds of
+vanilla 1.16.5's figures (``docs/world-vanilla.md`` says where each bound comes from). Every
+check is a function returning what is wrong, so each test also shows that, with its mechanic
+left out of the generator, the same check finds it wrong."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+from typing import Any
+
+import orjson
+import pytest
+
+from pepa.base.node import node_binary, node_modules
+from pepa.worldserver.process import SERVER_JS, EmbeddedWorld
+from tests.world_harness import Player, free_port
+
+pytestmark = [pytest.mark.integration]
+
+SEED = 20261207
+CHUNKS = 64
+CENSUS = SERVER_JS / "vanilla" / "census.js"
+# vanilla 1.16.5 OreFeature placements: the highest y a vein's centre reaches (its blocks may
+# spread 2 above it) and per-chunk bounds round the expected count of blocks in stone
+ORE_BOUNDS = {
+    "coal_ore": (127, 100.0, 230.0),
+    "iron_ore": (63, 50.0, 130.0),
+    "gold_ore": (31, 4.0, 16.0),
+    "redstone_ore": (15, 14.0, 45.0),
+    "diamond_ore": (15, 2.0, 6.0),  # the wiki: 3.7 a chunk on average
+    "lapis_ore": (31, 1.0, 6.0),
+}
+
+
+@functools.cache
+def census(off: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The census of :data:`CHUNKS` chunks of :data:`SEED`, with the mechanics ``off`` left out."""
+    result = subprocess.run(
+        [str(node_binary()), str(CENSUS), "--seed", str(SEED), "--chunks", str(CHUNKS),
+         "--off", ",".join(off)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report: dict[str, Any] = orjson.loads(result.stdout)
+    return report
+
+
+def ore_faults(c: dict[str, Any]) -> list[str]:
+    faults = []
+    for name, (top, low, high) in ORE_BOUNDS.items():
+        ore = c["ores"][name]
+        if not low <= ore["perChunk"] <= high:
+            faults.append(f"{name}: {ore['perChunk']:.1f} a chunk, not in {low}..{high}")
+        if ore["highest"] > top + 2:
+            faults.append(f"{name}: found at y {ore['highest']}, above {top} + 2")
+    emerald = c["ores"]["emerald_ore"]  # single blocks at y 4..31, in mountain chunks only
+    if not 0 < emerald["chunksWith"] <= c["mountainChunks"] or emerald["highest"] > 31:
+        faults.append(f"emerald_ore: {emerald}, {c['mountainChunks']} mountain chunks")
+    return faults
+
+
+def cave_faults(c: dict[str, Any]) -> list[str]:
+    share = {band["from"]: band["share"] for band in c["caveAir"]}
+    deep = sum(share[y] for y in range(8, 40, 8)) / 4  # the carvers' heights favour the deep
+    above = sum(v for y, v in share.items() if y >= 72)
+    below = sum(v for y, v in share.items() if y < 72)
+    faults = []
+    if not 0.01 <= deep <= 0.12:
+        faults.append(f"cave air y 8..39: {deep:.4f} of the blocks, not 0.01..0.12")
+    if below == 0 or above / below > 0.05:
+        faults.append(f"cave air above y 72 is {above:.4f} against {below:.4f} below")
+    if c["lavaBelow11PerChunk"] < 10:
+        faults.append(f"lava below y 11: {c['lavaBelow11PerChunk']:.1f} a chunk")
+    return faults
+
+
+def lake_faults(c: dict[str, Any]) -> list[str]:
+    lakes, springs = c["lakesPerChunk"], c["springsPerChunk"]
+    faults = []
+    if not 0.02 <= lakes["water"] <= 0.25:  # tried in one chunk in 4, some refused
+        faults.append(f"water lakes: {lakes['water']:.3f} a chunk, not 0.02..0.25")
+    if not 0.005 <= lakes["lava"] <= 0.125:  # tried in one chunk in 8, some refused
+        faults.append(f"lava lakes: {lakes['lava']:.3f} a chunk, not 0.005..0.125")
+    if lakes["lavaUnderground"] == 0:
+        faults.append("no lava lake underground")
+    if not springs["water"] > springs["lava"] > 0:  # 50 water tries a chunk, 20 lava
+        faults.append(f"springs: {springs}")
+    return faults
+
+
+def land_faults(c: dict[str, Any]) -> list[str]:
+    shares = c["biomeShares"]
+    faults = []
+    ocean = shares.get("ocean", 0) + shares.get("deep_ocean", 0)
+    if not 0.15 <= ocean <= 0.45:
+        faults.append(f"ocean: {ocean:.3f} of the land, not 0.15..0.45")
+    mountains = shares.get("mountains", 0) + shares.get("wooded_mountains", 0)
+    if not 0.05 <= mountains <= 0.25:
+        faults.append(f"mountains: {mountains:.3f}, not 0.05..0.25")
+    for name in ("plains", "forest", "birch_forest", "desert", "swamp", "river", "beach"):
+        if shares.get(name, 0) < 0.02:
+            faults.append(f"{name}: {shares.get(name, 0):.3f}, under 0.02")
+    if c["deadlyDropShare"] < 0.003:  # cliffs: a fall that kills beside some mountain columns
+        faults.append(f"drops of 23+: beside {c['deadlyDropShare']:.4f} of mountain columns")
+    return faults
+
+
+@pytest.mark.timeout(300)
+def test_ores_lie_at_vanillas_heights_in_vanillas_numbers() -> None:
+    assert ore_faults(census()) == []
+    assert ore_faults(census(("ores",)))
+
+
+@pytest.mark.timeout(300)
+def test_caves_and_ravines_carve_the_deep_and_lava_fills_below_eleven() -> None:
+    assert cave_faults(census()) == []
+    assert cave_faults(census(("caves", "ravines")))
+    # ravines alone carve less than caves and ravines together, and more than nothing
+    ravines = sum(b["share"] for b in census(("caves",))["caveAir"])
+    both = sum(b["share"] for b in census()["caveAir"])
+    assert 0 < ravines < both
+
+
+@pytest.mark.timeout(300)
+def test_lakes_of_water_and_lava_and_springs_in_cave_walls() -> None:
+    assert lake_faults(census()) == []
+    assert lake_faults(census(("lakes",)))
+    assert lake_faults(census(("springs",)))
+
+
+@pytest.mark.timeout(300)
+def test_biomes_share_the_land_and_mountains_have_cliffs_that_kill() -> None:
+    assert land_faults(census()) == []
+    assert land_faults(census(("cliffs",)))
+
+
+@pytest.mark.timeout(300)
+def test_dungeons_hold_a_spawner_of_vanillas_mobs() -> None:
+    c = census()
+    assert c["dungeonsPerChunk"] > 0
+    assert set(c["dungeonMobs"]) <= {"zombie", "skeleton", "spider"}
+    assert census(("dungeons",))["dungeonsPerChunk"] == 0
+
+
+@pytest.mark.timeout(120)
+def test_a_player_lands_on_grass_at_the_vanilla_worlds_spawn(tmp_path_factory: Any) -> None:
+    root = tmp_path_factory.mktemp("vanilla")
+    world = EmbeddedWorld(
+        root / "world", port=free_port(), control=True, sandbox=True, seed=SEED, profile="vanilla"
+    ).start()
+    try:
+        alice = Player(world, "alice")
+        try:
+            spawn = census()["spawn"]
+            (seen,) = [p for p in world.op("players") if p["username"] == "alice"]
+            at = seen["position"]
+            assert (at["x"], at["y"], at["z"]) == (spawn["x"], spawn["y"], spawn["z"])
+            below = world.op("block_at", x=spawn["x"], y=spawn["y"] - 1, z=spawn["z"])
+            assert below["name"] == "grass_block"
+            assert world.op("life_stats")["difficulty"] == 2  # normal, vanilla's new worlds
+        finally:
+            alice.close()
+        record = orjson.loads((world.world_dir / "pepa_profile.json").read_bytes())
+        assert record == {"profile": "vanilla", "hazards": False, "terrain": "vanilla"}
+    finally:
+        world.stop()
