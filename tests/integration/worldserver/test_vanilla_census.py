@@ -15,7 +15,8 @@ import pytest
 
 from pepa.base.node import node_binary, node_modules
 from pepa.worldserver.process import SERVER_JS, EmbeddedWorld
-from tests.world_harness import Player, free_port
+from tests.waiting import eventually
+from tests.world_harness import Player, free_port, teleport
 
 pytestmark = [pytest.mark.integration]
 
@@ -165,5 +166,69 @@ def test_a_player_lands_on_grass_at_the_vanilla_worlds_spawn(tmp_path_factory: A
             alice.close()
         record = orjson.loads((world.world_dir / "pepa_profile.json").read_bytes())
         assert record == {"profile": "vanilla", "hazards": False, "terrain": "vanilla"}
+    finally:
+        world.stop()
+
+
+SPRING = r"""
+const { vanillaTerrain } = require(process.env.VANILLA)
+const world = vanillaTerrain(Number(process.argv[1]))
+const s = world.spawn()
+const at = (x, y, z) => (y * 16 + z) * 16 + x
+for (let r = 0; r < 12; r++) {
+  for (let cx = Math.floor(s.x / 16) - r; cx <= Math.floor(s.x / 16) + r; cx++) {
+    for (let cz = Math.floor(s.z / 16) - r; cz <= Math.floor(s.z / 16) + r; cz++) {
+      if (Math.max(Math.abs(cx - Math.floor(s.x / 16)), Math.abs(cz - Math.floor(s.z / 16))) !== r) continue
+      const { blocks, springs } = world.blocksOf(cx, cz)
+      for (const p of springs) {
+        if (p.fluid !== 'water') continue
+        const x = p.x - cx * 16
+        const z = p.z - cz * 16
+        for (const [dx, dz] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+          const nx = x + dx
+          const nz = z + dz
+          if (nx < 1 || nx > 14 || nz < 1 || nz > 14) continue
+          if (blocks[at(nx, p.y, nz)] === world.ids.caveAir || blocks[at(nx, p.y, nz)] === 0) {
+            console.log(JSON.stringify({ spring: p, open: { x: p.x + dx, y: p.y, z: p.z + dz }, top: world.height(p.x, p.z) }))
+            process.exit(0)
+          }
+        }
+      }
+    }
+  }
+}
+console.log('null')
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_spring_in_a_cave_wall_runs_out_when_its_chunk_is_made(tmp_path_factory: Any) -> None:
+    result = subprocess.run(
+        [str(node_binary()), "-e", SPRING, str(SEED)],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
+             "VANILLA": str(SERVER_JS / "vanilla" / "index.js")},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    found = orjson.loads(result.stdout)
+    assert found is not None, "no water spring with an open side near the spawn"
+    spring, opening = found["spring"], found["open"]
+    world = EmbeddedWorld(
+        tmp_path_factory.mktemp("spring") / "world", port=free_port(), control=True,
+        sandbox=True, seed=SEED, profile="vanilla",
+    ).start()  # fmt: skip
+    try:
+        alice = Player(world, "alice")
+        try:
+            # alice above the spring (creative: she does not fall): its chunk is made and loaded
+            world.op("gamemode", player="alice", mode=1)
+            teleport(world, alice, spring["x"] + 0.5, found["top"] + 30, spring["z"] + 0.5)
+            eventually(
+                lambda: world.op("block_at", **opening)["name"] == "water", 60,
+                "the spring's water in the cave beside it",
+            )  # fmt: skip
+            assert world.op("block_at", **{k: spring[k] for k in "xyz"})["name"] == "water"
+        finally:
+            alice.close()
     finally:
         world.stop()

@@ -301,6 +301,11 @@ function vanillaTerrain (rawSeed, { registry, off = [] } = {}) {
   return { seed, ids, blocksOf, opaqueTops, spawn, biome: ground.biome, height: ground.height, cellBiome: ground.cellBiome, treesOf }
 }
 
+// The springs of the chunks made so far, for plugins/fluids.js to run out
+// (vanilla schedules a spring's fluid tick as it places it); bounded.
+const pendingFluids = []
+const PENDING_MAX = 20000
+
 function generation ({ seed, registry, off = [] }) {
   const Chunk = require('prismarine-chunk')(registry)
   const { skyLight } = require('../generator')
@@ -309,7 +314,8 @@ function generation ({ seed, registry, off = [] }) {
   for (const b of Object.values(registry.biomesByName)) biomeIds[b.name] = b.id
   return function generateChunk (chunkX, chunkZ) {
     const chunk = new Chunk()
-    const { blocks } = world.blocksOf(chunkX, chunkZ)
+    const { blocks, springs } = world.blocksOf(chunkX, chunkZ)
+    for (const s of springs) if (pendingFluids.length < PENDING_MAX) pendingFluids.push(s)
     const p = { x: 0, y: 0, z: 0 }
     let high = 0
     for (let i = blocks.length - 1; i >= 0; i--) if (blocks[i] !== 0) { high = i >> 8; break }
@@ -334,3 +340,4 @@ function generation ({ seed, registry, off = [] }) {
 
 module.exports = generation
 module.exports.vanillaTerrain = vanillaTerrain
+module.exports.pendingFluids = pendingFluids
