@@ -175,10 +175,12 @@ const { vanillaTerrain } = require(process.env.VANILLA)
 const world = vanillaTerrain(Number(process.argv[1]))
 const s = world.spawn()
 const at = (x, y, z) => (y * 16 + z) * 16 + x
+const sx = Math.floor(s.x / 16)
+const sz = Math.floor(s.z / 16)
 for (let r = 0; r < 12; r++) {
-  for (let cx = Math.floor(s.x / 16) - r; cx <= Math.floor(s.x / 16) + r; cx++) {
-    for (let cz = Math.floor(s.z / 16) - r; cz <= Math.floor(s.z / 16) + r; cz++) {
-      if (Math.max(Math.abs(cx - Math.floor(s.x / 16)), Math.abs(cz - Math.floor(s.z / 16))) !== r) continue
+  for (let cx = sx - r; cx <= sx + r; cx++) {
+    for (let cz = sz - r; cz <= sz + r; cz++) {
+      if (Math.max(Math.abs(cx - sx), Math.abs(cz - sz)) !== r) continue
       const { blocks, springs } = world.blocksOf(cx, cz)
       for (const p of springs) {
         if (p.fluid !== 'water') continue
@@ -189,7 +191,8 @@ for (let r = 0; r < 12; r++) {
           const nz = z + dz
           if (nx < 1 || nx > 14 || nz < 1 || nz > 14) continue
           if (blocks[at(nx, p.y, nz)] === world.ids.caveAir || blocks[at(nx, p.y, nz)] === 0) {
-            console.log(JSON.stringify({ spring: p, open: { x: p.x + dx, y: p.y, z: p.z + dz }, top: world.height(p.x, p.z) }))
+            const open = { x: p.x + dx, y: p.y, z: p.z + dz }
+            console.log(JSON.stringify({ spring: p, open, top: world.height(p.x, p.z) }))
             process.exit(0)
           }
         }
