@@ -55,8 +55,10 @@ def test_a_column_of_gravel_falls_when_the_block_under_it_is_dug(falling: Embedd
     falling.op("set_block", x=x, y=SKY, z=z, block="air")  # the dig
     eventually(lambda: name(falling, x, SKY + 3, z) == "air", 20, "the column's top to go")
     eventually(
-        lambda: [name(falling, x, SKY + dy, z) for dy in range(4)]
-        == ["gravel", "gravel", "gravel", "air"],
+        lambda: (
+            [name(falling, x, SKY + dy, z) for dy in range(4)]
+            == ["gravel", "gravel", "gravel", "air"]
+        ),
         20,
         "the column one lower",
     )

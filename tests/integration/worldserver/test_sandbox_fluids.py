@@ -63,9 +63,9 @@ def test_water_spreads_seven_blocks_over_flat_stone(fluids: EmbeddedWorld) -> No
     fluids.op("set_block", x=x, y=SKY, z=z, block="water")
     eventually(lambda: fluid(fluids, x + 7, SKY, z) is not None, 30, "water 7 blocks out")
     settled(fluids)
-    assert [fluid(fluids, x + d, SKY, z) for d in range(9)] == [
-        ("water", d) for d in range(8)
-    ] + [None]
+    assert [fluid(fluids, x + d, SKY, z) for d in range(9)] == [("water", d) for d in range(8)] + [
+        None
+    ]
     assert fluid(fluids, x, SKY, z - 7) == ("water", 7)  # every way alike on the flat
     assert fluid(fluids, x + 4, SKY, z + 4) is None  # 8 steps round: too far
 
