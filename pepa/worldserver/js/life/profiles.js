@@ -36,8 +36,8 @@ const PROFILES = {
   vanilla: Object.freeze({
     difficulty: 2, // normal: vanilla's new worlds
     startTime: 0,
-    hostileCap: 12, // the spawning of life/ and plugins/mobs.js, as the default's (vanilla's rules: docs/world-vanilla.md)
-    spawnMax: 48,
+    hostileCap: 70, // vanilla's monster cap (70 over the 17 x 17 chunks round a player)
+    spawnMax: 128, // vanilla: packs land 24..128 blocks from a player, in loaded chunks
     hazards: false, // no hazards placed by hand: the terrain's own (caves, cliffs, lava, lakes)
     terrain: 'vanilla', // vanilla/: biomes, caves, ravines, lakes, springs, dungeons (docs/world-vanilla.md)
     explosionsBreakBlocks: true
