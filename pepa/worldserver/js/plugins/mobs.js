@@ -24,11 +24,16 @@ const { eyeHeight } = require('../../../game/js/eyes')
 // (minecraft-data's entityLoot gives only 1..1); weights and pack sizes from
 // the plains biome's spawn list.
 const SPECIES = {
-  zombie: { hostile: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 95, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
+  zombie: { hostile: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 95, babies: true, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
   skeleton: { hostile: true, brain: 'archer', health: 20, speed: 0.25, follow: 16, burns: true, strollMod: 1.0, weight: 100, pack: 4, loot: [['arrow', 0, 2], ['bone', 0, 2]] },
   creeper: { hostile: true, brain: 'creeper', health: 20, speed: 0.25, follow: 16, strollMod: 0.8, weight: 100, pack: 4, loot: [['gunpowder', 0, 2]] },
   // spider_eye: a count of -1..1 (vanilla's uniform -1..1: one in 3 kills), only when killed by a player
   spider: { hostile: true, brain: 'spider', health: 16, speed: 0.3, follow: 16, damage: 2, climbs: true, strollMod: 0.8, weight: 100, pack: 4, loot: [['string', 0, 2], ['spider_eye', -1, 1, null, true]] },
+  // vanilla 1.16.5 CaveSpider: 12 health, a spider's speed and bite, and Poison on a bite that lands
+  // (normal 7 s, hard 15 s, easy none); only from spawners (weight 0: never a natural spawn)
+  cave_spider: { hostile: true, brain: 'spider', health: 12, speed: 0.3, follow: 16, damage: 2, climbs: true, strollMod: 0.8, weight: 0, pack: 1, poison: [0, 0, 140, 300], loot: [['string', 0, 2], ['spider_eye', -1, 1, null, true]] },
+  // a zombie in every way, 5 to the zombie's 95 in the monster spawn list (Biome.monster defaults)
+  zombie_villager: { hostile: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 5, babies: true, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
   cow: { brain: 'animal', health: 10, speed: 0.2, panic: 2.0, weight: 8, pack: 4, loot: [['leather', 0, 2], ['beef', 1, 3, 'cooked_beef']] },
   pig: { brain: 'animal', health: 10, speed: 0.25, panic: 1.25, weight: 10, pack: 4, loot: [['porkchop', 1, 3, 'cooked_porkchop']] },
   chicken: { brain: 'animal', health: 4, speed: 0.25, panic: 1.4, weight: 10, pack: 4, loot: [['feather', 0, 2], ['chicken', 1, 1, 'cooked_chicken']] },
@@ -38,6 +43,7 @@ const SPECIES = {
 const GENERIC = { brain: 'still', health: 20, speed: 0.23, follow: 35, damage: 3, strollMod: 1.0, loot: [] }
 
 const SPAWN_MIN = 24 // vanilla: never within 24 blocks of a player or of the world spawn
+const BABY_CHANCE = 0.05 // vanilla Zombie.getSpawnAsBabyOdds
 const HOSTILE_EVERY = 10 // ticks between pack attempts per player (vanilla: every tick, per chunk)
 const PASSIVE_EVERY = 400 // vanilla: creatures are tried every 400 ticks
 const DESPAWN_FAR = 128 // vanilla instant despawn distance for monsters
@@ -66,14 +72,21 @@ module.exports.server = function (serv) {
 
   function adopt (e) {
     if (mobs.has(e.id) || !serv.entities[e.id]) return
-    const sp = SPECIES[e.name] || (e.pepaAi ? { ...GENERIC, brain: 'melee', hostile: true } : GENERIC)
-    const type = registry.entitiesByName[e.name] || { width: 0.6, height: 1.8 }
+    let sp = SPECIES[e.name] || (e.pepaAi ? { ...GENERIC, brain: 'melee', hostile: true } : GENERIC)
+    let type = registry.entitiesByName[e.name] || { width: 0.6, height: 1.8 }
+    // vanilla Zombie.finalizeSpawn: one in 20 is a baby (speed + 50 %, half the size); asked for by the scenario's spawn_mob {baby}
+    const baby = !!sp.babies && (e.pepaBaby === true || (!!e._lifeNatural && e.pepaBaby !== false && life.random() < BABY_CHANCE))
+    if (baby) {
+      sp = { ...sp, speed: sp.speed * 1.5 }
+      type = { width: type.width / 2, height: type.height / 2 }
+      serv._writeAll('entity_metadata', { entityId: e.id, metadata: [{ key: 15, type: 7, value: true }] }) // Zombie DATA_BABY_ID
+    }
     const m = {
       e, sp, w: type.width, h: type.height, body: newBody(type.width, type.height, { flutter: e.name === 'chicken', climber: !!sp.climbs }),
       target: null, seen: false, unseen: 0, cooldown: 0, fire: 0, onFire: false, swell: 0, swellDir: -1,
       seeTime: 0, drawing: -1, attackTime: -1, panicUntil: -1, wander: null, idle: 0, yaw: null,
       path: null, pathedAt: null, repath: 0, // brains.js: the path followed, where the target was, ticks to the next
-      hurtState: { hurtTick: -100, lastHurt: 0 }, lastPlayerHit: -1000, dead: false, natural: !!e._lifeNatural
+      hurtState: { hurtTick: -100, lastHurt: 0 }, lastPlayerHit: -1000, dead: false, natural: !!e._lifeNatural, baby
     }
     e.health = sp.health
     const takeDamage = e.takeDamage
@@ -154,7 +167,9 @@ module.exports.server = function (serv) {
     hitPlayer (m, p) {
       // the scenario's spawn_mob {damage} is a final damage; otherwise scaled by difficulty
       const custom = m.e.pepaDamage !== undefined && m.e.pepaDamage !== null
-      combat.hurtPlayer(serv, life, p, custom ? Number(m.e.pepaDamage) : m.sp.damage, { from: m.e.position, scale: !custom, cause: { type: 'mob', attacker: m.e } })
+      const { blocked } = combat.hurtPlayer(serv, life, p, custom ? Number(m.e.pepaDamage) : m.sp.damage, { from: m.e.position, scale: !custom, cause: { type: 'mob', attacker: m.e } })
+      const poison = m.sp.poison ? m.sp.poison[serv.difficulty] || 0 : 0
+      if (poison > 0 && !blocked && life.poison) life.poison(p, poison) // vanilla CaveSpider.doHurtTarget
     },
     setSwell (m, dir) {
       if (dir === m.swellDir) return
@@ -274,6 +289,13 @@ module.exports.server = function (serv) {
     return n
   }
 
+  // vanilla Monster.isDarkEnoughToSpawn, clear weather (the spawners' test too: plugins/spawners.js)
+  life.darkEnough = (world, x, y, z) => {
+    const sky = view.skyLight(world, x, y, z)
+    if (sky > life.int(32)) return false
+    const light = Math.max(view.blockLight(world, x, y, z), sky - life.skyDarken())
+    return light <= life.int(8)
+  }
   function spotOk (world, x, y, z, hostile, name, anywhere) {
     const at = new Vec3(x + 0.5, y, z + 0.5)
     if (!anywhere) {
@@ -286,11 +308,7 @@ module.exports.server = function (serv) {
     const type = registry.entitiesByName[name]
     if (view.collides(world, at.x, y, at.z, type.width / 2, type.height)) return false
     const sky = view.skyLight(world, x, y, z)
-    if (hostile) { // vanilla Monster.isDarkEnoughToSpawn, clear weather
-      if (sky > life.int(32)) return false
-      const light = Math.max(view.blockLight(world, x, y, z), sky - life.skyDarken())
-      return light <= life.int(8)
-    }
+    if (hostile) return life.darkEnough(world, x, y, z)
     // vanilla Animal.checkAnimalSpawnRules: on grass, raw light above 8
     return spots[0].floor === 'grass_block' && Math.max(sky, view.blockLight(world, x, y, z)) > 8
   }
@@ -366,7 +384,7 @@ module.exports.server = function (serv) {
     if (!m) return { alive: false }
     const p = m.e.position
     return {
-      alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural,
+      alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural, baby: m.baby, speed: m.sp.speed,
       target: m.target ? m.target.username : null, swell: m.swell, position: { x: p.x, y: p.y, z: p.z }, onGround: m.body.onGround,
       seen: m.seen, cooldown: m.cooldown, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
     }

@@ -304,6 +304,7 @@ function vanillaTerrain (rawSeed, { registry, off = [] } = {}) {
 // The springs of the chunks made so far, for plugins/fluids.js to run out
 // (vanilla schedules a spring's fluid tick as it places it); bounded.
 const pendingFluids = []
+const pendingSpawners = [] // and their dungeons' spawners, for plugins/spawners.js
 const PENDING_MAX = 20000
 
 function generation ({ seed, registry, off = [] }) {
@@ -314,8 +315,9 @@ function generation ({ seed, registry, off = [] }) {
   for (const b of Object.values(registry.biomesByName)) biomeIds[b.name] = b.id
   return function generateChunk (chunkX, chunkZ) {
     const chunk = new Chunk()
-    const { blocks, springs } = world.blocksOf(chunkX, chunkZ)
+    const { blocks, springs, dungeons } = world.blocksOf(chunkX, chunkZ)
     for (const s of springs) if (pendingFluids.length < PENDING_MAX) pendingFluids.push(s)
+    for (const d of dungeons) if (pendingSpawners.length < PENDING_MAX) pendingSpawners.push(d)
     const p = { x: 0, y: 0, z: 0 }
     let high = 0
     for (let i = blocks.length - 1; i >= 0; i--) if (blocks[i] !== 0) { high = i >> 8; break }
@@ -341,3 +343,4 @@ function generation ({ seed, registry, off = [] }) {
 module.exports = generation
 module.exports.vanillaTerrain = vanillaTerrain
 module.exports.pendingFluids = pendingFluids
+module.exports.pendingSpawners = pendingSpawners

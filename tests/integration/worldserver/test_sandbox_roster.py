@@ -1,0 +1,109 @@
+"""More of vanilla's monsters in the survival sandbox (``pepa/worldserver/js/plugins/mobs.js``,
+``hazards.js``): the cave spider's poison, baby zombies and zombie villagers, with vanilla
+1.16.5's numbers (docs/world-vanilla.md). One seeded sandbox and one player, ``alice``, on a
+stone floor of her own for each test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from pepa.worldserver.process import EmbeddedWorld
+from tests.integration.worldserver.sandbox_alice import NAME, first_hurt, fresh_floor, hazards, me
+from tests.waiting import eventually
+from tests.world_harness import Player
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.timeout(90),
+    pytest.mark.xdist_group("sandbox_roster"),  # one world for the module, on one worker
+]
+
+SANDBOX = {"time": 6000}
+
+_arenas = iter(range(100))
+
+
+@pytest.fixture(scope="module")
+def module_alice(sandbox: EmbeddedWorld) -> Iterator[Player]:
+    player = Player(sandbox, NAME)
+    yield player
+    player.close()
+
+
+@pytest.fixture
+def alice(sandbox: EmbeddedWorld, module_alice: Player) -> Iterator[Player]:
+    sandbox.op("set_difficulty", level=2)  # normal: a cave spider's bite poisons for 7 s
+    yield fresh_floor(sandbox, module_alice, next(_arenas), poison=0)
+    sandbox.op("remove_mobs")
+    sandbox.op("set_difficulty", level=1)
+
+
+@pytest.fixture
+def night(sandbox: EmbeddedWorld) -> Iterator[None]:
+    """Midnight: a spider (a cave spider is one) hunts only in the dark (vanilla
+    SpiderTargetGoal: brightness under 0.5)."""
+    sandbox.op("set_time", time=18000, cycle=False)
+    yield
+    sandbox.op("set_time", time=6000, cycle=False)
+
+
+@pytest.mark.usefixtures("night")
+def test_a_cave_spiders_bite_poisons_for_seven_seconds_on_normal(
+    sandbox: EmbeddedWorld, alice: Player
+) -> None:
+    mark = alice.mark()
+    sandbox.op("spawn_mob", player=NAME, name="cave_spider", dx=2, ai=True)
+    assert first_hurt(alice, mark) == 18  # its bite: 2 on normal
+    poison = eventually(lambda: hazards(sandbox)["poison"], 5, "the poison")
+    assert 100 < poison <= 140  # vanilla CaveSpider: 7 s on normal
+    sandbox.op("remove_mobs")
+    # poison hurts 1 every 25 ticks while it lasts
+    low = me(sandbox)["health"]
+    eventually(lambda: me(sandbox)["health"] <= low - 1, 5, "a poison tick")
+
+
+def test_poison_never_kills(sandbox: EmbeddedWorld, alice: Player) -> None:
+    sandbox.op("set_health", player=NAME, hp=3)
+    hazards(sandbox, poison=200)
+    eventually(lambda: me(sandbox)["health"] == 1, 10, "the poison to bring her to 1")
+    eventually(lambda: hazards(sandbox)["poison"] == 0, 15, "the poison to wear off")
+    assert me(sandbox)["health"] == 1  # never below 1: alive
+
+
+@pytest.mark.usefixtures("night")
+def test_a_cave_spiders_bite_on_easy_does_not_poison(sandbox: EmbeddedWorld, alice: Player) -> None:
+    sandbox.op("set_difficulty", level=1)
+    mark = alice.mark()
+    sandbox.op("spawn_mob", player=NAME, name="cave_spider", dx=2, ai=True)
+    first_hurt(alice, mark)
+    assert hazards(sandbox)["poison"] == 0
+
+
+def test_a_baby_zombie_is_half_again_as_fast(sandbox: EmbeddedWorld, alice: Player) -> None:
+    (baby,) = sandbox.op("spawn_mob", player=NAME, name="zombie", dx=6, ai=True, baby=True)["ids"]
+    (grown,) = sandbox.op("spawn_mob", player=NAME, name="zombie", dx=-6, ai=True, baby=False)[
+        "ids"
+    ]
+    b = eventually(
+        lambda: sandbox.op("life_mob", mob=baby).get("alive") and sandbox.op("life_mob", mob=baby),
+        5,
+        "the baby adopted",
+    )
+    g = eventually(
+        lambda: (
+            sandbox.op("life_mob", mob=grown).get("alive") and sandbox.op("life_mob", mob=grown)
+        ),
+        5,
+        "the grown one adopted",
+    )
+    assert (b["name"], b.get("baby"), g.get("baby")) == ("zombie", True, False), (b, g)
+    assert b["speed"] == pytest.approx(0.23 * 1.5)  # vanilla: + 50 %
+    assert g["speed"] == pytest.approx(0.23)
+
+
+def test_a_zombie_villager_hunts_like_a_zombie(sandbox: EmbeddedWorld, alice: Player) -> None:
+    mark = alice.mark()
+    sandbox.op("spawn_mob", player=NAME, name="zombie_villager", dx=4, ai=True)
+    assert first_hurt(alice, mark, timeout=20) == 17  # a zombie's 3 on normal
