@@ -146,6 +146,15 @@ def test_dungeons_hold_a_spawner_of_vanillas_mobs() -> None:
     assert census(("dungeons",))["dungeonsPerChunk"] == 0
 
 
+@pytest.mark.timeout(300)
+def test_mineshafts_hold_cobwebs_and_cave_spider_spawners() -> None:
+    c = census()
+    assert c["cobwebsPerChunk"] > 0.2
+    assert c["caveSpiderSpawnersPerChunk"] > 0
+    off = census(("mineshafts",))
+    assert (off["cobwebsPerChunk"], off["caveSpiderSpawnersPerChunk"]) == (0, 0)
+
+
 @pytest.mark.timeout(120)
 def test_a_player_lands_on_grass_at_the_vanilla_worlds_spawn(tmp_path_factory: Any) -> None:
     root = tmp_path_factory.mktemp("vanilla")

@@ -6,8 +6,9 @@
 // across and 1 up or down, where the mob fits and is allowed by its spawn
 // rules (a monster: darkness, plugins/mobs.js's light test); it stops when 6
 // of its kind are within 4 blocks of it. Its mob is the one the generator
-// drew (vanilla/features.js: zombie 2 in 4, skeleton or spider); spawned mobs
-// are natural (they despawn as vanilla's do).
+// drew (a dungeon's, vanilla/features.js: zombie 2 in 4, skeleton or spider;
+// a mineshaft's, vanilla/mineshafts.js: cave spiders); spawned mobs are
+// natural (they despawn as vanilla's do).
 //
 // A spawner is known from its chunk: generated (vanilla/index.js's list) or
 // loaded from the world's files (the chunk's palette has a spawner: its
@@ -46,7 +47,7 @@ module.exports.server = function (serv) {
     const cx = Math.floor(corner.x / 16)
     const cz = Math.floor(corner.z / 16)
     if (!terrain) terrain = require('../vanilla/index.js').vanillaTerrain(seed, { registry })
-    for (const d of terrain.blocksOf(cx, cz).dungeons) add(d.x, d.y, d.z, d.mob)
+    for (const d of terrain.blocksOf(cx, cz).spawners) add(d.x, d.y, d.z, d.mob)
   }
   function attach () {
     world = serv.overworld
