@@ -10,7 +10,14 @@ from collections.abc import Iterator
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld
-from tests.integration.worldserver.sandbox_alice import NAME, first_hurt, fresh_floor, hazards, me
+from tests.integration.worldserver.sandbox_alice import (
+    NAME,
+    command,
+    first_hurt,
+    fresh_floor,
+    hazards,
+    me,
+)
 from tests.waiting import eventually
 from tests.world_harness import Player
 
@@ -35,7 +42,7 @@ def module_alice(sandbox: EmbeddedWorld) -> Iterator[Player]:
 @pytest.fixture
 def alice(sandbox: EmbeddedWorld, module_alice: Player) -> Iterator[Player]:
     sandbox.op("set_difficulty", level=2)  # normal: a cave spider's bite poisons for 7 s
-    yield fresh_floor(sandbox, module_alice, next(_arenas), poison=0)
+    yield fresh_floor(sandbox, module_alice, next(_arenas), poison=0, slowness=0, weakness=0)
     sandbox.op("remove_mobs")
     sandbox.op("set_difficulty", level=1)
 
@@ -107,3 +114,44 @@ def test_a_zombie_villager_hunts_like_a_zombie(sandbox: EmbeddedWorld, alice: Pl
     mark = alice.mark()
     sandbox.op("spawn_mob", player=NAME, name="zombie_villager", dx=4, ai=True)
     assert first_hurt(alice, mark, timeout=20) == 17  # a zombie's 3 on normal
+
+
+def test_an_enderman_leaves_a_player_alone_until_she_stares_at_it(
+    sandbox: EmbeddedWorld, alice: Player
+) -> None:
+    x, y, z = (int(v // 1) for v in me(sandbox)["position"].values())
+    (enderman,) = sandbox.op("spawn_mob", player=NAME, name="enderman", dx=5, ai=True)["ids"]
+    command(alice, "look", at={"x": x - 10, "y": y + 1.6, "z": z})  # away from it
+    mark = alice.mark()
+    alice.wait_for(lambda e: e["type"] == "looked", 10, mark)
+    # it strolls; in 3 s of ticks it has not made her its target
+    start = sandbox.op("life_mob", mob=enderman)["tick"]
+    eventually(lambda: sandbox.op("life_mob", mob=enderman)["tick"] >= start + 60, 10, "3 s")
+    assert sandbox.op("life_mob", mob=enderman)["target"] is None
+    command(alice, "look", name="enderman")
+    eventually(lambda: sandbox.op("life_mob", mob=enderman)["target"] == NAME, 10, "its anger")
+    assert sandbox.op("life_mob", mob=enderman)["provoked"] == 1
+    assert first_hurt(alice, mark, timeout=20) == 13  # its 7 on normal
+
+
+def test_a_witch_throws_slowness_from_afar_then_poison(
+    sandbox: EmbeddedWorld, alice: Player
+) -> None:
+    sandbox.op("spawn_mob", player=NAME, name="witch", dx=9, ai=True)
+    slowed = eventually(lambda: hazards(sandbox)["slowness"], 20, "a splash of slowness")
+    assert 1000 < slowed <= 1800  # vanilla: 1:30 at full strength, less by the distance
+    assert hazards(sandbox)["poison"] == 0
+    poisoned = eventually(lambda: hazards(sandbox)["poison"], 20, "a splash of poison")
+    assert 400 < poisoned <= 900  # 45 s at full strength
+
+
+def test_a_witch_throws_harming_at_one_with_little_health(
+    sandbox: EmbeddedWorld, alice: Player
+) -> None:
+    sandbox.op("set_health", player=NAME, hp=7)  # under 8: no poison for her
+    mark = alice.mark()
+    sandbox.op("spawn_mob", player=NAME, name="witch", dx=5, ai=True)  # under 8 blocks: no slowness
+    event = alice.wait_for(lambda e: e["type"] == "health" and e["health"] < 7, 20, mark)
+    assert 1 <= event["health"] <= 6  # up to 6 on a direct hit, through any armour
+    assert hazards(sandbox)["lastDamage"]["type"] == "indirectMagic"
+    assert hazards(sandbox)["poison"] == 0 and hazards(sandbox)["slowness"] == 0

@@ -32,6 +32,11 @@ const SPECIES = {
   // vanilla 1.16.5 CaveSpider: 12 health, a spider's speed and bite, and Poison on a bite that lands
   // (normal 7 s, hard 15 s, easy none); only from spawners (weight 0: never a natural spawn)
   cave_spider: { hostile: true, brain: 'spider', health: 12, speed: 0.3, follow: 16, damage: 2, climbs: true, strollMod: 0.8, weight: 0, pack: 1, poison: [0, 0, 140, 300], loot: [['string', 0, 2], ['spider_eye', -1, 1, null, true]] },
+  // vanilla EnderMan: 40 health, 7 a blow, speed 0.3, follow 64; neutral (brains.js enderman);
+  // weight 10, packs of 1..4 (here 4 tries, as every pack) in the monster spawn list
+  enderman: { hostile: true, brain: 'enderman', health: 40, speed: 0.3, follow: 64, damage: 7, strollMod: 1.0, weight: 10, pack: 4, loot: [['ender_pearl', 0, 1]] },
+  // vanilla Witch: 26 health, speed 0.25, splash potions (brains.js witch); weight 5, alone
+  witch: { hostile: true, brain: 'witch', health: 26, speed: 0.25, follow: 16, strollMod: 1.0, weight: 5, pack: 1, loot: [['glass_bottle', 0, 2], ['glowstone_dust', 0, 2], ['gunpowder', 0, 2], ['redstone', 0, 2], ['spider_eye', 0, 2], ['sugar', 0, 2], ['stick', 0, 2]] },
   // a zombie in every way, 5 to the zombie's 95 in the monster spawn list (Biome.monster defaults)
   zombie_villager: { hostile: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 5, babies: true, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
   cow: { brain: 'animal', health: 10, speed: 0.2, panic: 2.0, weight: 8, pack: 4, loot: [['leather', 0, 2], ['beef', 1, 3, 'cooked_beef']] },
@@ -182,6 +187,7 @@ module.exports.server = function (serv) {
       meta(m, [{ key: 7, type: 0, value: on ? 1 : 0 }]) // hand active
     },
     shoot: (m, t) => arrows.shoot(m.e, eyeHeight(m.e.name, m.h), t),
+    throwPotion: (m, t, potion) => { swingPacket(m); arrows.throwPotion(m.e, t, potion) },
     explode (m) {
       const center = m.e.position.clone()
       vanish(m)
@@ -386,7 +392,7 @@ module.exports.server = function (serv) {
     return {
       alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural, baby: m.baby, speed: m.sp.speed,
       target: m.target ? m.target.username : null, swell: m.swell, position: { x: p.x, y: p.y, z: p.z }, onGround: m.body.onGround,
-      seen: m.seen, cooldown: m.cooldown, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
+      seen: m.seen, cooldown: m.cooldown, provoked: m.provoked || 0, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
     }
   }
   // light_at {x, y, z}: the light model at a block (overworld) and the chance that a monster
