@@ -155,3 +155,30 @@ def test_a_witch_throws_harming_at_one_with_little_health(
     assert 1 <= event["health"] <= 6  # up to 6 on a direct hit, through any armour
     assert hazards(sandbox)["lastDamage"]["type"] == "indirectMagic"
     assert hazards(sandbox)["poison"] == 0 and hazards(sandbox)["slowness"] == 0
+
+
+def test_a_big_slime_hits_by_its_size_and_splits_when_killed(
+    sandbox: EmbeddedWorld, alice: Player
+) -> None:
+    mark = alice.mark()
+    (slime,) = sandbox.op("spawn_mob", player=NAME, name="slime", dx=3, ai=True, size=4)["ids"]
+    big = eventually(lambda: sandbox.op("life_mob", mob=slime).get("size"), 5, "the slime")
+    assert big == 4 and sandbox.op("life_mob", mob=slime)["health"] == 16  # size squared
+    assert first_hurt(alice, mark, timeout=20) == 16  # a blow of its size, 4 on normal
+    before = {e["id"] for e in sandbox.op("entities", name="slime")}
+    assert sandbox.op("hurt_mob", mob=slime, damage=20)["dead"] is True
+    young = eventually(
+        lambda: [e for e in sandbox.op("entities", name="slime") if e["id"] not in before],
+        5, "the slime's young",
+    )  # fmt: skip
+    assert 2 <= len(young) <= 4  # vanilla: 2 + random(3)
+    sizes = {sandbox.op("life_mob", mob=e["id"]).get("size") for e in young}
+    assert sizes == {2}
+
+
+def test_the_smallest_slime_does_no_harm(sandbox: EmbeddedWorld, alice: Player) -> None:
+    (slime,) = sandbox.op("spawn_mob", player=NAME, name="slime", dx=1, ai=True, size=1)["ids"]
+    eventually(lambda: sandbox.op("life_mob", mob=slime).get("size") == 1, 5, "the slime")
+    start = sandbox.op("life_mob", mob=slime)["tick"]
+    eventually(lambda: sandbox.op("life_mob", mob=slime)["tick"] >= start + 60, 10, "3 s by her")
+    assert me(sandbox)["health"] == 20
