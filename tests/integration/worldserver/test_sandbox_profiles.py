@@ -173,7 +173,8 @@ fs.writeFileSync(path.join(old, 'level.dat'), '') // a world made before profile
 const before = profiles.worldProfile(old, 'hard')
 const record = JSON.parse(fs.readFileSync(path.join(fresh, profiles.PROFILE_FILE), 'utf8'))
 const renamed = dir('renamed') // a world recorded with the gentle profile's former name
-fs.writeFileSync(path.join(renamed, profiles.PROFILE_FILE), '{"profile": "default", "hazards": false}')
+const former = '{"profile": "default", "hazards": false}'
+fs.writeFileSync(path.join(renamed, profiles.PROFILE_FILE), former)
 const formerly = profiles.worldProfile(renamed, 'hard')
 for (const d of [fresh, old, renamed]) fs.rmSync(d, { recursive: true })
 console.log(JSON.stringify({
