@@ -144,8 +144,8 @@ module.exports.server = function (serv) {
     m.dead = true
     m.deadTick = life.tick
     delete serv.entities[m.e.id] // flying-squid's takeDamage already does it for a kill
+    if (!withLoot) return // a despawn or a blast's removal: nothing splits or drops
     if (m.sp.slime && m.sp.size > 1) splitSlime(m) // vanilla Slime.remove: a killed big one splits
-    if (!withLoot) return
     const at = m.e.position
     for (const [item, min, max, cooked, byPlayer] of m.sp.loot) {
       if (byPlayer && life.tick - m.lastPlayerHit >= 100) continue
