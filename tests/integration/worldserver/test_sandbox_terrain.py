@@ -165,9 +165,13 @@ def test_stone_drops_cobblestone_only_to_a_pickaxe(
     level -= 1
     assert crafter.do("block", x=x, y=level, z=z) == "stone"
     crafter.do("equip", item="wooden_pickaxe")
+    before = sandbox_world.op("hunger", player=CRAFTER)["exhaustion"]
     mark = crafter.mark()
     crafter.do("dig", x=x, y=level, z=z)
     crafter.wait_for(lambda e: e["type"] == "collected" and e["item"] == "cobblestone", 10, mark)
+    # vanilla: a block broken costs 0.005 exhaustion (the crafter stands still, unhurt)
+    after = sandbox_world.op("hunger", player=CRAFTER)["exhaustion"]
+    assert after - before == pytest.approx(0.005)
     have = {it["name"]: it for it in crafter.do("inventory")}
     assert have["cobblestone"]["count"] == 1  # none from the stone dug by hand
     assert have["wooden_pickaxe"]["durabilityUsed"] == 1
