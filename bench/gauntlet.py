@@ -1,11 +1,12 @@
 """The gauntlet: the bot alone in a fixed-seed sandbox for N game days, learning on and off.
 
 Run: ``.venv/bin/python bench/gauntlet.py [--days 3] [--seeds 20261130,777] [--time-scale 24]
-[--profile hard] [--arms on,off]``.
+[--profile gentle|hard] [--arms on,off]``.
 
-Each run starts a fresh sandbox world (same seed and sandbox profile: ``default``,
-or ``hard`` with dusk at the start, hard difficulty, denser spawns and hazards
-near spawn; docs/sandbox.md "Profiles") with game time accelerated
+Each run starts a fresh sandbox world (same seed and sandbox profile: ``vanilla``, the
+default, vanilla's terrain and monsters; ``gentle``, a friendly plain; or ``hard``, the plain
+with dusk at the start, hard difficulty, denser spawns and hazards near spawn;
+docs/sandbox.md "Profiles") with game time accelerated
 (``time_scale``: at 24 a 20-minute Minecraft day lasts 50 s; mobs and hunger
 keep real time), a fresh state folder and knowledge base, and ``pepa start``
 with the curriculum on. For each seed, the first run has lessons and advice on, the
@@ -299,7 +300,7 @@ def main() -> None:
     )
     parser.add_argument("--time-scale", type=float, default=24.0, help="game time speed-up")
     parser.add_argument(
-        "--profile", choices=PROFILES, default="default", help="the sandbox's profile"
+        "--profile", choices=PROFILES, default="vanilla", help="the sandbox's profile"
     )
     parser.add_argument(
         "--arms", default="on,off", help="learning on, off or both (comma-separated)"

@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python bench/gauntlet2.py [--train-seeds 101,202,303,404,505,606]
 [--train-days 3] [--eval-seeds 20261130,777,31,4242,9001] [--eval-days 3]
-[--profile hard] [--time-scale 24]``.
+[--profile vanilla|gentle|hard] [--time-scale 24]``.
 
 Training: each training seed in turn, learning on, one knowledge base carried from run
 to run (each run starts from the base the previous one ended with); its deaths per run
@@ -266,7 +266,7 @@ def main() -> None:
     parser.add_argument("--train-days", type=int, default=3, help="game days per training run")
     parser.add_argument("--eval-seeds", default="20261130,777,31,4242,9001", help="held-out seeds")
     parser.add_argument("--eval-days", type=int, default=3, help="game days per evaluation run")
-    parser.add_argument("--profile", choices=PROFILES, default="hard")
+    parser.add_argument("--profile", choices=PROFILES, default="vanilla")
     parser.add_argument("--time-scale", type=float, default=24.0, help="game time speed-up")
     parser.add_argument(
         "--from-json", type=Path, help="no runs: report and redraw the figure of a results JSON"

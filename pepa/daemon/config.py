@@ -144,8 +144,8 @@ class Config:
     (``docs/survival.md``); off, every swing goes through the reflex actor (benchmarks)."""
     sandbox: bool = True
     """The embedded world is the survival sandbox (terrain, crafting, drops); False: flat."""
-    sandbox_profile: str = "default"
-    """The sandbox's profile (docs/sandbox.md "Profiles"): default, or hard."""
+    sandbox_profile: str = "vanilla"
+    """The sandbox's profile (docs/sandbox.md "Profiles"): vanilla (the default), gentle or hard."""
     retention_days: int = 30
     """Days of chat, death bundles, danger points, reflections and logs kept
     (:mod:`pepa.state.retention`)."""

@@ -44,9 +44,9 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 
 def profile_of(value: Any) -> str:
-    """A name of :data:`pepa.worldserver.PROFILES` (any case); empty: ``default``."""
+    """A name of :data:`pepa.worldserver.PROFILES` (any case); empty: ``vanilla``."""
     if value is None or value == "":
-        return "default"
+        return "vanilla"
     name = str(value).lower()
     if name not in PROFILES:
         raise ConfigError(f"sandbox profile {value!r} is not one of {', '.join(PROFILES)}")

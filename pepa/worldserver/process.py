@@ -106,7 +106,7 @@ class EmbeddedWorld:
         control: bool = False,
         log_path: Path | None = None,
         sandbox: bool = False,
-        profile: str = "default",
+        profile: str = "gentle",
         online_mode: bool = False,
     ) -> None:
         if profile not in PROFILES:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 __all__ = ["PROFILES"]
 
-PROFILES = ("default", "hard", "vanilla")
-"""The sandbox's profiles: ``default`` (friendly, for a person trying pepa), ``hard`` (dusk at
-once, hard difficulty, denser spawns, hazards near spawn) and ``vanilla`` (vanilla's terrain:
-biomes, cliffs, caves, ravines, lava and water underground, dungeons; normal difficulty)."""
+PROFILES = ("vanilla", "gentle", "hard")
+"""The sandbox's profiles: ``vanilla``, the default (vanilla's terrain and rules: biomes, cliffs,
+caves, ravines, flowing lava and water, dungeons, mineshafts, vanilla's monsters; normal
+difficulty), ``gentle`` (a friendly plain, for demos and fast tests) and ``hard`` (the plain at
+dusk, hard difficulty, denser spawns, hazards near spawn)."""

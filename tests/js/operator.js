@@ -9,6 +9,7 @@ const path = require('path')
 const readline = require('readline')
 const NM = process.env.PEPA_NODE_MODULES || path.resolve(__dirname, '..', '..', 'node_modules')
 const mineflayer = require(path.join(NM, 'mineflayer'))
+const { Vec3 } = require(path.join(NM, 'vec3'))
 
 const [host, port, username, version] = process.argv.slice(2)
 const out = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
@@ -69,7 +70,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
 // --- survival sandbox (tests/integration/worldserver/test_sandbox_life.py) --------------------------
 //   stdin:  {"op":"eat","item":"bread"} | {"op":"attack","name":"cow"} | {"op":"sleep"} | {"op":"use_bed"}
 //           {"op":"control","state":"jump","on":true} | {"op":"inventory"}
-//           {"op":"shield","name":"skeleton"} | {"op":"unshield"}
+//           {"op":"shield","name":"skeleton"} | {"op":"unshield"} | {"op":"look","name":"enderman"} | {"op":"look","at":{x,y,z}}
 //   stdout: {"type":"health","health","food","saturation"} on every update_health,
 //           {"type":"ate"|"attacked"|"slept"|"wake"|"death"}, {"type":"inventory","items":[..]},
 //           {"type":"breath","oxygen"} (0..20) on every air supply update, {"type":"shield"|"unshield"},
@@ -100,6 +101,13 @@ const survival = {
     await bot.equip(food, 'hand')
     await bot.consume()
     out({ type: 'ate', item, food: bot.food, saturation: bot.foodSaturation })
+  },
+  // look at a mob's eyes (an enderman's: vanilla EnderMan.getStandingEyeHeight), or at a point
+  async look ({ name, at }) {
+    const point = name ? (await sighted(name)).position.offset(0, name === 'enderman' ? 2.55 : 1.6, 0) : new Vec3(at.x, at.y, at.z)
+    await bot.lookAt(point, true)
+    bot._client.write('look', { yaw: bot.entity.yaw, pitch: bot.entity.pitch, onGround: bot.entity.onGround }) // told at once
+    out({ type: 'looked', name: name || null })
   },
   async attack ({ name }) {
     const target = await sighted(name)

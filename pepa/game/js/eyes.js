@@ -6,7 +6,7 @@
 // Vanilla 1.16.5 Entity.getStandingEyeHeight is 0.85 x the height unless a mob
 // overrides it: AbstractSkeletonEntity returns 1.74 (not 0.85 x 1.99 = 1.69).
 const SKELETON_EYE = 1.74
-const EYES = { skeleton: SKELETON_EYE, stray: SKELETON_EYE }
+const EYES = { skeleton: SKELETON_EYE, stray: SKELETON_EYE, enderman: 2.55 } // EnderMan.getStandingEyeHeight
 
 // eyeHeight(name, height): blocks above the feet
 function eyeHeight (name, height) {

@@ -4,7 +4,7 @@
 // (scenario/) when started with a control port.
 //
 // CLI:  node server.js --port 25565 --world /path/to/world [--control-port 0] [--version 1.16.5]
-//        [--seed N] [--sandbox 1] [--profile default|hard|vanilla] [--online-mode 1]
+//        [--seed N] [--sandbox 1] [--profile vanilla|gentle|hard] [--online-mode 1]
 //   --online-mode: the server verifies each account with Mojang's session server (a test
 //   of how an offline bot is refused; there is no network here, so every login fails)
 //   --profile: the sandbox profile (life/profiles.js; an unknown name fails
@@ -71,7 +71,7 @@ async function startServer ({
   quiet = false,
   seed = 12345,
   sandbox = false, // true: seeded survival terrain + the sandbox plugins (see docs/sandbox.md)
-  profile = 'default', // the sandbox profile (docs/sandbox.md "Profiles")
+  profile = 'vanilla', // the sandbox profile (docs/sandbox.md "Profiles")
   onlineMode = false
 } = {}) {
   if (!worldDir) throw new Error('worldDir is required')
@@ -155,7 +155,7 @@ if (require.main === module) {
   const t0 = Date.now()
   const seed = parseInt(opt('seed', '12345'), 10)
   const sandbox = opt('sandbox', '0') === '1'
-  const profile = opt('profile', 'default')
+  const profile = opt('profile', 'vanilla')
   const onlineMode = opt('online-mode', '0') === '1'
   startServer({ port, worldDir, version, controlPort, seed, sandbox, profile, onlineMode })
     .then(({ port, controlPort, close }) => {

@@ -30,7 +30,7 @@ def test_an_unknown_profile_is_one_error_line_and_exit_2(
     state = clean_env / "state"
     assert main([*argv, "--state-dir", str(state)]) == 2
     err = capsys.readouterr().err
-    assert err == "pepa: error: sandbox profile 'nightmare' is not one of default, hard, vanilla\n"
+    assert err == "pepa: error: sandbox profile 'nightmare' is not one of vanilla, gentle, hard\n"
     assert not state.exists()  # nothing started
 
 
@@ -42,11 +42,11 @@ def test_the_profile_flags_and_variable_reach_the_embedded_world(
     world = load(parser.parse_args(["world", "--profile", "HARD"]))
     assert start.sandbox_profile == world.sandbox_profile == "hard"
     assert _embedded_world(start, None).profile == "hard"
-    assert load(parser.parse_args(["world"])).sandbox_profile == "default"
+    assert load(parser.parse_args(["world"])).sandbox_profile == "vanilla"  # the default
     monkeypatch.setenv("PEPA_SANDBOX_PROFILE", "hard")
     assert load(parser.parse_args(["start"])).sandbox_profile == "hard"
-    assert load(parser.parse_args(["start", "--sandbox-profile", "default"])).sandbox_profile == (
-        "default"
+    assert load(parser.parse_args(["start", "--sandbox-profile", "gentle"])).sandbox_profile == (
+        "gentle"
     )
     with pytest.raises(WorldError, match="nightmare"):
         EmbeddedWorld(clean_env / "w", profile="nightmare")

@@ -88,7 +88,7 @@ console.log(JSON.stringify({ plainSpawn, on: look(true), off: look(false) }))
 
 @pytest.fixture(scope="module", params=SEEDS)
 def hazards(request: pytest.FixtureRequest) -> dict[str, Any]:
-    """The hard and the default terrain of a seed, 96 x 96 blocks around the spawn."""
+    """The hard and the gentle terrain of a seed, 96 x 96 blocks around the spawn."""
     return dict(run_node(HAZARDS, str(request.param)))
 
 
@@ -167,15 +167,19 @@ try { profiles.profileOf('nightmare') } catch (err) { unknown = err.message }
 const dir = (name) => fs.mkdtempSync(path.join(os.tmpdir(), 'pepa-profile-' + name + '-'))
 const fresh = dir('new')
 const made = profiles.worldProfile(fresh, 'hard')
-const again = profiles.worldProfile(fresh, 'default') // an existing world started with another
+const again = profiles.worldProfile(fresh, 'gentle') // an existing world started with another
 const old = dir('old')
 fs.writeFileSync(path.join(old, 'level.dat'), '') // a world made before profiles
 const before = profiles.worldProfile(old, 'hard')
 const record = JSON.parse(fs.readFileSync(path.join(fresh, profiles.PROFILE_FILE), 'utf8'))
-for (const d of [fresh, old]) fs.rmSync(d, { recursive: true })
+const renamed = dir('renamed') // a world recorded with the gentle profile's former name
+const former = '{"profile": "default", "hazards": false}'
+fs.writeFileSync(path.join(renamed, profiles.PROFILE_FILE), former)
+const formerly = profiles.worldProfile(renamed, 'hard')
+for (const d of [fresh, old, renamed]) fs.rmSync(d, { recursive: true })
 console.log(JSON.stringify({
-  names, unknown, default: profiles.profileOf('default'), hard: profiles.profileOf('hard'),
-  made, again, before, record
+  names, unknown, gentle: profiles.profileOf('gentle'), hard: profiles.profileOf('hard'),
+  vanilla: profiles.profileOf('vanilla'), formerly, made, again, before, record
 }))
 """
 
@@ -185,8 +189,8 @@ console.log(JSON.stringify({
 def test_the_profile_table_and_what_a_world_records() -> None:
     table = run_node(TABLE)
     assert tuple(table["names"]) == PROFILES  # the configuration checks against the same names
-    assert "nightmare" in table["unknown"] and "default or hard" in table["unknown"]
-    default, hard = table["default"], table["hard"]
+    assert "nightmare" in table["unknown"] and "vanilla or gentle or hard" in table["unknown"]
+    default, hard = table["gentle"], table["hard"]
     assert (default["difficulty"], default["startTime"], default["hazards"]) == (1, 0, False)
     assert (default["hostileCap"], default["spawnMax"]) == (12, 48)
     assert (hard["difficulty"], hard["startTime"], hard["hazards"]) == (3, 12000, True)
@@ -194,7 +198,11 @@ def test_the_profile_table_and_what_a_world_records() -> None:
     # a new world records its profile; started again with another, its terrain keeps it
     hard_world = {"profile": "hard", "hazards": True, "terrain": "gentle"}
     assert table["made"] == table["again"] == table["record"] == hard_world
-    assert table["before"] == {"profile": "default", "hazards": False, "terrain": "gentle"}
+    assert table["before"] == {"profile": "gentle", "hazards": False, "terrain": "gentle"}
+    # a world recorded as the gentle profile's former name is the gentle profile's
+    assert table["formerly"] == {"profile": "gentle", "hazards": False, "terrain": "gentle"}
+    vanilla = table["vanilla"]
+    assert (vanilla["difficulty"], vanilla["terrain"], vanilla["hostileCap"]) == (2, "vanilla", 70)
 
 
 CLIENT = r"""

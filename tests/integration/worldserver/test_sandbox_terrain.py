@@ -12,11 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from pepa.ipc.client import IpcClient
 from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
+from tests.js import run_node
 from tests.world_harness import CRAFTER, SANDBOX_SEED, Crafter, distance, free_spot, teleport
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
@@ -163,17 +165,24 @@ def test_stone_drops_cobblestone_only_to_a_pickaxe(
     level -= 1
     assert crafter.do("block", x=x, y=level, z=z) == "stone"
     crafter.do("equip", item="wooden_pickaxe")
+    before = sandbox_world.op("hunger", player=CRAFTER)["exhaustion"]
     mark = crafter.mark()
     crafter.do("dig", x=x, y=level, z=z)
     crafter.wait_for(lambda e: e["type"] == "collected" and e["item"] == "cobblestone", 10, mark)
+    # vanilla: a block broken costs 0.005 exhaustion (the crafter stands still, unhurt)
+    after = sandbox_world.op("hunger", player=CRAFTER)["exhaustion"]
+    assert after - before == pytest.approx(0.005)
     have = {it["name"]: it for it in crafter.do("inventory")}
     assert have["cobblestone"]["count"] == 1  # none from the stone dug by hand
     assert have["wooden_pickaxe"]["durabilityUsed"] == 1
 
 
-def test_pepa_start_plays_in_the_sandbox_by_default(
-    short_tmp: Path, terrain: dict[str, Any]
-) -> None:
+def test_pepa_start_plays_in_a_vanilla_world_by_default(short_tmp: Path) -> None:
+    spawn = run_node(
+        "const { vanillaTerrain } = require(require('path').join(process.env.SANDBOX, "
+        "'vanilla', 'index.js'));"
+        f"console.log(JSON.stringify(vanillaTerrain({SANDBOX_SEED}).spawn()))"
+    )
     daemon = Daemon(short_tmp, "--seed", str(SANDBOX_SEED), sandbox=True)
     try:
         daemon.in_world(90)
@@ -181,8 +190,11 @@ def test_pepa_start_plays_in_the_sandbox_by_default(
             status = client.wait_for(
                 lambda e: e["type"] == "status" and bool(e.get("position")), timeout=30
             )
-        assert (daemon.state / f"127.0.0.1_{daemon.port}" / "sandbox" / "level.dat").is_file()
+        world = daemon.state / f"127.0.0.1_{daemon.port}" / "sandbox"
+        assert (world / "level.dat").is_file()
+        record = orjson.loads((world / "pepa_profile.json").read_bytes())
     finally:
         daemon.close()
-    # the bot stands on the generated terrain's spawn, not on a flat world's y 5
-    assert distance(status["position"], terrain["spawn"]) < 2.0, status["position"]
+    assert record == {"profile": "vanilla", "hazards": False, "terrain": "vanilla"}
+    # the bot stands on the vanilla terrain's spawn, not on a flat world's y 5
+    assert distance(status["position"], spawn) < 2.0, status["position"]

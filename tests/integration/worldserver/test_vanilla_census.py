@@ -146,6 +146,15 @@ def test_dungeons_hold_a_spawner_of_vanillas_mobs() -> None:
     assert census(("dungeons",))["dungeonsPerChunk"] == 0
 
 
+@pytest.mark.timeout(300)
+def test_mineshafts_hold_cobwebs_and_cave_spider_spawners() -> None:
+    c = census()
+    assert c["cobwebsPerChunk"] > 0.2
+    assert c["caveSpiderSpawnersPerChunk"] > 0
+    off = census(("mineshafts",))
+    assert (off["cobwebsPerChunk"], off["caveSpiderSpawnersPerChunk"]) == (0, 0)
+
+
 @pytest.mark.timeout(120)
 def test_a_player_lands_on_grass_at_the_vanilla_worlds_spawn(tmp_path_factory: Any) -> None:
     root = tmp_path_factory.mktemp("vanilla")
@@ -235,3 +244,74 @@ def test_a_spring_in_a_cave_wall_runs_out_when_its_chunk_is_made(tmp_path_factor
             alice.close()
     finally:
         world.stop()
+
+
+DUNGEON = r"""
+const { vanillaTerrain } = require(process.env.VANILLA)
+const world = vanillaTerrain(Number(process.argv[1]))
+const s = world.spawn()
+const sx = Math.floor(s.x / 16)
+const sz = Math.floor(s.z / 16)
+for (let r = 0; r < 40; r++) {
+  for (let cx = sx - r; cx <= sx + r; cx++) {
+    for (let cz = sz - r; cz <= sz + r; cz++) {
+      if (Math.max(Math.abs(cx - sx), Math.abs(cz - sz)) !== r) continue
+      const { dungeons } = world.blocksOf(cx, cz)
+      if (dungeons.length) {
+        const d = dungeons[0]
+        console.log(JSON.stringify({ ...d, top: world.height(d.x, d.z) }))
+        process.exit(0)
+      }
+    }
+  }
+}
+console.log('null')
+"""
+
+
+@pytest.mark.timeout(180)
+def test_a_dungeons_spawner_spawns_its_mob_near_a_player(tmp_path_factory: Any) -> None:
+    result = subprocess.run(
+        [str(node_binary()), "-e", DUNGEON, str(SEED)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
+             "VANILLA": str(SERVER_JS / "vanilla" / "index.js")},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    dungeon = orjson.loads(result.stdout)
+    assert dungeon is not None, "no dungeon within 40 chunks of the spawn"
+    world = EmbeddedWorld(
+        tmp_path_factory.mktemp("dungeon") / "world", port=free_port(), control=True,
+        sandbox=True, seed=SEED, profile="vanilla",
+    ).start()  # fmt: skip
+    try:
+        world.op("spawning", on=False)  # no natural spawns: what comes is the spawner's
+        alice = Player(world, "alice")
+        try:
+            world.op("gamemode", player="alice", mode=1)  # creative: nothing hunts her
+            # above the dungeon, out of the 16 blocks the spawner needs: it stays still
+            teleport(world, alice, dungeon["x"] + 0.5, dungeon["top"] + 20, dungeon["z"] + 0.5)
+            at = {k: dungeon[k] for k in "xyz"}
+            known = at | {"mob": dungeon["mob"]}
+            eventually(lambda: known in spawners(world), 30, "the spawner known")
+            assert world.op("block_at", **at)["name"] == "spawner"
+            assert not near(world, dungeon)
+            # into its room, within 16 blocks: it spawns within 20 ticks and its tries
+            teleport(world, alice, dungeon["x"] + 1.5, dungeon["y"], dungeon["z"] + 0.5)
+            eventually(lambda: near(world, dungeon), 60, f"a {dungeon['mob']} by the spawner")
+        finally:
+            alice.close()
+    finally:
+        world.stop()
+
+
+def spawners(world: EmbeddedWorld) -> list[dict[str, Any]]:
+    return [{k: s[k] for k in ("x", "y", "z", "mob")} for s in world.op("spawners")["spawners"]]
+
+
+def near(world: EmbeddedWorld, dungeon: dict[str, Any]) -> list[dict[str, Any]]:
+    """The mobs of the dungeon's kind within 5 blocks of its spawner."""
+    return [
+        e for e in world.op("entities", name=dungeon["mob"])
+        if max(abs(e["position"][k] - dungeon[k] - 0.5) for k in ("x", "z")) <= 5.5
+    ]  # fmt: skip

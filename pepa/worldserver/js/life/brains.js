@@ -342,5 +342,69 @@ module.exports = function brains (ctx) {
     return { on: life.paths, searches: stats.searches, visited: stats.visited / n, ms: stats.ms / n, maxMs: stats.maxMs }
   }
 
-  return { melee, spider, creeper, archer, animal, still: () => null }
+  // vanilla EnderMan.isLookingAtMe: the player's view vector points at the enderman's eyes
+  // within 1 - 0.025 / distance (a carved pumpkin on the head hides the stare) and it sees them
+  function staredAt (m, p) {
+    const head = p.inventory && p.inventory.slots && p.inventory.slots[5]
+    if (head && head.name === 'carved_pumpkin') return false
+    const yaw = (p.yaw || 0) * Math.PI / 128 // flying-squid keeps the look in 1/256 turns
+    const pitch = (p.pitch || 0) * Math.PI / 128
+    const vx = -Math.sin(yaw) * Math.cos(pitch)
+    const vy = -Math.sin(pitch)
+    const vz = Math.cos(yaw) * Math.cos(pitch)
+    const from = playerEye(p)
+    const to = eye(m)
+    const dx = to.x - from.x; const dy = to.y - from.y; const dz = to.z - from.z
+    const len = Math.hypot(dx, dy, dz)
+    if (len < 1e-6) return false
+    return (vx * dx + vy * dy + vz * dz) / len > 1 - 0.025 / len && sees(m, p)
+  }
+  // vanilla EnderMan: neutral; a player who stares at it (EndermanLookForPlayerGoal, within
+  // its 64-block follow range) or hits it (HurtByTargetGoal) is hunted like a zombie's target
+  function enderman (m) {
+    if (!m.target && m.e.pepaAi !== false && (life.tick + m.e.id) % 5 === 0) {
+      for (const p of serv.players) {
+        if (!valid(m, p) || !staredAt(m, p)) continue
+        m.target = p; m.seen = true; m.unseen = 0; m.cooldown = 0; m.wander = null; m.path = null; m.pathedAt = null; m.repath = 0
+        m.provoked = (m.provoked || 0) + 1
+        break
+      }
+    }
+    const t = retarget(m, () => false) // never a target by sight alone
+    if (!t) return stroll(m, m.sp.strollMod)
+    strike(m, t, (m.w * 2) ** 2 + 0.6)
+    return pressed(m, t) ? null : chase(m, t, 1.0)
+  }
+
+  // vanilla Witch: RangedAttackGoal (speed 1.0, every 60 ticks, within 10 blocks, in sight 5
+  // ticks: it stands) and Witch.performRangedAttack's choice of potion: slowness at 8 blocks or
+  // more on one not slowed, poison on one with 8 health or more not poisoned, weakness within 3
+  // blocks one time in 4 on one not weakened, harming otherwise
+  function witch (m) {
+    const t = retarget(m)
+    if (!t) return stroll(m, m.sp.strollMod)
+    const seen = sees(m, t)
+    m.seeTime = seen ? Math.max(0, m.seeTime) + 1 : 0
+    const distSq = m.e.position.distanceSquared(t.position)
+    let input = null
+    if (distSq <= 100 && m.seeTime >= 5) {
+      m.path = null
+      ctx.face(m, t.position.x - m.e.position.x, t.position.z - m.e.position.z)
+    } else input = chase(m, t, 1.0)
+    if (m.attackTime < 0) m.attackTime = 60
+    if (--m.attackTime === 0) {
+      if (distSq > 100 || !seen) { m.attackTime = 1; return input } // it waits to be in range
+      const d = Math.sqrt(distSq)
+      const has = life.effects ? life.effects(t) : { slowness: 0, poison: 0, weakness: 0 }
+      let potion = 'harming'
+      if (d >= 8 && !has.slowness) potion = 'slowness'
+      else if (t.health >= 8 && !has.poison) potion = 'poison'
+      else if (d <= 3 && !has.weakness && life.random() < 0.25) potion = 'weakness'
+      ctx.throwPotion(m, t, potion)
+      m.attackTime = 60
+    }
+    return input
+  }
+
+  return { melee, spider, creeper, archer, animal, enderman, witch, still: () => null }
 }

@@ -144,7 +144,7 @@ function hurtShield (p, damage) {
 // EntityDamageSource scales when its direct entity is a living non-player (a mob's
 // blow), not an arrow (IndirectEntityDamageSource: the arrow is the direct entity);
 // explosions always.
-const BYPASS_ARMOUR = new Set(['fall', 'drown', 'inWall', 'starve', 'onFire', 'generic', 'wither']) // vanilla DamageSource.WITHER bypasses armour too
+const BYPASS_ARMOUR = new Set(['fall', 'drown', 'inWall', 'starve', 'onFire', 'generic', 'wither', 'magic', 'indirectMagic']) // vanilla DamageSource.WITHER and MAGIC bypass armour too
 const SCALES = new Set(['mob', 'explosion'])
 // vanilla ServerPlayer.spawnInvulnerableTime: 60 ticks after a join or a respawn in
 // which ServerPlayer.hurt refuses all but outOfWorld and, on a dedicated server with
@@ -276,6 +276,26 @@ function arrows (serv, life, view) {
     flying.add({ e, shooter, pos: from.clone(), vel, base: 2 + life.gaussian() * 0.25 + serv.difficulty * 0.11, stuck: -1, block: null, ignore: null })
   }
 
+  // vanilla Witch.performRangedAttack: a splash potion thrown at the target's eyes - 1.1,
+  // aimed up by 0.2 per block, 0.75 blocks a tick, inaccuracy 8 (ThrownPotion: gravity 0.05,
+  // drag 0.99 as an arrow's); `potion` says what it does where it breaks (life.splash)
+  const potionType = (serv.registry.entitiesByName.potion || serv.registry.entitiesByName.arrow).id
+  function throwPotion (thrower, target, potion) {
+    const from = thrower.position.offset(0, eyeOf(thrower) - 0.1, 0)
+    const tx = target.position.x - thrower.position.x
+    const ty = target.position.y + 1.62 - 1.1 - thrower.position.y
+    const tz = target.position.z - thrower.position.z
+    const dh = Math.hypot(tx, tz)
+    let dir = new Vec3(tx, ty + dh * 0.2, tz)
+    dir = dir.scaled(1 / (dir.norm() || 1))
+    dir = dir.offset(life.gaussian() * 0.0075 * 8, life.gaussian() * 0.0075 * 8, life.gaussian() * 0.0075 * 8)
+    const vel = dir.scaled(0.75)
+    const e = serv.spawnObject(potionType, thrower.world, from, { velocity: vel.scaled(20), data: 0 })
+    e.size = null
+    flying.add({ e, shooter: thrower, pos: from.clone(), vel, potion, stuck: -1, block: null, ignore: null })
+  }
+  const eyeOf = (e) => (e.height || 1.95) * 0.85
+
   // where on the segment a->a+d (0..1) it enters box [lo, hi], or null
   function enter (a, d, lo, hi) {
     let t0 = 0; let t1 = 1
@@ -320,6 +340,13 @@ function arrows (serv, life, view) {
       const t = enter(a.pos, a.vel, p.position.offset(-0.6, -0.3, -0.6), p.position.offset(0.6, 2.1, 0.6))
       if (t !== null && t < tHit) { hit = p; tHit = t }
     }
+    if (a.potion && (hit || tBlock !== null)) { // it breaks where it meets a player or a block
+      const t = hit && (tBlock === null || tHit <= tBlock) ? tHit : tBlock
+      const at = a.pos.plus(a.vel.scaled(t))
+      remove(a)
+      if (life.splash) life.splash(a.e.world, at, a.potion, hit && t === tHit ? hit : null, a.shooter)
+      return
+    }
     if (hit && (tBlock === null || tHit <= tBlock)) {
       const { blocked } = hurtPlayer(serv, life, hit, Math.ceil(len * a.base), {
         from: a.shooter.position, cause: { type: 'arrow', attacker: a.shooter, projectile: a.e }
@@ -349,7 +376,7 @@ function arrows (serv, life, view) {
   // control op arrows: every arrow, flying or stuck
   life.ops.arrows = () => [...flying].map(a => ({ id: a.e.id, stuck: a.stuck >= 0, position: { x: a.pos.x, y: a.pos.y, z: a.pos.z } }))
 
-  return { shoot, tick, count: () => flying.size }
+  return { shoot, throwPotion, tick, count: () => flying.size }
 }
 
 module.exports = { WEAPONS, meleeDamage, attackStrength, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, arrows, SPAWN_INVULNERABLE_TICKS }

@@ -24,8 +24,8 @@ function lifeOf (serv, settings = {}) {
   if (serv.pepaLife) return serv.pepaLife
   const random = seeded(settings.seed)
   const life = {
-    profile: settings.profile || 'default', // the sandbox profile the server was started with
-    settings: profileOf(settings.profile || 'default'), // its values (life/profiles.js)
+    profile: settings.profile || 'gentle', // the sandbox profile the server was started with
+    settings: profileOf(settings.profile || 'gentle'), // its values (life/profiles.js)
     terrain: settings.terrain || 'gentle', // the terrain the world was made with: gentle or vanilla
     random,
     int: (n) => Math.floor(random() * n), // vanilla Random.nextInt(n)

@@ -63,6 +63,7 @@ const VANILLA = {
 // what shears give the block itself for
 const SHEARABLE = /(_leaves|^grass|^fern|^cobweb|^vine|^dead_bush)$/
 const PICKUP_MS = 500 // vanilla: a dropped block waits 10 ticks before pickup
+const BREAK_EXHAUSTION = 0.005 // vanilla Player.causeFoodExhaustion for each block broken
 const DESPAWN_MS = 5 * 60 * 1000 // 6000 ticks
 
 module.exports.server = function (serv, settings) {
@@ -215,6 +216,8 @@ module.exports.server = function (serv, settings) {
     player.on('dug', (data, cancelled) => {
       if (cancelled || !Array.isArray(data.drops) || player.gameMode !== 0) return
       wear(player, data.block)
+      const life = serv.pepaLife
+      if (life && life.exhaust) life.exhaust(player, BREAK_EXHAUSTION) // vanilla Block.playerDestroy
     })
   })
 

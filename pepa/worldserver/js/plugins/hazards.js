@@ -7,8 +7,10 @@
 // message. Also the player's side of that funnel (shield and look, combat.js
 // watchPlayer) and the explosions' block-breaking switch.
 //
-// Control ops: hazards {player, air?, fire?, invulnerable?, wither?} (read, or set the
-// air supply, fire ticks, spawn invulnerability ticks and Wither ticks), explosions {breakBlocks}.
+// Control ops: hazards {player, air?, fire?, invulnerable?, wither?, poison?, slowness?,
+// weakness?} (read, or set the air supply, fire ticks, spawn invulnerability ticks and the
+// effects' ticks), explosions {breakBlocks}. Poison (a cave spider's bite, a witch's potion),
+// slowness and weakness (a witch's) are the mob effects of life.poison and life.splash.
 const { lifeOf } = require('../life/state')
 const { hurtPlayer, watchPlayer, armourOf, SPAWN_INVULNERABLE_TICKS } = require('../life/combat')
 
@@ -26,6 +28,12 @@ const WITHER_ROSE_TICKS = 40 // vanilla WitherRoseBlock.entityInside: Wither I f
 const WITHER_INTERVAL = 40 // vanilla MobEffect.isDurationEffectTick: WITHER 40 >> amplifier (I: 0)
 const WITHER_MAX = 20 * 1000000 // vanilla /effect's longest: 1,000,000 s
 const WITHER_EFFECT = 20 // the mob effect id of minecraft:wither
+const POISON_EFFECT = 19 // minecraft:poison
+const POISON_INTERVAL = 25 // vanilla MobEffect.isDurationEffectTick: POISON 25 >> amplifier (I: 0)
+const SLOWNESS_EFFECT = 2
+const WEAKNESS_EFFECT = 18
+// vanilla Potions: the splash potions a witch throws, their effect and its ticks at full strength
+const POTIONS = { harming: null, poison: ['poison', 900], slowness: ['slowness', 1800], weakness: ['weakness', 1800] }
 const EFFECT_SHOWN = 0x06 // entity_effect flags: particles and icon shown, not ambient
 const EYE = 1.62 // a standing player's eye height
 const WATERY = new Set(['water', 'bubble_column', 'kelp', 'kelp_plant', 'seagrass', 'tall_seagrass'])
@@ -43,7 +51,7 @@ function hazardOf (p) {
   // flags: the player's own shared flags (flying-squid keeps none), sentFlags: them with the
   // fire bit, as last sent; wither: the Wither effect's ticks left, sentWither: as last shown
   // to the client; was: where the player was a tick ago (vanilla Entity.xOld, zOld)
-  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, answering: false, last: null, flags: 0, sentFlags: 0, wither: 0, sentWither: 0, was: null }
+  if (!p._lifeHazard) p._lifeHazard = { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, burning: false, sentAir: MAX_AIR, answering: false, last: null, flags: 0, sentFlags: 0, wither: 0, sentWither: 0, poison: 0, sentPoison: 0, slowness: 0, sentSlowness: 0, weakness: 0, sentWeakness: 0, was: null }
   return p._lifeHazard
 }
 
@@ -129,6 +137,20 @@ module.exports.server = function (serv) {
       p._client.write('remove_entity_effect', { entityId: p.id, effectId: WITHER_EFFECT })
     }
     h.sentWither = h.wither
+    if (h.poison > h.sentPoison) {
+      p._client.write('entity_effect', { entityId: p.id, effectId: POISON_EFFECT, amplifier: 0, duration: h.poison, hideParticles: EFFECT_SHOWN })
+    } else if (h.poison === 0 && h.sentPoison > 0) {
+      p._client.write('remove_entity_effect', { entityId: p.id, effectId: POISON_EFFECT })
+    }
+    h.sentPoison = h.poison
+    for (const [key, sent, id] of [['slowness', 'sentSlowness', SLOWNESS_EFFECT], ['weakness', 'sentWeakness', WEAKNESS_EFFECT]]) {
+      if (h[key] > h[sent]) {
+        p._client.write('entity_effect', { entityId: p.id, effectId: id, amplifier: 0, duration: h[key], hideParticles: EFFECT_SHOWN })
+      } else if (h[key] === 0 && h[sent] > 0) {
+        p._client.write('remove_entity_effect', { entityId: p.id, effectId: id })
+      }
+      h[sent] = h[key]
+    }
   }
   // a campfire is lit unless its `lit` property says not (the default state is lit)
   const lit = (s) => Block.fromStateId(s.id, 0).getProperties().lit !== false
@@ -162,7 +184,7 @@ module.exports.server = function (serv) {
     const moved = !!h.was && (Math.abs(pos.x - h.was.x) >= BERRY_MOVE || Math.abs(pos.z - h.was.z) >= BERRY_MOVE)
     h.was = { x: pos.x, z: pos.z }
     if (p.gameMode === 1 || p.gameMode === 3) {
-      Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, wither: 0 })
+      Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, wither: 0, poison: 0, slowness: 0, weakness: 0 })
       show(p, h)
       return
     }
@@ -175,6 +197,13 @@ module.exports.server = function (serv) {
       if (h.wither % WITHER_INTERVAL === 0 && p.health > 0) hurt(p, 1, 'wither')
       h.wither--
     }
+    // vanilla PoisonMobEffect: 1 whenever its ticks left are a multiple of 25, never below 1 health
+    if (h.poison > 0) {
+      if (h.poison % POISON_INTERVAL === 0 && p.health > 1) hurt(p, 1, 'magic')
+      h.poison--
+    }
+    if (h.slowness > 0) h.slowness-- // the client slows itself (its physics reads the effect)
+    if (h.weakness > 0) h.weakness--
     if (h.fire > 0) { // burning: 1 every 20 ticks
       if (h.fire % 20 === 0) hurt(p, 1, 'onFire')
       h.fire--
@@ -252,7 +281,31 @@ module.exports.server = function (serv) {
     if (value === null || typeof value === 'boolean' || !Number.isFinite(n)) throw new Error(`${what} must be a finite number, not ${JSON.stringify(value)}`)
     return Math.max(lo, Math.min(hi, n))
   }
-  life.ops.hazards = ({ player: name, air, fire, invulnerable, wither }) => {
+  // a mob's poison (a cave spider's bite): the effect renewed to at least `ticks`
+  life.poison = (p, ticks) => { const h = hazardOf(p); h.poison = Math.max(h.poison, ticks) }
+  life.effects = (p) => { const h = hazardOf(p); return { poison: h.poison, slowness: h.slowness, weakness: h.weakness } }
+  // vanilla ThrownPotion.applySplash: every player within 4 blocks of where a splash potion broke
+  // (16 > distance squared), at intensity 1 if it hit them, else 1 - distance / 4; harming hurts
+  // (int)(intensity x 6 + 0.5) as magic from the thrower, bypassing armour; an effect lasts
+  // (int)(intensity x its ticks + 0.5), if over 20
+  life.splash = (world, at, potion, direct, thrower) => {
+    for (const p of serv.players) {
+      if (p.world !== world || p.gameMode === 1 || p.gameMode === 3 || p.health <= 0) continue
+      const d2 = at.distanceSquared(p.position)
+      if (d2 >= 16 || Math.abs(at.y - p.position.y) > 3.8) continue
+      const intensity = p === direct ? 1 : 1 - Math.sqrt(d2) / 4
+      if (potion === 'harming') {
+        const amount = Math.floor(intensity * 6 + 0.5)
+        if (amount > 0) hurt(p, amount, 'indirectMagic', { attacker: thrower })
+        continue
+      }
+      const [key, ticks] = POTIONS[potion] || []
+      const n = Math.floor(intensity * ticks + 0.5)
+      if (key && n > 20) hazardOf(p)[key] = Math.max(hazardOf(p)[key], n)
+    }
+    life.splashes = [...(life.splashes || []).slice(-19), { potion, at: { x: at.x, y: at.y, z: at.z }, direct: direct ? direct.username : null, tick: life.tick }]
+  }
+  life.ops.hazards = ({ player: name, air, fire, invulnerable, wither, poison, slowness, weakness }) => {
     const p = player(name)
     const h = hazardOf(p)
     // vanilla ranges: air -20..300 (drowning wraps at -20), fire ticks -20 (not burning,
@@ -262,17 +315,23 @@ module.exports.server = function (serv) {
       air: air !== undefined ? Math.round(bounded('air', air, -20, MAX_AIR)) : undefined,
       fire: fire !== undefined ? Math.round(bounded('fire', fire, -FIRE_IMMUNE_TICKS, 32767)) : undefined,
       invulnerable: invulnerable !== undefined ? Math.round(bounded('invulnerable', invulnerable, 0, SPAWN_INVULNERABLE_TICKS)) : undefined,
-      wither: wither !== undefined ? Math.round(bounded('wither', wither, 0, WITHER_MAX)) : undefined
+      wither: wither !== undefined ? Math.round(bounded('wither', wither, 0, WITHER_MAX)) : undefined,
+      poison: poison !== undefined ? Math.round(bounded('poison', poison, 0, WITHER_MAX)) : undefined,
+      slowness: slowness !== undefined ? Math.round(bounded('slowness', slowness, 0, WITHER_MAX)) : undefined,
+      weakness: weakness !== undefined ? Math.round(bounded('weakness', weakness, 0, WITHER_MAX)) : undefined
     }
     if (set.air !== undefined) h.air = set.air
     if (set.fire !== undefined) h.fire = set.fire
     if (set.invulnerable !== undefined) p._lifeInvulnerableUntil = life.tick + set.invulnerable
     if (set.wither !== undefined) h.wither = set.wither
+    if (set.poison !== undefined) h.poison = set.poison
+    if (set.slowness !== undefined) h.slowness = set.slowness
+    if (set.weakness !== undefined) h.weakness = set.weakness
     const worn = armourOf(p)
     const use = p._lifeUse || {}
     return {
       tick: life.tick, health: p.health, air: h.air, fire: h.fire, fall: h.fall, armour: worn.armour, toughness: worn.toughness,
-      invulnerable: Math.max(0, (p._lifeInvulnerableUntil ?? 0) - life.tick), flags: h.sentFlags, wither: h.wither,
+      invulnerable: Math.max(0, (p._lifeInvulnerableUntil ?? 0) - life.tick), flags: h.sentFlags, wither: h.wither, poison: h.poison, slowness: h.slowness, weakness: h.weakness,
       worn: worn.worn.map(w => ({ name: w.item.name, durabilityUsed: w.item.durabilityUsed || 0 })),
       blocking: use.hand !== null && use.hand !== undefined, shieldBlocks: life.shieldBlocks || 0, lastDamage: p._lifeLastDamage || null
     }

@@ -1,8 +1,9 @@
 'use strict'
 // Hunger, as vanilla 1.16 FoodData and Player.causeFoodExhaustion:
 //   exhaustion: sprinting 0.1 per metre, jumping 0.05 (sprint-jumping 0.2),
-//   attacking 0.1, taking damage 0.1, healing 6.0 per health point; walking,
-//   sneaking and standing cost nothing. Capped at 40.
+//   attacking 0.1, taking damage 0.1, healing 6.0 per health point, breaking
+//   a block 0.005 (plugins/drops.js); walking, sneaking and standing cost
+//   nothing. Capped at 40.
 //   At exhaustion > 4: -4, then one saturation point, or one food point when
 //   saturation is empty (not in peaceful).
 //   Natural regeneration: food 20 with saturation -> heal min(sat, 6) / 6 every

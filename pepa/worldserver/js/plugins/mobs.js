@@ -8,9 +8,10 @@
 // flying-squid's own entity physics is switched off for mobs (it has no
 // collisions: a mob standing on the ground bounces 0.875 blocks up each tick).
 //
-// Control ops: spawning {on, kinds?, cap?}, life_stats, life_mob {mob}, light_at {x, y, z}.
+// Control ops: spawning {on, kinds?, cap?}, life_stats, life_mob {mob}, hurt_mob {mob, damage}, light_at {x, y, z}.
 const { Vec3 } = require('vec3')
 const { lifeOf } = require('../life/state')
+const { hash, normSeed } = require('../terrain/rand')
 const blockView = require('../life/blocks')
 const { newBody, step, canJumpAhead, knockback } = require('../life/body')
 const combat = require('../life/combat')
@@ -24,11 +25,25 @@ const { eyeHeight } = require('../../../game/js/eyes')
 // (minecraft-data's entityLoot gives only 1..1); weights and pack sizes from
 // the plains biome's spawn list.
 const SPECIES = {
-  zombie: { hostile: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 95, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
+  zombie: { hostile: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 95, babies: true, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
   skeleton: { hostile: true, brain: 'archer', health: 20, speed: 0.25, follow: 16, burns: true, strollMod: 1.0, weight: 100, pack: 4, loot: [['arrow', 0, 2], ['bone', 0, 2]] },
   creeper: { hostile: true, brain: 'creeper', health: 20, speed: 0.25, follow: 16, strollMod: 0.8, weight: 100, pack: 4, loot: [['gunpowder', 0, 2]] },
   // spider_eye: a count of -1..1 (vanilla's uniform -1..1: one in 3 kills), only when killed by a player
   spider: { hostile: true, brain: 'spider', health: 16, speed: 0.3, follow: 16, damage: 2, climbs: true, strollMod: 0.8, weight: 100, pack: 4, loot: [['string', 0, 2], ['spider_eye', -1, 1, null, true]] },
+  // vanilla 1.16.5 CaveSpider: 12 health, a spider's speed and bite, and Poison on a bite that lands
+  // (normal 7 s, hard 15 s, easy none); only from spawners (weight 0: never a natural spawn)
+  cave_spider: { hostile: true, brain: 'spider', health: 12, speed: 0.3, follow: 16, damage: 2, climbs: true, strollMod: 0.8, weight: 0, pack: 1, poison: [0, 0, 140, 300], loot: [['string', 0, 2], ['spider_eye', -1, 1, null, true]] },
+  // vanilla EnderMan: 40 health, 7 a blow, speed 0.3, follow 64; neutral (brains.js enderman);
+  // weight 10, packs of 1..4 (here 4 tries, as every pack) in the monster spawn list
+  enderman: { hostile: true, vanilla: true, brain: 'enderman', health: 40, speed: 0.3, follow: 64, damage: 7, strollMod: 1.0, weight: 10, pack: 4, loot: [['ender_pearl', 0, 1]] },
+  // vanilla Slime: size 1, 2 or 4 (Slime.finalizeSpawn), health size^2, speed 0.2 + 0.1 size, a
+  // blow of `size` (none from the smallest), split on death into 2..4 of half the size; it spawns
+  // in swamps at y 51..69 in the dark, and below y 40 in slime chunks (one in 10) at any light
+  slime: { hostile: true, vanilla: true, brain: 'melee', health: 1, speed: 0.3, follow: 16, damage: 1, strollMod: 1.0, weight: 100, pack: 4, slime: true, loot: [['slime_ball', 0, 2]] },
+  // vanilla Witch: 26 health, speed 0.25, splash potions (brains.js witch); weight 5, alone
+  witch: { hostile: true, vanilla: true, brain: 'witch', health: 26, speed: 0.25, follow: 16, strollMod: 1.0, weight: 5, pack: 1, loot: [['glass_bottle', 0, 2], ['glowstone_dust', 0, 2], ['gunpowder', 0, 2], ['redstone', 0, 2], ['spider_eye', 0, 2], ['sugar', 0, 2], ['stick', 0, 2]] },
+  // a zombie in every way, 5 to the zombie's 95 in the monster spawn list (Biome.monster defaults)
+  zombie_villager: { hostile: true, vanilla: true, brain: 'melee', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 5, babies: true, pack: 4, loot: [['rotten_flesh', 0, 2]], rare: ['iron_ingot', 'carrot', 'potato'] },
   cow: { brain: 'animal', health: 10, speed: 0.2, panic: 2.0, weight: 8, pack: 4, loot: [['leather', 0, 2], ['beef', 1, 3, 'cooked_beef']] },
   pig: { brain: 'animal', health: 10, speed: 0.25, panic: 1.25, weight: 10, pack: 4, loot: [['porkchop', 1, 3, 'cooked_porkchop']] },
   chicken: { brain: 'animal', health: 4, speed: 0.25, panic: 1.4, weight: 10, pack: 4, loot: [['feather', 0, 2], ['chicken', 1, 1, 'cooked_chicken']] },
@@ -38,6 +53,11 @@ const SPECIES = {
 const GENERIC = { brain: 'still', health: 20, speed: 0.23, follow: 35, damage: 3, strollMod: 1.0, loot: [] }
 
 const SPAWN_MIN = 24 // vanilla: never within 24 blocks of a player or of the world spawn
+const BABY_CHANCE = 0.05 // vanilla Zombie.getSpawnAsBabyOdds
+const SLIME_CHUNK_SALT = 987234911
+// vanilla DifficultyInstance.getSpecialMultiplier: 0 until a place's regional difficulty passes
+// 2 (hours of play nearby, a full moon, hard difficulty); taken as a new place's
+const SPECIAL_MULTIPLIER = 0
 const HOSTILE_EVERY = 10 // ticks between pack attempts per player (vanilla: every tick, per chunk)
 const PASSIVE_EVERY = 400 // vanilla: creatures are tried every 400 ticks
 const DESPAWN_FAR = 128 // vanilla instant despawn distance for monsters
@@ -66,14 +86,29 @@ module.exports.server = function (serv) {
 
   function adopt (e) {
     if (mobs.has(e.id) || !serv.entities[e.id]) return
-    const sp = SPECIES[e.name] || (e.pepaAi ? { ...GENERIC, brain: 'melee', hostile: true } : GENERIC)
-    const type = registry.entitiesByName[e.name] || { width: 0.6, height: 1.8 }
+    let sp = SPECIES[e.name] || (e.pepaAi ? { ...GENERIC, brain: 'melee', hostile: true } : GENERIC)
+    let type = registry.entitiesByName[e.name] || { width: 0.6, height: 1.8 }
+    // vanilla Zombie.finalizeSpawn: one in 20 is a baby (speed + 50 %, half the size); asked for by the scenario's spawn_mob {baby}
+    const baby = !!sp.babies && (e.pepaBaby === true || (!!e._lifeNatural && life.terrain === 'vanilla' && e.pepaBaby !== false && life.random() < BABY_CHANCE))
+    if (sp.slime) { // vanilla Slime.finalizeSpawn / setSize; the scenario's spawn_mob {size}
+      let n = life.int(3)
+      if (n < 2 && life.random() < 0.5 * SPECIAL_MULTIPLIER) n++
+      const size = [1, 2, 4].includes(e.pepaSize) ? e.pepaSize : (e.pepaSlimeSize || (1 << n))
+      sp = { ...sp, health: size * size, speed: 0.2 + 0.1 * size, damage: size > 1 ? size : 0, size, loot: size === 1 ? sp.loot : [] }
+      type = { width: 0.51 * size, height: 0.51 * size }
+      serv._writeAll('entity_metadata', { entityId: e.id, metadata: [{ key: 15, type: 1, value: size }] }) // Slime ID_SIZE
+    }
+    if (baby) {
+      sp = { ...sp, speed: sp.speed * 1.5 }
+      type = { width: type.width / 2, height: type.height / 2 }
+      serv._writeAll('entity_metadata', { entityId: e.id, metadata: [{ key: 15, type: 7, value: true }] }) // Zombie DATA_BABY_ID
+    }
     const m = {
       e, sp, w: type.width, h: type.height, body: newBody(type.width, type.height, { flutter: e.name === 'chicken', climber: !!sp.climbs }),
       target: null, seen: false, unseen: 0, cooldown: 0, fire: 0, onFire: false, swell: 0, swellDir: -1,
       seeTime: 0, drawing: -1, attackTime: -1, panicUntil: -1, wander: null, idle: 0, yaw: null,
       path: null, pathedAt: null, repath: 0, // brains.js: the path followed, where the target was, ticks to the next
-      hurtState: { hurtTick: -100, lastHurt: 0 }, lastPlayerHit: -1000, dead: false, natural: !!e._lifeNatural
+      hurtState: { hurtTick: -100, lastHurt: 0 }, lastPlayerHit: -1000, dead: false, natural: !!e._lifeNatural, baby
     }
     e.health = sp.health
     const takeDamage = e.takeDamage
@@ -109,7 +144,8 @@ module.exports.server = function (serv) {
     m.dead = true
     m.deadTick = life.tick
     delete serv.entities[m.e.id] // flying-squid's takeDamage already does it for a kill
-    if (!withLoot) return
+    if (!withLoot) return // a despawn or a blast's removal: nothing splits or drops
+    if (m.sp.slime && m.sp.size > 1) splitSlime(m) // vanilla Slime.remove: a killed big one splits
     const at = m.e.position
     for (const [item, min, max, cooked, byPlayer] of m.sp.loot) {
       if (byPlayer && life.tick - m.lastPlayerHit >= 100) continue
@@ -118,6 +154,21 @@ module.exports.server = function (serv) {
     }
     if (m.sp.rare && life.tick - m.lastPlayerHit < 100 && life.random() < 0.025) {
       dropItem(m.e.world, at, m.sp.rare[life.int(m.sp.rare.length)])
+    }
+  }
+
+  function splitSlime (m) {
+    const size = m.sp.size / 2
+    const n = 2 + life.int(3)
+    for (let i = 0; i < n; i++) {
+      const dx = ((i % 2) - 0.5) * m.sp.size / 4
+      const dz = (Math.floor(i / 2) - 0.5) * m.sp.size / 4
+      try {
+        const e = serv.spawnMob(registry.entitiesByName.slime.id, m.e.world, m.e.position.offset(dx, 0.5, dz), { yaw: life.int(256) - 128 })
+        e.pepaSlimeSize = size
+        e._lifeNatural = m.natural
+        if (m.e.pepaAi !== undefined) e.pepaAi = m.e.pepaAi
+      } catch (err) { return } // flying-squid's max-entities
     }
   }
 
@@ -154,7 +205,9 @@ module.exports.server = function (serv) {
     hitPlayer (m, p) {
       // the scenario's spawn_mob {damage} is a final damage; otherwise scaled by difficulty
       const custom = m.e.pepaDamage !== undefined && m.e.pepaDamage !== null
-      combat.hurtPlayer(serv, life, p, custom ? Number(m.e.pepaDamage) : m.sp.damage, { from: m.e.position, scale: !custom, cause: { type: 'mob', attacker: m.e } })
+      const { blocked } = combat.hurtPlayer(serv, life, p, custom ? Number(m.e.pepaDamage) : m.sp.damage, { from: m.e.position, scale: !custom, cause: { type: 'mob', attacker: m.e } })
+      const poison = m.sp.poison ? m.sp.poison[serv.difficulty] || 0 : 0
+      if (poison > 0 && !blocked && life.poison) life.poison(p, poison) // vanilla CaveSpider.doHurtTarget
     },
     setSwell (m, dir) {
       if (dir === m.swellDir) return
@@ -167,6 +220,7 @@ module.exports.server = function (serv) {
       meta(m, [{ key: 7, type: 0, value: on ? 1 : 0 }]) // hand active
     },
     shoot: (m, t) => arrows.shoot(m.e, eyeHeight(m.e.name, m.h), t),
+    throwPotion: (m, t, potion) => { swingPacket(m); arrows.throwPotion(m.e, t, potion) },
     explode (m) {
       const center = m.e.position.clone()
       vanish(m)
@@ -257,7 +311,8 @@ module.exports.server = function (serv) {
   })
 
   // --- natural spawning ---------------------------------------------------------------
-  const allowed = (name) => !life.kinds || life.kinds.includes(name)
+  // the species of the vanilla world spawn naturally only there: the gentle worlds keep theirs
+  const allowed = (name) => (!life.kinds || life.kinds.includes(name)) && (!SPECIES[name].vanilla || life.terrain === 'vanilla')
   function pick (hostile) {
     const kinds = Object.entries(SPECIES).filter(([n, s]) => !!s.hostile === hostile && allowed(n))
     const total = kinds.reduce((a, [, s]) => a + s.weight, 0)
@@ -274,6 +329,32 @@ module.exports.server = function (serv) {
     return n
   }
 
+  // vanilla Monster.isDarkEnoughToSpawn, clear weather (the spawners' test too: plugins/spawners.js)
+  life.darkEnough = (world, x, y, z) => {
+    const sky = view.skyLight(world, x, y, z)
+    if (sky > life.int(32)) return false
+    const light = Math.max(view.blockLight(world, x, y, z), sky - life.skyDarken())
+    return light <= life.int(8)
+  }
+  // vanilla Slime.checkSlimeSpawnRules (not Monster's darkness test): in a swamp at y 51..69,
+  // half the time, by the moon's brightness, where the raw light is at most random(8); or in a
+  // slime chunk below y 40, one time in 10, at any light
+  let seed = this.settings.seed // level.dat's, as world.js tells it (an existing world's own)
+  serv.on('seed', (s) => { seed = s; lands = null })
+  let lands = null
+  const MOON = [1.0, 0.75, 0.5, 0.25, 0.0, 0.25, 0.5, 0.75] // DimensionType.MOON_BRIGHTNESS_PER_PHASE
+  function slimeMaySpawn (world, x, y, z) {
+    if (serv.difficulty === 0 || life.terrain !== 'vanilla') return false
+    if (!lands) lands = require('../vanilla/land').land(seed)
+    if (lands.biome(x, z) === 'swamp' && y > 50 && y < 70 && life.random() < 0.5 &&
+      life.random() < MOON[(life.day || 0) % 8]) {
+      const raw = Math.max(view.blockLight(world, x, y, z), view.skyLight(world, x, y, z) - life.skyDarken())
+      return raw <= life.int(8)
+    }
+    return life.int(10) === 0 && slimeChunk(Math.floor(x / 16), Math.floor(z / 16)) && y < 40
+  }
+  const slimeChunk = (cx, cz) => hash(normSeed(seed), cx, cz, 0, SLIME_CHUNK_SALT) % 10 === 0
+  life.slimeChunk = slimeChunk
   function spotOk (world, x, y, z, hostile, name, anywhere) {
     const at = new Vec3(x + 0.5, y, z + 0.5)
     if (!anywhere) {
@@ -286,11 +367,8 @@ module.exports.server = function (serv) {
     const type = registry.entitiesByName[name]
     if (view.collides(world, at.x, y, at.z, type.width / 2, type.height)) return false
     const sky = view.skyLight(world, x, y, z)
-    if (hostile) { // vanilla Monster.isDarkEnoughToSpawn, clear weather
-      if (sky > life.int(32)) return false
-      const light = Math.max(view.blockLight(world, x, y, z), sky - life.skyDarken())
-      return light <= life.int(8)
-    }
+    if (name === 'slime') return slimeMaySpawn(world, x, y, z)
+    if (hostile) return life.darkEnough(world, x, y, z)
     // vanilla Animal.checkAnimalSpawnRules: on grass, raw light above 8
     return spots[0].floor === 'grass_block' && Math.max(sky, view.blockLight(world, x, y, z)) > 8
   }
@@ -361,14 +439,23 @@ module.exports.server = function (serv) {
       crits: life.crits || 0 // players' critical hits (module.exports.player)
     }
   }
+  // hurt_mob {mob, damage}: a blow from nobody (no knockback), through the mob's own hurt
+  life.ops.hurt_mob = ({ mob, damage }) => {
+    const m = mobs.get(Number(mob))
+    if (!m || m.dead) throw new Error(`no live mob ${mob}`)
+    const n = Number(damage)
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`damage must be a positive number, not ${JSON.stringify(damage)}`)
+    m.e.takeDamage({ damage: n })
+    return { health: m.e.health, dead: m.dead }
+  }
   life.ops.life_mob = ({ mob }) => {
     const m = mobs.get(Number(mob))
     if (!m) return { alive: false }
     const p = m.e.position
     return {
-      alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural,
+      alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural, baby: m.baby, speed: m.sp.speed, size: m.sp.size || null,
       target: m.target ? m.target.username : null, swell: m.swell, position: { x: p.x, y: p.y, z: p.z }, onGround: m.body.onGround,
-      seen: m.seen, cooldown: m.cooldown, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
+      seen: m.seen, cooldown: m.cooldown, provoked: m.provoked || 0, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
     }
   }
   // light_at {x, y, z}: the light model at a block (overworld) and the chance that a monster

@@ -4,7 +4,7 @@
 // game tick; with {ai: true} in a flat world it chases by zombie_ai.js.
 //
 //   entities {name?}                      → [{id, name, health, position}]
-//   spawn_mob {player, name='zombie', dx=2, dy=0, dz=0, count=1, spacing=1, ai?, damage?}
+//   spawn_mob {player, name='zombie', dx=2, dy=0, dz=0, count=1, spacing=1, ai?, damage?, baby?, size?}
 //                                         → {ids, name}
 //   remove_mobs {name?}, remove_mob {mob}  → {removed}
 //   set_ai {mob, ai=true}                 → {}
@@ -100,6 +100,8 @@ module.exports = function mobOps (ctx) {
         steppedPhysics(mob)
         mob.pepaAi = a.ai === undefined ? undefined : !!a.ai // explicit false: the sandbox keeps it still
         mob.pepaDamage = a.damage
+        mob.pepaBaby = a.baby === undefined ? undefined : !!a.baby // a zombie's: a baby or not (else by chance, naturally)
+        mob.pepaSize = a.size === undefined ? undefined : Number(a.size) // a slime's: 1, 2 or 4 (else by chance)
         spawnedAt.set(mob.id, spawning)
         tracked.set(mob.id, mob)
         ids.push(mob.id)

@@ -7,7 +7,8 @@
 //
 // prints one JSON object: per-chunk means of ore blocks (and the highest y
 // each was found at), cave air by height band, lava below y 11, lakes,
-// springs and dungeons per chunk, the biomes' shares over a square of
+// springs, dungeons and mineshafts' cave spider spawners and cobwebs per
+// chunk, the biomes' shares over a square of
 // 8192 x 8192 blocks, the share of mountain columns beside a drop of 23 or
 // more (a fall that kills from full health), and the time blocksOf took.
 const { performance } = require('perf_hooks')
@@ -29,6 +30,8 @@ function census ({ seed, chunks = 64, off = [], registry } = {}) {
   const lakes = { water: 0, lava: 0, waterUnderground: 0, lavaUnderground: 0 }
   const springs = { water: 0, lava: 0 }
   const dungeons = { count: 0, mobs: {} }
+  let caveSpiderSpawners = 0
+  let cobwebs = 0
   const times = []
   let mountainChunks = 0
   for (let n = 0; n < chunks; n++) { // chunks spread over 6400 x 6400 blocks
@@ -43,6 +46,7 @@ function census ({ seed, chunks = 64, off = [], registry } = {}) {
       const id = blocks[i]
       if (id === 0 || id === ids.stone) continue
       const y = i >> 8
+      if (id === ids.cobweb) cobwebs++
       if (id === ids.caveAir) caveAir[Math.floor(y / BAND)]++
       else if (id === ids.lava && y < 11) lavaLow++
       else if (oreIds.has(id)) {
@@ -60,6 +64,7 @@ function census ({ seed, chunks = 64, off = [], registry } = {}) {
     }
     for (const s of made.springs) springs[s.fluid]++
     for (const d of made.dungeons) { dungeons.count++; dungeons.mobs[d.mob] = (dungeons.mobs[d.mob] || 0) + 1 }
+    caveSpiderSpawners += made.spawners.filter(s => s.mob === 'cave_spider').length
   }
   for (const o of Object.values(ores)) o.perChunk /= chunks
   const shares = {}
@@ -93,6 +98,8 @@ function census ({ seed, chunks = 64, off = [], registry } = {}) {
     springsPerChunk: Object.fromEntries(Object.entries(springs).map(([k, v]) => [k, v / chunks])),
     dungeonsPerChunk: dungeons.count / chunks,
     dungeonMobs: dungeons.mobs,
+    caveSpiderSpawnersPerChunk: caveSpiderSpawners / chunks,
+    cobwebsPerChunk: cobwebs / chunks,
     mountainChunks,
     biomeShares: shares,
     deadlyDropShare: mountainColumns ? deadlyDrops / mountainColumns : 0,

@@ -4,8 +4,8 @@
 //
 // A chunk is made in a flat array of block states, in vanilla's order: the
 // ground of each column by its biome (land.js), the sea up to y 62, the
-// carvers (carvers.js), then the features (features.js: lakes, ore blobs,
-// springs, dungeons) and the plants (trees and desert plants, below); then
+// carvers (carvers.js), then the features (features.js: lakes; mineshafts.js;
+// ore blobs, springs, dungeons) and the plants (trees and desert plants); then
 // the array is written into a prismarine chunk with its biomes and sky light.
 // Everything is a pure function of the seed: a chunk draws the parts of its
 // neighbours' lakes, trees and carvers that reach into it, so the same seed
@@ -14,12 +14,13 @@
 // module.exports.vanillaTerrain(seed, { off }) gives the description without
 // a prismarine chunk (blocksOf, the spawn point, the biome and ground height
 // functions) to plugins, the census (census.js) and tests; `off` lists
-// mechanics to leave out (caves, ravines, lakes, springs, dungeons, ores,
-// trees, cliffs), for the census tests that show each one matters.
+// mechanics to leave out (caves, ravines, lakes, mineshafts, springs,
+// dungeons, ores, trees, cliffs), for the census tests that show each one matters.
 const { hash, random, normSeed } = require('../terrain/rand')
 const { land, SEA_LEVEL, MOUNTAINOUS } = require('./land')
 const { carveChunk } = require('./carvers')
 const { placeLakes, placeOres, placeSprings, placeDungeons } = require('./features')
+const { placeMineshafts } = require('./mineshafts')
 
 const SALT = { dirt: 51, bedrock: 52, tree: 53, cactus: 54, bush: 55, surface: 56 }
 // vanilla 1.16.5 tree decorators per chunk: [count, extra chance, extra count]
@@ -59,6 +60,11 @@ function stateIds (registry) {
     cobblestone: state('cobblestone'),
     mossy: state('mossy_cobblestone'),
     spawner: state('spawner'),
+    planks: state('oak_planks'),
+    fence: state('oak_fence'),
+    cobweb: state('cobweb'),
+    railZ: registry.blocksByName.rail.minStateId, // shape north_south
+    railX: registry.blocksByName.rail.minStateId + 1, // shape east_west
     cactus: state('cactus'),
     deadBush: state('dead_bush'),
     oakLog: state('oak_log'),
@@ -95,6 +101,7 @@ function vanillaTerrain (rawSeed, { registry, off = [] } = {}) {
   const reg = registry || require('minecraft-data')('1.16.5')
   const { ids, carvable, stoneLike, solid, clear } = stateIds(reg)
 
+  const mineshaftCache = new Map() // chunk -> the pieces of the mineshaft starting there, or null
   // the trees of chunk (ox, oz): { x, z, base, logs, birch }
   const treeCache = new Map()
   function treesOf (ox, oz) {
@@ -184,13 +191,16 @@ function vanillaTerrain (rawSeed, { registry, off = [] } = {}) {
     const lakes = []
     const springs = []
     const dungeons = []
+    const spawners = [] // every spawner made here: the dungeons' and the mineshafts'
     carveChunk(seed, chunkX, chunkZ, blocks, carvable, ids, { caves: !skip.has('caves'), ravines: !skip.has('ravines') })
     if (!skip.has('lakes')) placeLakes(seed, ground, chunkX, chunkZ, blocks, ids, solid, lakes)
+    if (!skip.has('mineshafts')) placeMineshafts(seed, chunkX, chunkZ, blocks, ids, SEA_LEVEL, spawners, mineshaftCache)
     if (!skip.has('ores')) placeOres(seed, chunkX, chunkZ, blocks, ids, stoneLike, ground.biome)
     if (!skip.has('springs')) placeSprings(seed, chunkX, chunkZ, blocks, ids, stoneLike, outside, springs)
     if (!skip.has('dungeons')) placeDungeons(seed, chunkX, chunkZ, blocks, ids, solid, dungeons)
     plants(chunkX, chunkZ, blocks)
-    return { blocks, lakes, springs, dungeons }
+    for (const d of dungeons) spawners.push(d)
+    return { blocks, lakes, springs, dungeons, spawners }
   }
 
   function plants (chunkX, chunkZ, blocks) {
@@ -304,6 +314,7 @@ function vanillaTerrain (rawSeed, { registry, off = [] } = {}) {
 // The springs of the chunks made so far, for plugins/fluids.js to run out
 // (vanilla schedules a spring's fluid tick as it places it); bounded.
 const pendingFluids = []
+const pendingSpawners = [] // and their dungeons' spawners, for plugins/spawners.js
 const PENDING_MAX = 20000
 
 function generation ({ seed, registry, off = [] }) {
@@ -314,8 +325,9 @@ function generation ({ seed, registry, off = [] }) {
   for (const b of Object.values(registry.biomesByName)) biomeIds[b.name] = b.id
   return function generateChunk (chunkX, chunkZ) {
     const chunk = new Chunk()
-    const { blocks, springs } = world.blocksOf(chunkX, chunkZ)
+    const { blocks, springs, spawners } = world.blocksOf(chunkX, chunkZ)
     for (const s of springs) if (pendingFluids.length < PENDING_MAX) pendingFluids.push(s)
+    for (const d of spawners) if (pendingSpawners.length < PENDING_MAX) pendingSpawners.push(d)
     const p = { x: 0, y: 0, z: 0 }
     let high = 0
     for (let i = blocks.length - 1; i >= 0; i--) if (blocks[i] !== 0) { high = i >> 8; break }
@@ -341,3 +353,4 @@ function generation ({ seed, registry, off = [] }) {
 module.exports = generation
 module.exports.vanillaTerrain = vanillaTerrain
 module.exports.pendingFluids = pendingFluids
+module.exports.pendingSpawners = pendingSpawners
