@@ -182,3 +182,19 @@ def test_the_smallest_slime_does_no_harm(sandbox: EmbeddedWorld, alice: Player) 
     start = sandbox.op("life_mob", mob=slime)["tick"]
     eventually(lambda: sandbox.op("life_mob", mob=slime)["tick"] >= start + 60, 10, "3 s by her")
     assert me(sandbox)["health"] == 20
+
+
+@pytest.mark.usefixtures("night")
+def test_a_phantom_circles_then_swoops_and_strikes(sandbox: EmbeddedWorld, alice: Player) -> None:
+    mark = alice.mark()
+    (phantom,) = sandbox.op("spawn_mob", player=NAME, name="phantom", dx=4, dy=12, ai=True)["ids"]
+    start = eventually(lambda: sandbox.op("life_mob", mob=phantom).get("position"), 5, "it")
+    assert first_hurt(alice, mark, timeout=30) == 14  # a blow of 6 on normal
+    after = sandbox.op("life_mob", mob=phantom)
+    assert after["position"]["y"] > alice_feet_y(sandbox) - 1  # it came down to her...
+    assert start["y"] > alice_feet_y(sandbox) + 8  # ...from the sky, flying (no fall, no damage)
+    assert after["health"] == 20
+
+
+def alice_feet_y(sandbox: EmbeddedWorld) -> float:
+    return float(me(sandbox)["position"]["y"])

@@ -315,3 +315,42 @@ def near(world: EmbeddedWorld, dungeon: dict[str, Any]) -> list[dict[str, Any]]:
         e for e in world.op("entities", name=dungeon["mob"])
         if max(abs(e["position"][k] - dungeon[k] - 0.5) for k in ("x", "z")) <= 5.5
     ]  # fmt: skip
+
+
+@pytest.mark.timeout(180)
+def test_phantoms_come_only_to_a_player_three_days_awake(tmp_path_factory: Any) -> None:
+    world = EmbeddedWorld(
+        tmp_path_factory.mktemp("phantoms") / "world", port=free_port(), control=True,
+        sandbox=True, seed=SEED, profile="vanilla",
+    ).start()  # fmt: skip
+    try:
+        world.op("spawning", on=False)
+        world.op("set_time", time=18000, cycle=False)  # midnight: the sky darkened by 11
+        alice = Player(world, "alice")
+        try:
+            rest = lambda **set_: world.op("rest", player="alice", **set_)  # noqa: E731
+
+            def tried() -> None:  # one spawning try, now
+                rest(tryIn=1)
+                eventually(lambda: rest()["nextTry"] > 100, 10, "the try")
+
+            rest(ticks=60000)  # not yet three days awake: nothing comes, try after try
+            for _ in range(8):
+                tried()
+            assert rest()["phantomsSpawned"] == 0
+            rest(ticks=10_000_000)
+            for _ in range(30):  # a chance of 2/3 x 0.99 a try on normal
+                tried()
+                if rest()["phantomsSpawned"]:
+                    break
+            assert 1 <= rest()["phantomsSpawned"] <= 3  # 1 to difficulty + 1
+            here = world.op("players")[0]["position"]
+            phantoms = world.op("entities", name="phantom")
+            assert phantoms and all(p["position"]["y"] >= here["y"] + 19 for p in phantoms)
+            # dying resets the time since rest
+            world.op("set_health", player="alice", hp=0)
+            eventually(lambda: rest()["ticks"] < 100, 10, "the count to start again")
+        finally:
+            alice.close()
+    finally:
+        world.stop()

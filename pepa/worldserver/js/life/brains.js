@@ -406,5 +406,37 @@ module.exports = function brains (ctx) {
     return input
   }
 
-  return { melee, spider, creeper, archer, animal, enderman, witch, still: () => null }
+  // vanilla Phantom (PhantomCircleAroundAnchorGoal, PhantomSweepAttackGoal), simplified: it
+  // circles an anchor 5..15 blocks round at its height; a target (the nearest survival player
+  // it sees within 64) is swooped at after 5..10 s of circling; a swoop ends with a blow in
+  // reach, or after 5 s, and the anchor moves 20..35 blocks over the target. It flies: the
+  // mob tick moves it by `fly` (no gravity)
+  function phantom (m) {
+    const pos = m.e.position
+    if (!m.anchor) m.anchor = { x: pos.x, y: pos.y, z: pos.z, angle: life.random() * Math.PI * 2, radius: 5 + life.random() * 10, turn: life.random() < 0.5 ? -1 : 1 }
+    const t = retarget(m)
+    m.cooldown = Math.max(m.cooldown - 1, 0)
+    if (t && m.swoop === undefined) m.swoop = -(100 + life.int(100)) // ticks of circling first
+    if (!t) m.swoop = undefined
+    if (t && m.swoop < 0 && ++m.swoop === 0) m.swoop = 1 // the swoop begins
+    if (t && m.swoop > 0) {
+      const aim = t.position.offset(0, 0.9, 0)
+      m.swoop++
+      const close = pos.distanceTo(aim) < 1.6
+      if (close && m.cooldown <= 0) { m.cooldown = 20; ctx.swing(m); ctx.hitPlayer(m, t) }
+      if (close || m.swoop > 100) { // back up: circle high over the target
+        m.anchor = { ...m.anchor, x: t.position.x, y: t.position.y + 20 + life.int(16), z: t.position.z }
+        m.swoop = -(100 + life.int(100))
+      }
+      ctx.face(m, aim.x - pos.x, aim.z - pos.z)
+      return { fly: aim, s: 0.8 }
+    }
+    const a = m.anchor
+    a.angle += a.turn * 0.35 / a.radius
+    const goal = { x: a.x + Math.cos(a.angle) * a.radius, y: a.y, z: a.z + Math.sin(a.angle) * a.radius }
+    ctx.face(m, goal.x - pos.x, goal.z - pos.z)
+    return { fly: goal, s: 0.4 }
+  }
+
+  return { melee, spider, creeper, archer, animal, enderman, witch, phantom, still: () => null }
 }

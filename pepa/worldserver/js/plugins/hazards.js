@@ -348,7 +348,7 @@ module.exports.player = function (player, serv) {
   const h = hazardOf(player)
   // a respawn starts with full air, not burning, not falling (its position packet is confirmed
   // below), with no effects (the client drops its own at the respawn)
-  player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, wither: 0, sentWither: 0 }))
+  player.on('requestRespawn', () => Object.assign(h, { air: MAX_AIR, fire: -FIRE_IMMUNE_TICKS, fall: 0, wither: 0, sentWither: 0, poison: 0, sentPoison: 0, slowness: 0, sentSlowness: 0, weakness: 0, sentWeakness: 0 }))
   // every position packet to the client (teleports, respawn, login) confirmed: the next
   // moves are measured from the last one (fixes/teleport_confirm.js counts them)
   player.on('pepa_teleports_confirmed', (sent) => Object.assign(h, { last: sent, answering: true, fall: 0 }))

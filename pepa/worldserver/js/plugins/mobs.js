@@ -40,6 +40,9 @@ const SPECIES = {
   // blow of `size` (none from the smallest), split on death into 2..4 of half the size; it spawns
   // in swamps at y 51..69 in the dark, and below y 40 in slime chunks (one in 10) at any light
   slime: { hostile: true, vanilla: true, brain: 'melee', health: 1, speed: 0.3, follow: 16, damage: 1, strollMod: 1.0, weight: 100, pack: 4, slime: true, loot: [['slime_ball', 0, 2]] },
+  // vanilla Phantom: 20 health, a blow of 6 + size (size 0: 6 on normal), burns by day; it flies
+  // (brains.js phantom); never a spawn by light: plugins/phantoms.js brings it to the sleepless
+  phantom: { hostile: true, vanilla: true, brain: 'phantom', health: 20, speed: 0.4, follow: 64, damage: 6, burns: true, flies: true, strollMod: 1.0, weight: 0, pack: 1, loot: [['phantom_membrane', 0, 1, null, true]] },
   // vanilla Witch: 26 health, speed 0.25, splash potions (brains.js witch); weight 5, alone
   witch: { hostile: true, vanilla: true, brain: 'witch', health: 26, speed: 0.25, follow: 16, strollMod: 1.0, weight: 5, pack: 1, loot: [['glass_bottle', 0, 2], ['glowstone_dust', 0, 2], ['gunpowder', 0, 2], ['redstone', 0, 2], ['spider_eye', 0, 2], ['sugar', 0, 2], ['stick', 0, 2]] },
   // a zombie in every way, 5 to the zombie's 95 in the monster spawn list (Biome.monster defaults)
@@ -288,9 +291,23 @@ module.exports.server = function (serv) {
     burn(m)
     if (m.dead) return
     const input = brains[e.pepaAi === false ? 'still' : m.sp.brain](m) // spawn_mob {ai: false}: a still target
+    if (m.sp.flies) { fly(m, input); return }
     const pos = step(view, e.world, e.position, m.body, input || {})
     if (!pos.equals(e.position) || e.onGround !== m.body.onGround) e.sendPosition(pos, m.body.onGround)
     if (m.body.fell > 3) e.takeDamage({ damage: Math.ceil(m.body.fell - 3) })
+  }
+
+  // a flyer (a phantom) goes straight toward input.fly at input.s blocks a tick, no gravity,
+  // stopping short of a solid block; still without a goal
+  function fly (m, input) {
+    const e = m.e
+    if (!input || !input.fly) return
+    const d = new Vec3(input.fly.x - e.position.x, input.fly.y - e.position.y, input.fly.z - e.position.z)
+    const len = d.norm()
+    if (len < 1e-3) return
+    const next = e.position.plus(d.scaled(Math.min(1, input.s / len)))
+    if (view.solid(e.world, next.x, next.y, next.z) || view.solid(e.world, next.x, next.y + m.h, next.z)) return
+    e.sendPosition(next, false)
   }
 
   function despawn (m) {
