@@ -131,6 +131,8 @@ def test_an_enderman_leaves_a_player_alone_until_she_stares_at_it(
     command(alice, "look", name="enderman")
     eventually(lambda: sandbox.op("life_mob", mob=enderman)["target"] == NAME, 10, "its anger")
     assert sandbox.op("life_mob", mob=enderman)["provoked"] == 1
+    # stared at within 4 blocks it would teleport (vanilla): she looks away, it comes
+    command(alice, "look", at={"x": x - 10, "y": y + 1.6, "z": z})
     assert first_hurt(alice, mark, timeout=20) == 13  # its 7 on normal
 
 
@@ -198,3 +200,18 @@ def test_a_phantom_circles_then_swoops_and_strikes(sandbox: EmbeddedWorld, alice
 
 def alice_feet_y(sandbox: EmbeddedWorld) -> float:
     return float(me(sandbox)["position"]["y"])
+
+
+def test_an_enderman_hurt_by_no_living_thing_teleports_away(
+    sandbox: EmbeddedWorld, alice: Player
+) -> None:
+    (enderman,) = sandbox.op("spawn_mob", player=NAME, name="enderman", dx=5, ai=True)["ids"]
+    where = eventually(lambda: sandbox.op("life_mob", mob=enderman).get("position"), 5, "it")
+    for _ in range(6):  # vanilla: 9 times in 10 a blow from nothing living sends it away
+        sandbox.op("hurt_mob", mob=enderman, damage=1)
+        if sandbox.op("life_mob", mob=enderman)["teleported"]:
+            break
+    now = sandbox.op("life_mob", mob=enderman)
+    assert now["teleported"] >= 1
+    moved = max(abs(now["position"][k] - where[k]) for k in ("x", "z"))
+    assert moved > 0.5 or abs(now["position"]["y"] - where["y"]) > 0.5

@@ -370,8 +370,26 @@ module.exports = function brains (ctx) {
         break
       }
     }
+    // vanilla EnderMan.customServerAiStep: in bright daylight under open sky, 30 s after it last
+    // changed targets (or came), it may drop its target and teleport away
+    if (m.target !== m.lastTarget) { m.lastTarget = m.target; m.targetAt = life.tick }
+    if (m.born === undefined) m.born = life.tick
+    if (life.isDay && life.isDay() && life.tick % 2 === 0 && life.tick >= Math.max(m.born, m.targetAt || 0) + 600) {
+      const { x, y, z } = eye(m)
+      if (view.canSeeSky(m.e.world, x, y, z)) {
+        const b = brightness(Math.max(view.blockLight(m.e.world, x, y, z), view.skyLight(m.e.world, x, y, z) - life.skyDarken()))
+        if (b > 0.5 && life.random() * 30 < (b - 0.4) * 2) { drop(m); ctx.teleport(m); return null }
+      }
+    }
     const t = retarget(m, () => false) // never a target by sight alone
     if (!t) return stroll(m, m.sp.strollMod)
+    // vanilla EndermanLookForPlayerGoal.tick: stared at within 4 blocks it teleports; more
+    // than 16 away it teleports toward its target every 30 ticks it can
+    const distSq = m.e.position.distanceSquared(t.position)
+    if (staredAt(m, t)) {
+      m.teleportTime = 0
+      if (distSq < 16) { ctx.teleport(m); return null }
+    } else if (distSq > 256 && (m.teleportTime = (m.teleportTime || 0) + 1) >= 30 && ctx.teleportTowards(m, t)) m.teleportTime = 0
     strike(m, t, (m.w * 2) ** 2 + 0.6)
     return pressed(m, t) ? null : chase(m, t, 1.0)
   }

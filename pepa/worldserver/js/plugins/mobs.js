@@ -35,7 +35,7 @@ const SPECIES = {
   cave_spider: { hostile: true, brain: 'spider', health: 12, speed: 0.3, follow: 16, damage: 2, climbs: true, strollMod: 0.8, weight: 0, pack: 1, poison: [0, 0, 140, 300], loot: [['string', 0, 2], ['spider_eye', -1, 1, null, true]] },
   // vanilla EnderMan: 40 health, 7 a blow, speed 0.3, follow 64; neutral (brains.js enderman);
   // weight 10, packs of 1..4 (here 4 tries, as every pack) in the monster spawn list
-  enderman: { hostile: true, vanilla: true, brain: 'enderman', health: 40, speed: 0.3, follow: 64, damage: 7, strollMod: 1.0, weight: 10, pack: 4, loot: [['ender_pearl', 0, 1]] },
+  enderman: { hostile: true, vanilla: true, teleports: true, brain: 'enderman', health: 40, speed: 0.3, follow: 64, damage: 7, strollMod: 1.0, weight: 10, pack: 4, loot: [['ender_pearl', 0, 1]] },
   // vanilla Slime: size 1, 2 or 4 (Slime.finalizeSpawn), health size^2, speed 0.2 + 0.1 size, a
   // blow of `size` (none from the smallest), split on death into 2..4 of half the size; it spawns
   // in swamps at y 51..69 in the dark, and below y 40 in slime chunks (one in 10) at any light
@@ -137,6 +137,8 @@ module.exports.server = function (serv) {
     const from = o.from || (o.velocity && (o.velocity.x || o.velocity.z) ? e.position.minus(o.velocity) : null)
     if (from) knockback(m.body, from, e.position, 0.4)
     if (o.byPlayer) m.lastPlayerHit = life.tick
+    // vanilla EnderMan.hurt: hurt by no living thing (water, fire, a fall), it teleports 9 times in 10
+    if (m.sp.teleports && !o.attacker && !o.byPlayer && e.health > 0 && life.int(10) !== 0) teleportRandomly(m)
     if (m.sp.panic) m.panicUntil = life.tick + 100
     // HurtByTargetGoal: a hostile turns on the survival player who hit it
     if (m.sp.hostile && o.attacker && o.attacker.gameMode === 0) { m.target = o.attacker; m.seen = true; m.unseen = 0 }
@@ -224,6 +226,14 @@ module.exports.server = function (serv) {
     },
     shoot: (m, t) => arrows.shoot(m.e, eyeHeight(m.e.name, m.h), t),
     throwPotion: (m, t, potion) => { swingPacket(m); arrows.throwPotion(m.e, t, potion) },
+    teleport: (m) => teleportRandomly(m),
+    // vanilla EnderMan.teleportTowards: 16 blocks toward the target, give or take 4 across and 8 up or down
+    teleportTowards (m, t) {
+      const p = m.e.position
+      const v = new Vec3(p.x - t.position.x, p.y + m.h / 2 - (t.position.y + 1.62), p.z - t.position.z)
+      const n = v.norm() || 1
+      return teleportMob(m, p.x + (life.random() - 0.5) * 8 - v.x / n * 16, p.y + life.int(16) - 8 - v.y / n * 16, p.z + (life.random() - 0.5) * 8 - v.z / n * 16)
+    },
     explode (m) {
       const center = m.e.position.clone()
       vanish(m)
@@ -290,11 +300,36 @@ module.exports.server = function (serv) {
     if (d > DESPAWN_FAR || !view.isLoaded(e.world, Math.floor(e.position.x), Math.floor(e.position.z))) return // frozen
     burn(m)
     if (m.dead) return
+    if (m.sp.teleports && m.body.inWater) e.takeDamage({ damage: 1 }) // vanilla: water hurts an enderman
+    if (m.dead) return
     const input = brains[e.pepaAi === false ? 'still' : m.sp.brain](m) // spawn_mob {ai: false}: a still target
     if (m.sp.flies) { fly(m, input); return }
     const pos = step(view, e.world, e.position, m.body, input || {})
     if (!pos.equals(e.position) || e.onGround !== m.body.onGround) e.sendPosition(pos, m.body.onGround)
     if (m.body.fell > 3) e.takeDamage({ damage: Math.ceil(m.body.fell - 3) })
+  }
+
+  // vanilla EnderMan.teleport(x, y, z): down from (x, y, z) to the first block that stops a
+  // body, onto it, where the mob fits and no liquid is; false where it cannot
+  function teleportMob (m, x, y, z) {
+    const world = m.e.world
+    const bx = Math.floor(x); const bz = Math.floor(z)
+    let gy = Math.min(255, Math.floor(y))
+    if (!view.isLoaded(world, bx, bz)) return false
+    while (gy > 0 && !view.solid(world, bx, gy, bz)) gy--
+    if (gy <= 0) return false
+    for (let k = 1; k <= Math.ceil(m.h); k++) if (view.solid(world, bx, gy + k, bz)) return false
+    if (view.liquid(view.block(world, bx, gy + 1, bz)) || view.liquid(view.block(world, bx, gy, bz))) return false
+    Object.assign(m.body, { vx: 0, vy: 0, vz: 0, fallFrom: null, fell: 0 })
+    m.path = null; m.pathedAt = null; m.wander = null
+    m.e.sendPosition(new Vec3(bx + 0.5, gy + 1, bz + 0.5), true)
+    m.teleported = (m.teleported || 0) + 1
+    return true
+  }
+  // vanilla EnderMan.teleport(): a random place within 32 blocks across and up or down
+  const teleportRandomly = (m) => {
+    const p = m.e.position
+    return teleportMob(m, p.x + (life.random() - 0.5) * 64, p.y + life.int(64) - 32, p.z + (life.random() - 0.5) * 64)
   }
 
   // a flyer (a phantom) goes straight toward input.fly at input.s blocks a tick, no gravity,
@@ -472,7 +507,7 @@ module.exports.server = function (serv) {
     return {
       alive: !m.dead, name: m.e.name, health: m.e.health, onFire: m.onFire, natural: m.natural, baby: m.baby, speed: m.sp.speed, size: m.sp.size || null,
       target: m.target ? m.target.username : null, swell: m.swell, position: { x: p.x, y: p.y, z: p.z }, onGround: m.body.onGround,
-      seen: m.seen, cooldown: m.cooldown, provoked: m.provoked || 0, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
+      seen: m.seen, cooldown: m.cooldown, provoked: m.provoked || 0, teleported: m.teleported || 0, pathLeft: m.path ? m.path.nodes.length - m.path.i : null, tick: life.tick // for a test's failure message
     }
   }
   // light_at {x, y, z}: the light model at a block (overworld) and the chance that a monster
