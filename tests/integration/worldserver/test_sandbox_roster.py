@@ -215,3 +215,20 @@ def test_an_enderman_hurt_by_no_living_thing_teleports_away(
     assert now["teleported"] >= 1
     moved = max(abs(now["position"][k] - where[k]) for k in ("x", "z"))
     assert moved > 0.5 or abs(now["position"]["y"] - where["y"]) > 0.5
+
+
+def test_a_drowned_leaves_her_alone_by_day_until_she_swims(
+    sandbox: EmbeddedWorld, alice: Player
+) -> None:
+    x, y, z = (int(v // 1) for v in me(sandbox)["position"].values())
+    # a pool three deep beside her, its floor below hers, and a drowned at its bottom
+    sandbox.op("fill", x1=x + 2, y1=y - 4, z1=z - 3, x2=x + 8, y2=y - 4, z2=z + 3)
+    sandbox.op("fill", x1=x + 2, y1=y - 3, z1=z - 3, x2=x + 8, y2=y - 1, z2=z + 3, block="water")
+    (drowned,) = sandbox.op("spawn_mob", player=NAME, name="drowned", dx=5, dy=-3, ai=True)["ids"]
+    start = eventually(lambda: sandbox.op("life_mob", mob=drowned).get("tick"), 5, "it")
+    eventually(lambda: sandbox.op("life_mob", mob=drowned)["tick"] >= start + 60, 10, "3 s")
+    assert sandbox.op("life_mob", mob=drowned)["target"] is None  # noon, she is dry
+    mark = alice.mark()
+    sandbox.op("teleport", player=NAME, x=x + 5.5, y=y - 2, z=z + 0.5)  # into the pool
+    assert first_hurt(alice, mark, timeout=20) == 17  # a zombie's 3 on normal
+    assert sandbox.op("life_mob", mob=drowned)["target"] == NAME

@@ -456,5 +456,28 @@ module.exports = function brains (ctx) {
     return { fly: goal, s: 0.4 }
   }
 
-  return { melee, spider, creeper, archer, animal, enderman, witch, phantom, still: () => null }
+  // vanilla Drowned: it hunts a player only while she is in water or at night
+  // (Drowned.okTarget); in water it swims straight at her (or up to the air when it has none,
+  // DrownedSwimUpGoal), 0.12 blocks a tick; on land it walks and hits as a zombie
+  function drowned (m) {
+    const world = m.e.world
+    const pos = m.e.position
+    const inWater = (q, dy = 0.5) => view.liquid(view.block(world, Math.floor(q.x), Math.floor(q.y + dy), Math.floor(q.z)))
+    const night = !(life.isDay && life.isDay())
+    const t = retarget(m, () => night || serv.players.some(p => valid(m, p) && inWater(p.position)))
+    if (t && !night && !inWater(t.position)) { drop(m); return stroll(m, m.sp.strollMod) }
+    const swimming = inWater(pos)
+    if (!t) {
+      if (swimming) return { fly: { x: pos.x, y: pos.y + 1, z: pos.z }, s: 0.06 } // up, slowly
+      return stroll(m, m.sp.strollMod)
+    }
+    strike(m, t, (m.w * 2) ** 2 + 0.6)
+    if (swimming) {
+      ctx.face(m, t.position.x - pos.x, t.position.z - pos.z)
+      return pressed(m, t) ? null : { fly: { x: t.position.x, y: t.position.y, z: t.position.z }, s: 0.12 }
+    }
+    return pressed(m, t) ? null : chase(m, t, 1.0)
+  }
+
+  return { melee, spider, creeper, archer, animal, enderman, witch, phantom, drowned, still: () => null }
 }

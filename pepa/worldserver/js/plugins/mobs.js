@@ -43,6 +43,10 @@ const SPECIES = {
   // vanilla Phantom: 20 health, a blow of 6 + size (size 0: 6 on normal), burns by day; it flies
   // (brains.js phantom); never a spawn by light: plugins/phantoms.js brings it to the sleepless
   phantom: { hostile: true, vanilla: true, brain: 'phantom', health: 20, speed: 0.4, follow: 64, damage: 6, burns: true, flies: true, strollMod: 1.0, weight: 0, pack: 1, loot: [['phantom_membrane', 0, 1, null, true]] },
+  // vanilla Drowned: a zombie of the water (20 health, 3 a blow, burns by day out of water); it
+  // swims (brains.js drowned) and hunts a player in water, or anyone at night; it spawns in rivers
+  // and oceans, in the water (spawnDrowned), never by the land's spawn list (weight 0)
+  drowned: { hostile: true, vanilla: true, brain: 'drowned', health: 20, speed: 0.23, follow: 35, damage: 3, burns: true, strollMod: 1.0, weight: 0, pack: 1, loot: [['rotten_flesh', 0, 2]], rare: ['gold_ingot'] },
   // vanilla Witch: 26 health, speed 0.25, splash potions (brains.js witch); weight 5, alone
   witch: { hostile: true, vanilla: true, brain: 'witch', health: 26, speed: 0.25, follow: 16, strollMod: 1.0, weight: 5, pack: 1, loot: [['glass_bottle', 0, 2], ['glowstone_dust', 0, 2], ['gunpowder', 0, 2], ['redstone', 0, 2], ['spider_eye', 0, 2], ['sugar', 0, 2], ['stick', 0, 2]] },
   // a zombie in every way, 5 to the zombie's 95 in the monster spawn list (Biome.monster defaults)
@@ -303,7 +307,7 @@ module.exports.server = function (serv) {
     if (m.sp.teleports && m.body.inWater) e.takeDamage({ damage: 1 }) // vanilla: water hurts an enderman
     if (m.dead) return
     const input = brains[e.pepaAi === false ? 'still' : m.sp.brain](m) // spawn_mob {ai: false}: a still target
-    if (m.sp.flies) { fly(m, input); return }
+    if (input && input.fly) { fly(m, input); return } // a flyer, or a swimmer in water
     const pos = step(view, e.world, e.position, m.body, input || {})
     if (!pos.equals(e.position) || e.onGround !== m.body.onGround) e.sendPosition(pos, m.body.onGround)
     if (m.body.fell > 3) e.takeDamage({ damage: Math.ceil(m.body.fell - 3) })
@@ -454,6 +458,37 @@ module.exports.server = function (serv) {
     return n
   }
 
+  // vanilla Drowned.checkDrownedSpawnRules: in water, in the dark (Monster's test); in a river
+  // one time in 15, elsewhere (the oceans) one time in 40 and more than 5 below sea level. A
+  // column of the player's ring whose biome is water, a water cell in it over something
+  function spawnDrowned (p) {
+    const world = p.world
+    const a = life.random() * Math.PI * 2
+    const r = SPAWN_MIN + life.random() * (life.settings.spawnMax - SPAWN_MIN)
+    const x = Math.floor(p.position.x + Math.cos(a) * r)
+    const z = Math.floor(p.position.z + Math.sin(a) * r)
+    if (!view.isLoaded(world, x, z)) return 0
+    if (!lands) lands = require('../vanilla/land').land(seed)
+    const biome = lands.biome(x, z)
+    if (biome !== 'river' && biome !== 'ocean' && biome !== 'deep_ocean') return 0
+    const cells = []
+    for (let y = 62; y > 1; y--) {
+      const b = view.block(world, x, y, z)
+      if (!b || !view.liquid(b) || b.name !== 'water') { if (cells.length) break; continue }
+      cells.push(y)
+    }
+    if (!cells.length) return 0
+    const y = cells[life.int(cells.length)]
+    if (biome === 'river' ? life.int(15) !== 0 : (life.int(40) !== 0 || y >= 63 - 5)) return 0
+    if (!life.darkEnough(world, x, y, z)) return 0
+    for (const q of serv.players) if (q.world === world && q.position.distanceTo(new Vec3(x + 0.5, y, z + 0.5)) < SPAWN_MIN) return 0
+    try {
+      const e = serv.spawnMob(registry.entitiesByName.drowned.id, world, new Vec3(x + 0.5, y, z + 0.5), { yaw: life.int(256) - 128 })
+      e._lifeNatural = true
+      return 1
+    } catch (err) { return 0 } // flying-squid's max-entities
+  }
+
   let initialAnimalsAt = null
   function spawnTick () {
     for (const p of serv.players) {
@@ -462,6 +497,7 @@ module.exports.server = function (serv) {
       if (!life.spawning) continue
       if ((life.tick + p.id) % HOSTILE_EVERY === 0 && serv.difficulty > 0 && around(p, true) < life.hostileCap) spawnPack(p, true)
       if ((life.tick + p.id) % PASSIVE_EVERY === 0 && around(p, false) < life.passiveCap) spawnPack(p, false)
+      if (life.terrain === 'vanilla' && (life.tick + p.id) % HOSTILE_EVERY === 5 && serv.difficulty > 0 && around(p, true) < life.hostileCap) spawnDrowned(p)
     }
     // vanilla puts animals in new chunks as they generate; here: a few packs near the first player
     if (initialAnimalsAt !== null && life.tick >= initialAnimalsAt) {
