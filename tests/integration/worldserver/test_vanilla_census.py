@@ -354,3 +354,79 @@ def test_phantoms_come_only_to_a_player_three_days_awake(tmp_path_factory: Any) 
             alice.close()
     finally:
         world.stop()
+
+
+PLACES = r"""
+const { vanillaTerrain } = require(process.env.VANILLA)
+const { hash, normSeed } = require(process.env.RAND)
+const seed = Number(process.argv[1])
+const world = vanillaTerrain(seed)
+const s = world.spawn()
+const slimy = (cx, cz) => hash(normSeed(seed), cx, cz, 0, 987234911) % 10 === 0
+let slime = null
+let plain = null
+let ocean = null
+for (let r = 0; r < 400 && !(slime && plain && ocean); r++) {
+  for (let k = 0; k < 8 * Math.max(1, r); k++) {
+    const a = k / (8 * Math.max(1, r)) * 2 * Math.PI
+    const x = Math.round(s.x + Math.cos(a) * r * 4)
+    const z = Math.round(s.z + Math.sin(a) * r * 4)
+    const cx = Math.floor(x / 16)
+    const cz = Math.floor(z / 16)
+    if (!slime && slimy(cx, cz)) slime = { x, z }
+    if (!plain && !slimy(cx, cz)) plain = { x, z }
+    const b = world.biome(x, z)
+    if (!ocean && (b === 'ocean' || b === 'deep_ocean') && world.height(x, z) < 40) ocean = { x, z, floor: world.height(x, z) }
+  }
+}
+console.log(JSON.stringify({ slime, plain, ocean, spawn: s }))
+"""
+
+
+@pytest.mark.timeout(180)
+def test_slimes_and_drowned_spawn_by_their_own_rules(tmp_path_factory: Any) -> None:
+    result = subprocess.run(
+        [str(node_binary()), "-e", PLACES, str(SEED)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
+             "VANILLA": str(SERVER_JS / "vanilla" / "index.js"),
+             "RAND": str(SERVER_JS / "terrain" / "rand.js")},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    places = orjson.loads(result.stdout)
+    assert places["slime"] and places["plain"] and places["ocean"], places
+    world = EmbeddedWorld(
+        tmp_path_factory.mktemp("rules") / "world", port=free_port(), control=True,
+        sandbox=True, seed=SEED, profile="vanilla",
+    ).start()  # fmt: skip
+    try:
+        world.op("spawning", on=False)
+        alice = Player(world, "alice")
+        try:
+            rule = lambda name, at, y, n=2000: (
+                world.op(  # noqa: E731
+                    "spawn_rule", name=name, x=at["x"], y=y, z=at["z"], tries=n
+                )["passed"]
+                / n
+            )
+            # a slime: below y 40 in a slime chunk, one time in 10, at any light; never outside
+            assert 0.06 <= rule("slime", places["slime"], 30) <= 0.14
+            assert rule("slime", places["slime"], 45) == 0
+            assert rule("slime", places["plain"], 30) == 0
+            # a drowned: in the dark water of an ocean, more than 5 below sea level, 1 in 40
+            ocean = places["ocean"]
+            world.op("gamemode", player="alice", mode=1)
+            teleport(world, alice, ocean["x"] + 0.5, 80, ocean["z"] + 0.5)  # its chunk loaded
+            eventually(
+                lambda: world.op("block_at", x=ocean["x"], y=ocean["floor"] + 1, z=ocean["z"])[
+                    "name"
+                ] == "water", 30, "the ocean's water",
+            )  # fmt: skip
+            deep = ocean["floor"] + 1
+            assert 0.01 <= rule("drowned", ocean, deep, 6000) <= 0.045
+            assert rule("drowned", ocean, 70) == 0  # in the air over it
+            assert rule("drowned", places["spawn"], places["spawn"]["y"]) == 0  # on land
+        finally:
+            alice.close()
+    finally:
+        world.stop()

@@ -62,6 +62,7 @@ const GENERIC = { brain: 'still', health: 20, speed: 0.23, follow: 35, damage: 3
 const SPAWN_MIN = 24 // vanilla: never within 24 blocks of a player or of the world spawn
 const BABY_CHANCE = 0.05 // vanilla Zombie.getSpawnAsBabyOdds
 const SLIME_CHUNK_SALT = 987234911
+const SEA = 63 // the overworld's sea level (vanilla/land.js)
 // vanilla DifficultyInstance.getSpecialMultiplier: 0 until a place's regional difficulty passes
 // 2 (hours of play nearby, a full moon, hard difficulty); taken as a new place's
 const SPECIAL_MULTIPLIER = 0
@@ -468,25 +469,42 @@ module.exports.server = function (serv) {
     const x = Math.floor(p.position.x + Math.cos(a) * r)
     const z = Math.floor(p.position.z + Math.sin(a) * r)
     if (!view.isLoaded(world, x, z)) return 0
-    if (!lands) lands = require('../vanilla/land').land(seed)
-    const biome = lands.biome(x, z)
-    if (biome !== 'river' && biome !== 'ocean' && biome !== 'deep_ocean') return 0
     const cells = []
     for (let y = 62; y > 1; y--) {
       const b = view.block(world, x, y, z)
-      if (!b || !view.liquid(b) || b.name !== 'water') { if (cells.length) break; continue }
+      if (!b || b.name !== 'water') { if (cells.length) break; continue }
       cells.push(y)
     }
     if (!cells.length) return 0
     const y = cells[life.int(cells.length)]
-    if (biome === 'river' ? life.int(15) !== 0 : (life.int(40) !== 0 || y >= 63 - 5)) return 0
-    if (!life.darkEnough(world, x, y, z)) return 0
+    if (!drownedMaySpawn(world, x, y, z)) return 0
     for (const q of serv.players) if (q.world === world && q.position.distanceTo(new Vec3(x + 0.5, y, z + 0.5)) < SPAWN_MIN) return 0
     try {
       const e = serv.spawnMob(registry.entitiesByName.drowned.id, world, new Vec3(x + 0.5, y, z + 0.5), { yaw: life.int(256) - 128 })
       e._lifeNatural = true
       return 1
     } catch (err) { return 0 } // flying-squid's max-entities
+  }
+  function drownedMaySpawn (world, x, y, z) {
+    if (serv.difficulty === 0 || life.terrain !== 'vanilla') return false
+    const b = view.block(world, x, y, z)
+    if (!b || b.name !== 'water') return false
+    if (!lands) lands = require('../vanilla/land').land(seed)
+    const biome = lands.biome(x, z)
+    if (biome === 'river') { if (life.int(15) !== 0) return false } else if (biome === 'ocean' || biome === 'deep_ocean') {
+      if (life.int(40) !== 0 || y >= SEA - 5) return false
+    } else return false
+    return life.darkEnough(world, x, y, z)
+  }
+
+  // spawn_rule {name, x, y, z, tries=1000}: how many of `tries` draws of the species' spawn
+  // rule pass at a block (a monster's darkness, a slime's or a drowned's own), for tests
+  life.ops.spawn_rule = ({ name, x, y, z, tries = 1000 }) => {
+    const world = serv.overworld
+    const rule = name === 'slime' ? slimeMaySpawn : name === 'drowned' ? drownedMaySpawn : life.darkEnough
+    let passed = 0
+    for (let i = 0; i < Number(tries); i++) if (rule(world, Math.floor(x), Math.floor(y), Math.floor(z))) passed++
+    return { passed, tries: Number(tries) }
   }
 
   let initialAnimalsAt = null
