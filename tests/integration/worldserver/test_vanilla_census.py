@@ -376,7 +376,8 @@ for (let r = 0; r < 400 && !(slime && plain && ocean); r++) {
     if (!slime && slimy(cx, cz)) slime = { x, z }
     if (!plain && !slimy(cx, cz)) plain = { x, z }
     const b = world.biome(x, z)
-    if (!ocean && (b === 'ocean' || b === 'deep_ocean') && world.height(x, z) < 40) ocean = { x, z, floor: world.height(x, z) }
+    const floor = world.height(x, z)
+    if (!ocean && (b === 'ocean' || b === 'deep_ocean') && floor < 40) ocean = { x, z, floor }
   }
 }
 console.log(JSON.stringify({ slime, plain, ocean, spawn: s }))
@@ -403,12 +404,11 @@ def test_slimes_and_drowned_spawn_by_their_own_rules(tmp_path_factory: Any) -> N
         world.op("spawning", on=False)
         alice = Player(world, "alice")
         try:
-            rule = lambda name, at, y, n=2000: (
-                world.op(  # noqa: E731
-                    "spawn_rule", name=name, x=at["x"], y=y, z=at["z"], tries=n
-                )["passed"]
-                / n
-            )
+
+            def rule(name: str, at: dict[str, int], y: int, n: int = 2000) -> float:
+                reply = world.op("spawn_rule", name=name, x=at["x"], y=y, z=at["z"], tries=n)
+                return float(reply["passed"]) / n
+
             # a slime: below y 40 in a slime chunk, one time in 10, at any light; never outside
             assert 0.06 <= rule("slime", places["slime"], 30) <= 0.14
             assert rule("slime", places["slime"], 45) == 0
