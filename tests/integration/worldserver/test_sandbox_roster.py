@@ -230,5 +230,6 @@ def test_a_drowned_leaves_her_alone_by_day_until_she_swims(
     assert sandbox.op("life_mob", mob=drowned)["target"] is None  # noon, she is dry
     mark = alice.mark()
     sandbox.op("teleport", player=NAME, x=x + 5.5, y=y - 2, z=z + 0.5)  # into the pool
-    assert first_hurt(alice, mark, timeout=20) == 17  # a zombie's 3 on normal
+    hurt = first_hurt(alice, mark, timeout=20)
+    assert hurt == 17, hazards(sandbox)["lastDamage"]  # a zombie's 3 on normal
     assert sandbox.op("life_mob", mob=drowned)["target"] == NAME

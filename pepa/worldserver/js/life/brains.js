@@ -466,7 +466,8 @@ module.exports = function brains (ctx) {
     const night = !(life.isDay && life.isDay())
     const t = retarget(m, () => night || serv.players.some(p => valid(m, p) && inWater(p.position)))
     if (t && !night && !inWater(t.position)) { drop(m); return stroll(m, m.sp.strollMod) }
-    const swimming = inWater(pos)
+    // in water, or bobbing at its surface over a target in the water: it swims (dives)
+    const swimming = inWater(pos, 0.1) || (!!t && inWater(t.position) && inWater(pos, -0.4))
     if (!t) {
       if (swimming) return { fly: { x: pos.x, y: pos.y + 1, z: pos.z }, s: 0.06 } // up, slowly
       return stroll(m, m.sp.strollMod)

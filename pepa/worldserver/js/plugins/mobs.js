@@ -347,6 +347,7 @@ module.exports.server = function (serv) {
     if (len < 1e-3) return
     const next = e.position.plus(d.scaled(Math.min(1, input.s / len)))
     if (view.solid(e.world, next.x, next.y, next.z) || view.solid(e.world, next.x, next.y + m.h, next.z)) return
+    m.body.inWater = view.liquid(view.block(e.world, Math.floor(next.x), Math.floor(next.y), Math.floor(next.z))) // no burning in water
     e.sendPosition(next, false)
   }
 
