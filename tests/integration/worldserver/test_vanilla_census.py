@@ -6,8 +6,10 @@ left out of the generator, the same check finds it wrong."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -47,6 +49,37 @@ def census(off: tuple[str, ...] = ()) -> dict[str, Any]:
     assert result.returncode == 0, result.stderr
     report: dict[str, Any] = orjson.loads(result.stdout)
     return report
+
+
+def node_json(script: str, *args: object) -> Any:
+    """Run an inline Node script with the vanilla generator (``VANILLA``) and its randomness
+    (``RAND``) at hand; its stdout as JSON."""
+    result = subprocess.run(
+        [str(node_binary()), "-e", script, *map(str, args)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
+             "VANILLA": str(SERVER_JS / "vanilla" / "index.js"),
+             "RAND": str(SERVER_JS / "terrain" / "rand.js")},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return orjson.loads(result.stdout)
+
+
+@contextlib.contextmanager
+def vanilla_world(tmp_path_factory: Any, name: str) -> Iterator[tuple[EmbeddedWorld, Player]]:
+    """A vanilla world of :data:`SEED` in a folder of its own, and alice in it."""
+    world = EmbeddedWorld(
+        tmp_path_factory.mktemp(name) / "world", port=free_port(), control=True,
+        sandbox=True, seed=SEED, profile="vanilla",
+    ).start()  # fmt: skip
+    try:
+        alice = Player(world, "alice")
+        try:
+            yield world, alice
+        finally:
+            alice.close()
+    finally:
+        world.stop()
 
 
 def ore_faults(c: dict[str, Any]) -> list[str]:
@@ -157,26 +190,16 @@ def test_mineshafts_hold_cobwebs_and_cave_spider_spawners() -> None:
 
 @pytest.mark.timeout(120)
 def test_a_player_lands_on_grass_at_the_vanilla_worlds_spawn(tmp_path_factory: Any) -> None:
-    root = tmp_path_factory.mktemp("vanilla")
-    world = EmbeddedWorld(
-        root / "world", port=free_port(), control=True, sandbox=True, seed=SEED, profile="vanilla"
-    ).start()
-    try:
-        alice = Player(world, "alice")
-        try:
-            spawn = census()["spawn"]
-            (seen,) = [p for p in world.op("players") if p["username"] == "alice"]
-            at = seen["position"]
-            assert (at["x"], at["y"], at["z"]) == (spawn["x"], spawn["y"], spawn["z"])
-            below = world.op("block_at", x=spawn["x"], y=spawn["y"] - 1, z=spawn["z"])
-            assert below["name"] == "grass_block"
-            assert world.op("life_stats")["difficulty"] == 2  # normal, vanilla's new worlds
-        finally:
-            alice.close()
+    with vanilla_world(tmp_path_factory, "vanilla") as (world, _alice):
+        spawn = census()["spawn"]
+        (seen,) = [p for p in world.op("players") if p["username"] == "alice"]
+        at = seen["position"]
+        assert (at["x"], at["y"], at["z"]) == (spawn["x"], spawn["y"], spawn["z"])
+        below = world.op("block_at", x=spawn["x"], y=spawn["y"] - 1, z=spawn["z"])
+        assert below["name"] == "grass_block"
+        assert world.op("life_stats")["difficulty"] == 2  # normal, vanilla's new worlds
         record = orjson.loads((world.world_dir / "pepa_profile.json").read_bytes())
         assert record == {"profile": "vanilla", "hazards": False, "terrain": "vanilla"}
-    finally:
-        world.stop()
 
 
 SPRING = r"""
@@ -215,35 +238,18 @@ console.log('null')
 
 @pytest.mark.timeout(120)
 def test_a_spring_in_a_cave_wall_runs_out_when_its_chunk_is_made(tmp_path_factory: Any) -> None:
-    result = subprocess.run(
-        [str(node_binary()), "-e", SPRING, str(SEED)],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
-             "VANILLA": str(SERVER_JS / "vanilla" / "index.js")},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    found = orjson.loads(result.stdout)
+    found = node_json(SPRING, SEED)
     assert found is not None, "no water spring with an open side near the spawn"
     spring, opening = found["spring"], found["open"]
-    world = EmbeddedWorld(
-        tmp_path_factory.mktemp("spring") / "world", port=free_port(), control=True,
-        sandbox=True, seed=SEED, profile="vanilla",
-    ).start()  # fmt: skip
-    try:
-        alice = Player(world, "alice")
-        try:
-            # alice above the spring (creative: she does not fall): its chunk is made and loaded
-            world.op("gamemode", player="alice", mode=1)
-            teleport(world, alice, spring["x"] + 0.5, found["top"] + 30, spring["z"] + 0.5)
-            eventually(
-                lambda: world.op("block_at", **opening)["name"] == "water", 60,
-                "the spring's water in the cave beside it",
-            )  # fmt: skip
-            assert world.op("block_at", **{k: spring[k] for k in "xyz"})["name"] == "water"
-        finally:
-            alice.close()
-    finally:
-        world.stop()
+    with vanilla_world(tmp_path_factory, "spring") as (world, alice):
+        # alice above the spring (creative: she does not fall): its chunk is made and loaded
+        world.op("gamemode", player="alice", mode=1)
+        teleport(world, alice, spring["x"] + 0.5, found["top"] + 30, spring["z"] + 0.5)
+        eventually(
+            lambda: world.op("block_at", **opening)["name"] == "water", 60,
+            "the spring's water in the cave beside it",
+        )  # fmt: skip
+        assert world.op("block_at", **{k: spring[k] for k in "xyz"})["name"] == "water"
 
 
 DUNGEON = r"""
@@ -271,38 +277,21 @@ console.log('null')
 
 @pytest.mark.timeout(180)
 def test_a_dungeons_spawner_spawns_its_mob_near_a_player(tmp_path_factory: Any) -> None:
-    result = subprocess.run(
-        [str(node_binary()), "-e", DUNGEON, str(SEED)],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
-             "VANILLA": str(SERVER_JS / "vanilla" / "index.js")},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    dungeon = orjson.loads(result.stdout)
+    dungeon = node_json(DUNGEON, SEED)
     assert dungeon is not None, "no dungeon within 40 chunks of the spawn"
-    world = EmbeddedWorld(
-        tmp_path_factory.mktemp("dungeon") / "world", port=free_port(), control=True,
-        sandbox=True, seed=SEED, profile="vanilla",
-    ).start()  # fmt: skip
-    try:
+    with vanilla_world(tmp_path_factory, "dungeon") as (world, alice):
         world.op("spawning", on=False)  # no natural spawns: what comes is the spawner's
-        alice = Player(world, "alice")
-        try:
-            world.op("gamemode", player="alice", mode=1)  # creative: nothing hunts her
-            # above the dungeon, out of the 16 blocks the spawner needs: it stays still
-            teleport(world, alice, dungeon["x"] + 0.5, dungeon["top"] + 20, dungeon["z"] + 0.5)
-            at = {k: dungeon[k] for k in "xyz"}
-            known = at | {"mob": dungeon["mob"]}
-            eventually(lambda: known in spawners(world), 30, "the spawner known")
-            assert world.op("block_at", **at)["name"] == "spawner"
-            assert not near(world, dungeon)
-            # into its room, within 16 blocks: it spawns within 20 ticks and its tries
-            teleport(world, alice, dungeon["x"] + 1.5, dungeon["y"], dungeon["z"] + 0.5)
-            eventually(lambda: near(world, dungeon), 60, f"a {dungeon['mob']} by the spawner")
-        finally:
-            alice.close()
-    finally:
-        world.stop()
+        world.op("gamemode", player="alice", mode=1)  # creative: nothing hunts her
+        # above the dungeon, out of the 16 blocks the spawner needs: it stays still
+        teleport(world, alice, dungeon["x"] + 0.5, dungeon["top"] + 20, dungeon["z"] + 0.5)
+        at = {k: dungeon[k] for k in "xyz"}
+        known = at | {"mob": dungeon["mob"]}
+        eventually(lambda: known in spawners(world), 30, "the spawner known")
+        assert world.op("block_at", **at)["name"] == "spawner"
+        assert not near(world, dungeon)
+        # into its room, within 16 blocks: it spawns within 20 ticks and its tries
+        teleport(world, alice, dungeon["x"] + 1.5, dungeon["y"], dungeon["z"] + 0.5)
+        eventually(lambda: near(world, dungeon), 60, f"a {dungeon['mob']} by the spawner")
 
 
 def spawners(world: EmbeddedWorld) -> list[dict[str, Any]]:
@@ -319,41 +308,33 @@ def near(world: EmbeddedWorld, dungeon: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.timeout(180)
 def test_phantoms_come_only_to_a_player_three_days_awake(tmp_path_factory: Any) -> None:
-    world = EmbeddedWorld(
-        tmp_path_factory.mktemp("phantoms") / "world", port=free_port(), control=True,
-        sandbox=True, seed=SEED, profile="vanilla",
-    ).start()  # fmt: skip
-    try:
+    with vanilla_world(tmp_path_factory, "phantoms") as (world, _alice):
         world.op("spawning", on=False)
         world.op("set_time", time=18000, cycle=False)  # midnight: the sky darkened by 11
-        alice = Player(world, "alice")
-        try:
-            rest = lambda **set_: world.op("rest", player="alice", **set_)  # noqa: E731
 
-            def tried() -> None:  # one spawning try, now
-                rest(tryIn=1)
-                eventually(lambda: rest()["nextTry"] > 100, 10, "the try")
+        def rest(**set_: Any) -> dict[str, Any]:
+            return dict(world.op("rest", player="alice", **set_))
 
-            rest(ticks=60000)  # not yet three days awake: nothing comes, try after try
-            for _ in range(8):
-                tried()
-            assert rest()["phantomsSpawned"] == 0
-            rest(ticks=10_000_000)
-            for _ in range(30):  # a chance of 2/3 x 0.99 a try on normal
-                tried()
-                if rest()["phantomsSpawned"]:
-                    break
-            assert 1 <= rest()["phantomsSpawned"] <= 3  # 1 to difficulty + 1
-            here = world.op("players")[0]["position"]
-            phantoms = world.op("entities", name="phantom")
-            assert phantoms and all(p["position"]["y"] >= here["y"] + 19 for p in phantoms)
-            # dying resets the time since rest
-            world.op("set_health", player="alice", hp=0)
-            eventually(lambda: rest()["ticks"] < 100, 10, "the count to start again")
-        finally:
-            alice.close()
-    finally:
-        world.stop()
+        def tried() -> None:  # one spawning try, now
+            rest(tryIn=1)
+            eventually(lambda: rest()["nextTry"] > 100, 10, "the try")
+
+        rest(ticks=60000)  # not yet three days awake: nothing comes, try after try
+        for _ in range(8):
+            tried()
+        assert rest()["phantomsSpawned"] == 0
+        rest(ticks=10_000_000)
+        for _ in range(30):  # a chance of 2/3 x 0.99 a try on normal
+            tried()
+            if rest()["phantomsSpawned"]:
+                break
+        assert 1 <= rest()["phantomsSpawned"] <= 3  # 1 to difficulty + 1
+        here = world.op("players")[0]["position"]
+        phantoms = world.op("entities", name="phantom")
+        assert phantoms and all(p["position"]["y"] >= here["y"] + 19 for p in phantoms)
+        # dying resets the time since rest
+        world.op("set_health", player="alice", hp=0)
+        eventually(lambda: rest()["ticks"] < 100, 10, "the count to start again")
 
 
 PLACES = r"""
@@ -386,47 +367,29 @@ console.log(JSON.stringify({ slime, plain, ocean, spawn: s }))
 
 @pytest.mark.timeout(180)
 def test_slimes_and_drowned_spawn_by_their_own_rules(tmp_path_factory: Any) -> None:
-    result = subprocess.run(
-        [str(node_binary()), "-e", PLACES, str(SEED)],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
-             "VANILLA": str(SERVER_JS / "vanilla" / "index.js"),
-             "RAND": str(SERVER_JS / "terrain" / "rand.js")},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    places = orjson.loads(result.stdout)
+    places = node_json(PLACES, SEED)
     assert places["slime"] and places["plain"] and places["ocean"], places
-    world = EmbeddedWorld(
-        tmp_path_factory.mktemp("rules") / "world", port=free_port(), control=True,
-        sandbox=True, seed=SEED, profile="vanilla",
-    ).start()  # fmt: skip
-    try:
+    with vanilla_world(tmp_path_factory, "rules") as (world, alice):
         world.op("spawning", on=False)
-        alice = Player(world, "alice")
-        try:
 
-            def rule(name: str, at: dict[str, int], y: int, n: int = 2000) -> float:
-                reply = world.op("spawn_rule", name=name, x=at["x"], y=y, z=at["z"], tries=n)
-                return float(reply["passed"]) / n
+        def rule(name: str, at: dict[str, int], y: int, n: int = 2000) -> float:
+            reply = world.op("spawn_rule", name=name, x=at["x"], y=y, z=at["z"], tries=n)
+            return float(reply["passed"]) / n
 
-            # a slime: below y 40 in a slime chunk, one time in 10, at any light; never outside
-            assert 0.06 <= rule("slime", places["slime"], 30) <= 0.14
-            assert rule("slime", places["slime"], 45) == 0
-            assert rule("slime", places["plain"], 30) == 0
-            # a drowned: in the dark water of an ocean, more than 5 below sea level, 1 in 40
-            ocean = places["ocean"]
-            world.op("gamemode", player="alice", mode=1)
-            teleport(world, alice, ocean["x"] + 0.5, 80, ocean["z"] + 0.5)  # its chunk loaded
-            eventually(
-                lambda: world.op("block_at", x=ocean["x"], y=ocean["floor"] + 1, z=ocean["z"])[
-                    "name"
-                ] == "water", 30, "the ocean's water",
-            )  # fmt: skip
-            deep = ocean["floor"] + 1
-            assert 0.01 <= rule("drowned", ocean, deep, 6000) <= 0.045
-            assert rule("drowned", ocean, 70) == 0  # in the air over it
-            assert rule("drowned", places["spawn"], places["spawn"]["y"]) == 0  # on land
-        finally:
-            alice.close()
-    finally:
-        world.stop()
+        # a slime: below y 40 in a slime chunk, one time in 10, at any light; never outside
+        assert 0.06 <= rule("slime", places["slime"], 30) <= 0.14
+        assert rule("slime", places["slime"], 45) == 0
+        assert rule("slime", places["plain"], 30) == 0
+        # a drowned: in the dark water of an ocean, more than 5 below sea level, 1 in 40
+        ocean = places["ocean"]
+        world.op("gamemode", player="alice", mode=1)
+        teleport(world, alice, ocean["x"] + 0.5, 80, ocean["z"] + 0.5)  # its chunk loaded
+        eventually(
+            lambda: world.op("block_at", x=ocean["x"], y=ocean["floor"] + 1, z=ocean["z"])[
+                "name"
+            ] == "water", 30, "the ocean's water",
+        )  # fmt: skip
+        deep = ocean["floor"] + 1
+        assert 0.01 <= rule("drowned", ocean, deep, 6000) <= 0.045
+        assert rule("drowned", ocean, 70) == 0  # in the air over it
+        assert rule("drowned", places["spawn"], places["spawn"]["y"]) == 0  # on land
