@@ -17,6 +17,7 @@ import pytest
 
 from pepa.base.node import node_binary, node_modules
 from pepa.worldserver.process import SERVER_JS, EmbeddedWorld
+from tests.js import run_node
 from tests.waiting import eventually
 from tests.world_harness import Player, free_port, teleport
 
@@ -49,20 +50,6 @@ def census(off: tuple[str, ...] = ()) -> dict[str, Any]:
     assert result.returncode == 0, result.stderr
     report: dict[str, Any] = orjson.loads(result.stdout)
     return report
-
-
-def node_json(script: str, *args: object) -> Any:
-    """Run an inline Node script with the vanilla generator (``VANILLA``) and its randomness
-    (``RAND``) at hand; its stdout as JSON."""
-    result = subprocess.run(
-        [str(node_binary()), "-e", script, *map(str, args)],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={"NODE_PATH": str(node_modules()), "PATH": "/usr/bin:/bin",
-             "VANILLA": str(SERVER_JS / "vanilla" / "index.js"),
-             "RAND": str(SERVER_JS / "terrain" / "rand.js")},
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    return orjson.loads(result.stdout)
 
 
 @contextlib.contextmanager
@@ -203,7 +190,7 @@ def test_a_player_lands_on_grass_at_the_vanilla_worlds_spawn(tmp_path_factory: A
 
 
 SPRING = r"""
-const { vanillaTerrain } = require(process.env.VANILLA)
+const { vanillaTerrain } = require(require('path').join(process.env.SANDBOX, 'vanilla', 'index.js'))
 const world = vanillaTerrain(Number(process.argv[1]))
 const s = world.spawn()
 const at = (x, y, z) => (y * 16 + z) * 16 + x
@@ -238,7 +225,7 @@ console.log('null')
 
 @pytest.mark.timeout(120)
 def test_a_spring_in_a_cave_wall_runs_out_when_its_chunk_is_made(tmp_path_factory: Any) -> None:
-    found = node_json(SPRING, SEED)
+    found = run_node(SPRING, str(SEED))
     assert found is not None, "no water spring with an open side near the spawn"
     spring, opening = found["spring"], found["open"]
     with vanilla_world(tmp_path_factory, "spring") as (world, alice):
@@ -253,7 +240,7 @@ def test_a_spring_in_a_cave_wall_runs_out_when_its_chunk_is_made(tmp_path_factor
 
 
 DUNGEON = r"""
-const { vanillaTerrain } = require(process.env.VANILLA)
+const { vanillaTerrain } = require(require('path').join(process.env.SANDBOX, 'vanilla', 'index.js'))
 const world = vanillaTerrain(Number(process.argv[1]))
 const s = world.spawn()
 const sx = Math.floor(s.x / 16)
@@ -277,7 +264,7 @@ console.log('null')
 
 @pytest.mark.timeout(180)
 def test_a_dungeons_spawner_spawns_its_mob_near_a_player(tmp_path_factory: Any) -> None:
-    dungeon = node_json(DUNGEON, SEED)
+    dungeon = run_node(DUNGEON, str(SEED))
     assert dungeon is not None, "no dungeon within 40 chunks of the spawn"
     with vanilla_world(tmp_path_factory, "dungeon") as (world, alice):
         world.op("spawning", on=False)  # no natural spawns: what comes is the spawner's
@@ -338,8 +325,8 @@ def test_phantoms_come_only_to_a_player_three_days_awake(tmp_path_factory: Any) 
 
 
 PLACES = r"""
-const { vanillaTerrain } = require(process.env.VANILLA)
-const { hash, normSeed } = require(process.env.RAND)
+const { vanillaTerrain } = require(require('path').join(process.env.SANDBOX, 'vanilla', 'index.js'))
+const { hash, normSeed } = require(require('path').join(process.env.SANDBOX, 'terrain', 'rand.js'))
 const seed = Number(process.argv[1])
 const world = vanillaTerrain(seed)
 const s = world.spawn()
@@ -367,7 +354,7 @@ console.log(JSON.stringify({ slime, plain, ocean, spawn: s }))
 
 @pytest.mark.timeout(180)
 def test_slimes_and_drowned_spawn_by_their_own_rules(tmp_path_factory: Any) -> None:
-    places = node_json(PLACES, SEED)
+    places = run_node(PLACES, str(SEED))
     assert places["slime"] and places["plain"] and places["ocean"], places
     with vanilla_world(tmp_path_factory, "rules") as (world, alice):
         world.op("spawning", on=False)
