@@ -437,4 +437,5 @@ function skyLight (chunk, ground, p) {
 module.exports = generation
 module.exports.terrain = terrain
 module.exports.vein = vein
+module.exports.ORES = ORES
 module.exports.skyLight = skyLight

@@ -13,8 +13,8 @@
 //
 // On in a vanilla world; off in the gentle ones, whose sand always hung.
 // Control ops: falling {on} → {on}; falling_stats → {on, falling, fell, landed}
-const { Vec3 } = require('vec3')
 const { lifeOf } = require('../life/state')
+const { overworld } = require('../life/overworld')
 
 const DELAY = 2
 const GRAVITY = 0.04
@@ -30,8 +30,6 @@ module.exports.server = function (serv) {
   let landed = 0
   const checks = new Map() // key -> [x, y, z, due tick]
   const bodies = [] // { x, y, z, vy, stateId }
-  const at = new Vec3(0, 0, 0)
-  let world = null
   let top = 0
   for (const b of Object.values(registry.blocksByName)) top = Math.max(top, b.maxStateId)
   const falls = new Uint8Array(top + 1)
@@ -43,36 +41,19 @@ module.exports.server = function (serv) {
     }
   }
 
-  const get = (x, y, z) => {
-    if (y < 0 || y > 255) return null
-    at.set(x, y, z)
-    if (!world.sync.getColumnAt(at)) return null
-    return world.sync.getBlockStateId(at)
-  }
-  function set (x, y, z, id) {
-    const pos = new Vec3(x, y, z)
-    world.sync.setBlockStateId(pos, id)
-    for (const p of serv.players) if (p.world === world) p.sendBlock(pos, id)
-  }
   function check (x, y, z) {
     const key = `${x},${y},${z}`
     if (!checks.has(key)) checks.set(key, [x, y, z, now + DELAY])
   }
-  const onBlock = (oldBlock, newBlock) => {
-    const p = newBlock && newBlock.position
-    if (!on || !p) return
-    check(p.x, p.y, p.z)
-    check(p.x, p.y + 1, p.z)
-  }
-  function attach () {
-    world = serv.overworld
-    world.on('blockUpdate', onBlock)
-    world.sync.on('blockUpdate', onBlock)
-  }
+  const world = overworld(serv, (x, y, z) => {
+    if (!on) return
+    check(x, y, z)
+    check(x, y + 1, z)
+  })
+  const { get, set } = world
 
-  serv.once('pluginsReady', () => { if (!world && serv.overworld) attach() }) // before the first change
   serv.on('tick', () => {
-    if (!world) { if (!serv.overworld) return; attach() }
+    if (!world.ready()) return
     now++
     if (!on) return
     for (const [key, [x, y, z, due]] of checks) {

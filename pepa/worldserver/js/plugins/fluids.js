@@ -15,8 +15,8 @@
 // still as they always were, unless the op turns it on.
 //
 // Control ops: fluids {on} → {on}; fluid_stats → {on, scheduled, ticked, changed, recent}
-const { Vec3 } = require('vec3')
 const { lifeOf } = require('../life/state')
+const { overworld } = require('../life/overworld')
 const { fluidRules, DELAY } = require('../terrain/fluids')
 
 const MAX_PER_TICK = 2048
@@ -32,16 +32,7 @@ module.exports.server = function (serv) {
   const recent = [] // the last changes: [x, y, z, block, state offset]
   const due = new Map() // game tick -> Map(key -> [x, y, z])
   const when = new Map() // key -> the tick it is due at
-  const at = new Vec3(0, 0, 0)
-  let world = null
-  let rule = null
 
-  const get = (x, y, z) => {
-    if (y < 0 || y > 255) return null
-    at.set(x, y, z)
-    if (!world.sync.getColumnAt(at)) return null
-    return world.sync.getBlockStateId(at)
-  }
   function schedule (x, y, z, delay) {
     const key = `${x},${y},${z}`
     const tick = now + delay
@@ -61,20 +52,12 @@ module.exports.server = function (serv) {
       if (f.type !== null) schedule(x + dx, y + dy, z + dz, DELAY[f.type])
     }
   }
-  const onBlock = (oldBlock, newBlock) => {
-    const p = newBlock && newBlock.position
-    if (p) touched(p.x, p.y, p.z)
-  }
-  function attach () {
-    world = serv.overworld
-    rule = rules(get)
-    world.on('blockUpdate', onBlock)
-    world.sync.on('blockUpdate', onBlock)
-  }
+  const world = overworld(serv, touched)
+  const { get } = world
+  const rule = rules(get)
 
-  serv.once('pluginsReady', () => { if (!world && serv.overworld) attach() }) // before the first change
   serv.on('tick', () => {
-    if (!world) { if (!serv.overworld) return; attach() }
+    if (!world.ready()) return
     now++
     if (life.terrain === 'vanilla') { // the springs of chunks made since the last tick
       const pending = require('../vanilla/index.js').pendingFluids
@@ -91,10 +74,7 @@ module.exports.server = function (serv) {
         ticked++
         for (const [cx, cy, cz, id] of rule.tick(x, y, z)) {
           if (get(cx, cy, cz) === null || get(cx, cy, cz) === id) continue
-          at.set(cx, cy, cz)
-          const pos = at.clone()
-          world.sync.setBlockStateId(pos, id) // schedules the fluid round it (onBlock)
-          for (const p of serv.players) if (p.world === world) p.sendBlock(pos, id)
+          world.set(cx, cy, cz, id) // schedules the fluid round it (touched)
           changed++
           recent.push([cx, cy, cz, serv.registry.blocksByStateId[id].name, id - serv.registry.blocksByStateId[id].minStateId])
           if (recent.length > 16) recent.shift()

@@ -25,7 +25,7 @@
 // (land.js), so that every chunk it reaches draws the same lake; vanilla
 // checks the world as carved. Springs and dungeons stay inside their chunk.
 const { hash, random } = require('../terrain/rand')
-const { vein } = require('../generator')
+const { vein, ORES } = require('../generator')
 const { SEA_LEVEL, MOUNTAINOUS } = require('./land')
 
 const SALT = { lake: 41, lava: 42, spring: 43, dungeon: 44, ore: 45, emerald: 46 }
@@ -37,12 +37,7 @@ const BLOBS = [ // vanilla 1.16.5: [block, vein size, tries per chunk, lowest y,
   ['granite', 33, 10, 0, 80],
   ['diorite', 33, 10, 0, 80],
   ['andesite', 33, 10, 0, 80],
-  ['coal_ore', 17, 20, 0, 128],
-  ['iron_ore', 9, 20, 0, 64],
-  ['gold_ore', 9, 2, 0, 32],
-  ['redstone_ore', 8, 8, 0, 16],
-  ['diamond_ore', 8, 1, 0, 16],
-  ['lapis_ore', 7, 1, 0, 32] // vanilla: depth average 16 +- 16
+  ...ORES // the ores, as the gentle world's
 ]
 const SPAWNER_MOBS = ['zombie', 'zombie', 'skeleton', 'spider'] // MonsterRoomFeature.MOBS
 
