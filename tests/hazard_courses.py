@@ -21,6 +21,7 @@ from typing import Any
 
 from pepa.worldserver.process import EmbeddedWorld
 from tests.daemon_harness import Daemon
+from tests.waiting import eventually, poll
 from tests.world_harness import Player, server_player, teleport
 
 __all__ = ["BOT", "KINDS", "SKY", "Course", "Exposure", "Kind", "expose", "place"]
@@ -205,14 +206,6 @@ def _settled(me: dict[str, Any] | None) -> bool:
     return me is not None and me["health"] > 0 and not me["sendingChunks"]
 
 
-def _wait(test: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not test():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.2)
-
-
 ROOM = 16
 """Blocks of platform round a wide course, walled: room to flee a mob and turn."""
 
@@ -234,7 +227,7 @@ def expose(
     dies or :data:`TIMEOUT` passes."""
     # alive, and the chunks of its respawn all sent: a teleport while they go out left the
     # bot's client without those of the course (it stood still, a path into nothing)
-    _wait(lambda: _settled(_me(world)), 60, "the bot alive and its chunks sent")
+    eventually(lambda: _settled(_me(world)), 60, "the bot alive and its chunks sent")
     mark = alice.mark()
     alice.say(f"{BOT} stay")  # no walk left from the last exposure
     alice.reply_from(BOT, "Staying here", start=mark, timeout=30)
@@ -276,34 +269,36 @@ def expose(
     kind.build(world, course)
     world.op("set_health", player=BOT, hp=kind.hp)
     before = deaths(world)
-    lowest = kind.hp
     started = time.monotonic()
     alice.say(f"{BOT} come")
-    died = arrived = False
-    last = None
-    nudged = False
-    while time.monotonic() - started < TIMEOUT:
-        if not nudged and time.monotonic() - started > STILL and last is not None and last[0] < 3:
+    seen: dict[str, Any] = {"lowest": kind.hp, "last": None, "nudged": False}
+
+    def look() -> str | None:
+        """One look at the bot: ``died``, ``arrived``, or None (on its way)."""
+        last = seen["last"]
+        if not seen["nudged"] and time.monotonic() - started > STILL and last and last[0] < 3:
             # never set off: after a respawn the bot's client may lose sight of alice as it is
             # shown the course (its walk waits to see her); she is shown to it anew, and asks
-            nudged = True
+            seen["nudged"] = True
             x, y, z = course.end
             teleport(world, alice, x, y, z + 160)
             teleport(world, alice, x, y, z)
             alice.say(f"{BOT} come")
         if deaths(world) > before:
-            died = True
-            break
+            return "died"
         me = _me(world)
         if me is not None:
-            lowest = min(lowest, float(me["health"]))
+            seen["lowest"] = min(seen["lowest"], float(me["health"]))
             at = me["position"]
-            last = (round(at["x"] - course.x, 1), round(at["z"] - course.z, 1))
+            seen["last"] = (round(at["x"] - course.x, 1), round(at["z"] - course.z, 1))
             up = at["y"] >= course.end[1] - 2  # not fallen off on the way
             if up and math.dist((at["x"], at["z"]), (course.end[0], course.end[2])) < 3:
-                arrived = True
-                break
-        time.sleep(0.2)
+                return "arrived"
+        return None
+
+    outcome = poll(look, TIMEOUT, every=0.2)  # None: still on its way after TIMEOUT s
+    died, arrived = outcome == "died", outcome == "arrived"
+    lowest, last, nudged = seen["lowest"], seen["last"], seen["nudged"]
     world.op("remove_mobs")
     return Exposure(kind=kind.name, number=number, died=died, arrived=arrived,
                     lowest_hp=0.0 if died else lowest, seconds=time.monotonic() - started,

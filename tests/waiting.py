@@ -9,11 +9,12 @@ from typing import Any
 
 from pepa.runtime import ActorStateChanged
 
-__all__ = ["eventually"]
+__all__ = ["eventually", "poll"]
 
 
-def eventually(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    """Poll ``check`` every 0.1 s until it returns something truthy; return that."""
+def poll(check: Callable[[], Any], timeout: float, every: float = 0.1) -> Any:
+    """Call ``check`` every ``every`` s until it returns something truthy (returned) or
+    ``timeout`` s have passed (None: for a wait whose end by time is an outcome, not a failure)."""
     deadline = time.monotonic() + timeout
     pause = threading.Event()
     while True:
@@ -21,8 +22,16 @@ def eventually(check: Callable[[], Any], timeout: float = 30.0, what: str = "") 
         if result:
             return result
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what or check}")
-        pause.wait(0.1)
+            return None
+        pause.wait(every)
+
+
+def eventually(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+    """Poll ``check`` every 0.1 s until it returns something truthy; return that."""
+    result = poll(check, timeout)
+    if result is None:
+        raise AssertionError(f"timed out after {timeout:g}s waiting for {what or check}")
+    return result
 
 
 class Recorder:

@@ -12,11 +12,13 @@ const { Vec3 } = require('vec3')
 const lightModel = require('./light')
 
 const EMPTY_SECTION = [0] // a missing chunk section holds only air
+// world -> its light model: one per world, whichever plugin's view asks (a model keeps caches
+// and listens to the world's block and column events)
+const lights = new WeakMap()
 
 module.exports = function blockView (registry) {
   const byState = registry.blocksByStateId
   const air = registry.blocksByName.air
-  const lights = new WeakMap() // world -> its light model
   const at = new Vec3(0, 0, 0)
 
   function block (world, x, y, z) {

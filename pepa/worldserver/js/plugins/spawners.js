@@ -18,6 +18,7 @@
 // Control op: spawners → {spawners: [{x, y, z, mob, delay}]}
 const { Vec3 } = require('vec3')
 const { lifeOf } = require('../life/state')
+const blockView = require('../life/blocks')
 
 const RANGE = 16 // requiredPlayerRange
 const SPAWN_RANGE = 4
@@ -30,6 +31,7 @@ module.exports.server = function (serv) {
   const life = lifeOf(serv, this.settings)
   const registry = serv.registry
   const SPAWNER = registry.blocksByName.spawner.defaultState
+  const view = blockView(registry)
   const spawners = new Map() // "x,y,z" -> { x, y, z, mob, delay }
   let world = null
   let terrain = null // the vanilla terrain of this seed, for spawners loaded from disk
@@ -58,15 +60,8 @@ module.exports.server = function (serv) {
   let seed = this.settings.seed // world.js tells the seed level.dat keeps (an existing world's own)
   serv.on('seed', (s) => { seed = s })
 
-  const fits = (x, y, z) => {
-    const at = new Vec3(x, y, z)
-    if (!world.sync.getColumnAt(at)) return false
-    const here = registry.blocksByStateId[world.sync.getBlockStateId(at)]
-    const head = registry.blocksByStateId[world.sync.getBlockStateId(at.offset(0, 1, 0))]
-    const below = registry.blocksByStateId[world.sync.getBlockStateId(at.offset(0, -1, 0))]
-    return here && head && below && here.boundingBox === 'empty' && head.boundingBox === 'empty' && below.boundingBox === 'block' &&
-      !/water|lava/.test(here.name)
-  }
+  // room for the mob on a floor, out of liquid (life/blocks.js standingSpots)
+  const fits = (x, y, z) => view.standingSpots(world, x, z, y, y).length > 0
 
   function tickSpawner (s) {
     const centre = new Vec3(s.x + 0.5, s.y + 0.5, s.z + 0.5)
