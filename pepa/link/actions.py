@@ -262,6 +262,11 @@ CATALOGUE: tuple[Action, ...] = (
     _row("gather", A, "Dig the nearest names blocks until holding count of drops (or names).",
          Arg("names", NAMES), Arg("count", INT), Arg("radius", FLOAT, 48.0),
          Arg("drops", NAMES, ()), Arg("under_cover", BOOL, False)),
+    # -- deep mining (js/actions/mining.js) ---------------------------------------------------
+    _row("mine", A, "Stair down to feet at y level, tunnel to names blocks within radius until "
+         "holding count of drops, walk back; off names mining rules to leave out (tests).",
+         Arg("names", NAMES), Arg("count", INT), Arg("level", INT, 12), Arg("drops", NAMES, ()),
+         Arg("radius", FLOAT, 24.0), Arg("off", NAMES, ())),
     # -- crafting and smelting (js/actions/crafting.js) --------------------------------------
     _row("craft", A, "Craft an item times times, at a table (the held one placed) if it needs.",
          Arg("item", STR), Arg("times", INT, 1), Arg("under_cover", BOOL, False)),
