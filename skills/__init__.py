@@ -62,6 +62,7 @@ REGISTRY: dict[str, Skill] = {
         gather.WOOD,
         gather.STONE,
         gather.IRON,
+        gather.WATER,
         gear_wear.SKILL,
         place_chest.SKILL,
         acquire_food.SKILL,

@@ -1,4 +1,5 @@
-"""gather.wood, gather.stone and gather.iron: dig until the inventory holds enough.
+"""gather.wood, gather.stone and gather.iron: dig until the inventory holds enough;
+gather.water: fill a held bucket at the nearest water source.
 
 ``gather.stone`` with no pickaxe first makes a wooden one (gather wood,
 planks, sticks, a table), ``gather.iron`` a stone one: each run does the
@@ -37,6 +38,14 @@ def _stone(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     return run_step(link, "cobblestone", count, world)
 
 
+def _has_bucket(world: WorldView, args: Mapping[str, Any]) -> str | None:
+    return None if "bucket" in world.inventory else "no empty bucket held"
+
+
+def _water(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    return started(link.act("scoop", radius=48.0), "scoop water")
+
+
 def _under_cover(link: Link, blocks: list[str], drop: str, count: int, world: WorldView) -> Started:
     """Dig ``blocks`` from where the bot stands until it holds ``count`` of ``drop``."""
     if held(drop, world.inventory.items) >= count:
@@ -72,4 +81,11 @@ IRON = Skill(
     coach_may_dispatch=True,
     precondition=always,
     runner=_iron,
+)
+WATER = Skill(
+    id="gather.water",
+    description="Fill a held empty bucket at the nearest water source (within 48 blocks).",
+    coach_may_dispatch=True,
+    precondition=_has_bucket,
+    runner=_water,
 )

@@ -342,6 +342,17 @@ class HelperBot(Player):
         done = self._ask("toss", name=name)
         assert done is True, f"{self.username} could not toss {name}: {done}"
 
+    def use(self, x: float, y: float, z: float) -> None:
+        """Look at a point, then use the held item (use_item, mineflayer's ``activateItem``)."""
+        done = self._ask("use", x=x, y=y, z=z)
+        assert done is True, f"{self.username} could not use its item: {done}"
+
+    def click(self, x: int, y: int, z: int, face: tuple[int, int, int], *, use: bool) -> None:
+        """Click on a face of the block at a cell with the held item (block_place, mineflayer's
+        ``activateBlock``); ``use``: then use_item at once, as a vanilla client sends both."""
+        done = self._ask("click", x=x, y=y, z=z, face=list(face), use=use)
+        assert done is True, f"{self.username} could not click the block: {done}"
+
     def watch(self) -> None:
         """From now on an event ``{"type": "seen", "entity": {...}}`` for every entity the
         bot's client is told of, whatever bot_helper.js makes of it."""

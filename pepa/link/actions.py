@@ -290,6 +290,11 @@ CATALOGUE: tuple[Action, ...] = (
     _row("chat", C, "Say text (the caller rate-limits).", Arg("text", STR)),
     # -- gear (js/actions/gear.js) -----------------------------------------------------------
     _row("wear", A, "Put on the best armour held and a shield in the off-hand."),
+    # -- buckets (js/actions/buckets.js) -----------------------------------------------------
+    _row("scoop", A, "Fill an empty bucket at the nearest water source within radius.",
+         Arg("radius", FLOAT, 48.0)),
+    _row("pour", A, "Pour the held water bucket into the cell x, y, z (lava hardens, fire goes "
+         "out).", Arg("x", INT), Arg("y", INT), Arg("z", INT)),
 )  # fmt: skip
 """Every action, by family (the JS module that runs it)."""
 

@@ -8,12 +8,16 @@
 //           {"id":4,"op":"goal"} (the pathfinder's goal: its class and block) | {"op":"think","ms":N}
 //           {"id":5,"op":"block","x":X,"y":Y,"z":Z} (the block's name as the client knows it)
 //           {"id":6,"op":"toss","name":"dirt"} (throw a stack on the ground) | {"id":7,"op":"watch"}
+//           {"id":8,"op":"use","x":X,"y":Y,"z":Z} (look at the point, then use the held item)
+//           {"id":9,"op":"click","x":X,"y":Y,"z":Z,"face":[0,1,0],"use":true} (a click on that face
+//           of the block: block_place; with use, use_item at once after it, as a vanilla client)
 //   stdout: every event bot_helper emits ({"type":"spawn"|"actionDone"|...}),
 //           {"type":"ready"} once the server has ended the login,
 //           {"type":"snapshot","id":2,"value":{..}}, {"type":"goal","id":4,"value":{..}|null},
 //           {"type":"block","id":5,"value":"oak_log"|null}, {"type":"toss","id":6,"value":true},
 //           {"type":"watch","id":7,"value":true}, then {"type":"seen","entity":{id,name,kind,type}}
-//           for every entity the client is told of (what bot_helper.js reports is the question)
+//           for every entity the client is told of (what bot_helper.js reports is the question),
+//           {"type":"use","id":8,"value":true}, {"type":"click","id":9,"value":true}
 const path = require('path')
 const readline = require('readline')
 const { Vec3 } = require('vec3')
@@ -58,6 +62,22 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   if (c.op === 'watch') {
     bot.on('entitySpawn', (e) => out({ type: 'seen', entity: { id: e.id, name: e.name, kind: e.kind, type: e.type } }))
     out({ type: 'watch', id: c.id, value: true })
+    return
+  }
+  if (c.op === 'use') { // the look goes out with the next physics tick; the use after it
+    bot.lookAt(new Vec3(c.x, c.y, c.z), true)
+      .then(() => new Promise((resolve) => { let n = 2; const t = () => { if (--n <= 0) { bot.off('physicsTick', t); resolve() } }; bot.on('physicsTick', t) }))
+      .then(() => { bot.activateItem(); bot.usingHeldItem = false; out({ type: 'use', id: c.id, value: true }) },
+        (e) => out({ type: 'use', id: c.id, value: String(e && e.message) }))
+    return
+  }
+  if (c.op === 'click') {
+    const face = new Vec3(...c.face)
+    const cursor = new Vec3(0.5, 0.5, 0.5).plus(face.scaled(0.5))
+    bot.activateBlock(bot.blockAt(new Vec3(c.x, c.y, c.z)), face, cursor).then(() => {
+      if (c.use) { bot.activateItem(); bot.usingHeldItem = false }
+      out({ type: 'click', id: c.id, value: true })
+    }, (e) => out({ type: 'click', id: c.id, value: String(e && e.message) }))
     return
   }
   if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }

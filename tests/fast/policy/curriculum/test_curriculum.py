@@ -253,6 +253,15 @@ def test_a_smelt_step_burns_the_best_fuel_held_through_the_link() -> None:
     assert link.last().name == "wear"
 
 
+def test_gather_water_scoops_with_a_held_bucket_only() -> None:
+    water = skills.get("gather.water")
+    assert water.check(world(water_bucket=1), {}) == "no empty bucket held"
+    assert water.check(world(bucket=1), {}) is None
+    link = FakeLink()
+    water.run(link, {}, world(bucket=1))
+    assert link.last().name == "scoop" and link.last().args == {"radius": 48.0}
+
+
 def test_the_craft_family_covers_every_recipe_and_nothing_else() -> None:
     assert skills.get("craft.furnace").id == "craft.furnace"
     assert skills.has_family("craft")
