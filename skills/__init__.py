@@ -62,6 +62,8 @@ REGISTRY: dict[str, Skill] = {
         gather.WOOD,
         gather.STONE,
         gather.IRON,
+        gather.COAL,
+        gather.DIAMOND,
         gather.WATER,
         gear_wear.SKILL,
         place_chest.SKILL,

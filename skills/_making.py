@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from pepa.game.crafting import SMELTING, CraftingError
 from pepa.game.steps import (
+    COAL_BLOCKS,
+    DIAMOND_BLOCKS,
+    DIAMOND_LEVEL,
     IRON_BLOCKS,
     STONE_BLOCKS,
     book_for,
@@ -57,6 +60,18 @@ def run_step(
         iron = link.act("gather", names=IRON_BLOCKS, count=n, radius=32.0, drops=IRON_BLOCKS,
                         under_cover=under_cover)  # fmt: skip
         return started(iron, "gather iron")
+    if skill == "gather.coal":
+        coal = link.act("gather", names=COAL_BLOCKS, count=n, radius=32.0, drops=["coal"],
+                        under_cover=under_cover)  # fmt: skip
+        return started(coal, "gather coal")
+    if skill == "gather.diamond":
+        if under_cover:  # the miner's staircase and tunnels are its own: not from a shelter
+            return Started(action_id=None, ok=False, detail="diamonds wait for the morning")
+        mine = link.act("mine", names=DIAMOND_BLOCKS, count=n, level=DIAMOND_LEVEL,
+                        drops=["diamond"], radius=24.0)  # fmt: skip
+        return started(mine, "mine diamonds")
+    if skill == "gather.water":
+        return started(link.act("scoop", radius=48.0), "scoop water")
     if skill.startswith("smelt."):
         fuel = smelting_fuel(world.inventory.items)
         if fuel is None:

@@ -1,11 +1,12 @@
-"""gather.wood, gather.stone and gather.iron: dig until the inventory holds enough;
-gather.water: fill a held bucket at the nearest water source.
+"""gather.wood, gather.stone, gather.coal, gather.iron and gather.diamond: dig until the
+inventory holds enough; gather.water: fill a held bucket at the nearest water source.
 
-``gather.stone`` with no pickaxe first makes a wooden one (gather wood,
-planks, sticks, a table), ``gather.iron`` a stone one: each run does the
-next step of that. With ``under_cover`` (the night plan, from a shelter, a
-fit pickaxe held: ``night.works_under_cover``) stone and iron are dug from
-where the bot stands, down and along under its roof, never on the surface.
+``gather.stone`` and ``gather.coal`` with no pickaxe first make a wooden one (gather wood,
+planks, sticks, a table), ``gather.iron`` a stone one, ``gather.diamond`` an iron one: each
+run does the next step of that. Diamonds are mined deep, by the ``mine`` action's staircase
+and tunnels under its rules (docs/mining.md). With ``under_cover`` (the night plan, from a
+shelter, a fit pickaxe held: ``night.works_under_cover``) stone and iron are dug from where the
+bot stands, down and along under its roof, never on the surface.
 """
 
 from __future__ import annotations
@@ -36,6 +37,14 @@ def _stone(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     if args.get("under_cover"):
         return _under_cover(link, STONE_BLOCKS, "cobblestone", count, world)
     return run_step(link, "cobblestone", count, world)
+
+
+def _coal(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    return run_step(link, "coal", int(args.get("count") or 4), world)
+
+
+def _diamond(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    return run_step(link, "diamond", int(args.get("count") or 3), world)
 
 
 def _has_bucket(world: WorldView, args: Mapping[str, Any]) -> str | None:
@@ -81,6 +90,23 @@ IRON = Skill(
     coach_may_dispatch=True,
     precondition=always,
     runner=_iron,
+)
+COAL = Skill(
+    id="gather.coal",
+    description="Mine coal ore for coal (default 4); makes a wooden pickaxe first if needed.",
+    coach_may_dispatch=True,
+    precondition=always,
+    runner=_coal,
+)
+DIAMOND = Skill(
+    id="gather.diamond",
+    description=(
+        "Mine diamonds (default 3) by a staircase down to y 12 and tunnels, with the deep-mining"
+        " rules; makes an iron pickaxe first if needed."
+    ),
+    coach_may_dispatch=True,
+    precondition=always,
+    runner=_diamond,
 )
 WATER = Skill(
     id="gather.water",

@@ -25,6 +25,7 @@ from pathlib import Path
 
 __all__ = [
     "BASE_RESOURCES",
+    "DIAMOND_PICKAXES",
     "FURNACE",
     "IRON_PICKAXES",
     "PICKAXES",
@@ -48,6 +49,9 @@ __all__ = [
 BASE_RESOURCES = {
     "gather.stone": ("cobblestone",),
     "gather.iron": ("iron_ore",),
+    "gather.coal": ("coal",),
+    "gather.diamond": ("diamond",),
+    "gather.water": ("water_bucket",),
 }
 """Items that come from gathering, not crafting, and the skill that gathers them (wood, whose
 names change with the version, is :func:`grows`)."""
@@ -352,14 +356,21 @@ PICKAXES = ("netherite_pickaxe", "diamond_pickaxe", "iron_pickaxe", "stone_picka
 
 IRON_PICKAXES = PICKAXES[:4]
 """The pickaxes that harvest iron ore (vanilla 1.16.5: stone tier or better)."""
+DIAMOND_PICKAXES = PICKAXES[:3]
+"""The pickaxes that harvest diamond ore (vanilla 1.16.5: iron tier or better)."""
 
 
 def prerequisites(skill: str, inventory: Mapping[str, int], recipes: Recipes) -> list[Step]:
-    """What must happen before ``skill`` can work: ``gather.stone`` needs a pickaxe first,
-    ``gather.iron`` a stone one (whose stone needs a pickaxe first)."""
+    """What must happen before ``skill`` can work: ``gather.stone`` and ``gather.coal`` need a
+    pickaxe first, ``gather.iron`` a stone one (whose stone needs a pickaxe first),
+    ``gather.diamond`` an iron one, ``gather.water`` an empty bucket."""
     has = [p for p in PICKAXES if inventory.get(p, 0) > 0]
-    if skill in ("gather.stone", "gather.iron") and not has:
+    if skill in ("gather.stone", "gather.iron", "gather.coal", "gather.diamond") and not has:
         return plan_craft("wooden_pickaxe", inventory, recipes)
-    if skill == "gather.iron" and not any(p in IRON_PICKAXES for p in has):
+    if skill in ("gather.iron", "gather.diamond") and not any(p in IRON_PICKAXES for p in has):
         return plan_craft("stone_pickaxe", inventory, recipes)
+    if skill == "gather.diamond" and not any(p in DIAMOND_PICKAXES for p in has):
+        return plan_craft("iron_pickaxe", inventory, recipes)
+    if skill == "gather.water" and inventory.get("bucket", 0) <= 0:
+        return plan_craft("bucket", inventory, recipes)
     return []

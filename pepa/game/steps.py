@@ -30,7 +30,10 @@ from pepa.game.crafting import (
 )
 
 __all__ = [
+    "COAL_BLOCKS",
     "DEFAULT_VERSION",
+    "DIAMOND_BLOCKS",
+    "DIAMOND_LEVEL",
     "IRON_BLOCKS",
     "STONE_BLOCKS",
     "book_for",
@@ -45,6 +48,16 @@ STONE_BLOCKS = ["stone", "cobblestone"]
 
 IRON_BLOCKS = ["iron_ore"]
 """What the iron gatherer digs (iron ore drops itself with a stone pickaxe or better)."""
+
+COAL_BLOCKS = ["coal_ore"]
+"""What the coal gatherer digs (coal ore drops coal with any pickaxe)."""
+
+DIAMOND_BLOCKS = ["diamond_ore"]
+"""What the diamond miner digs (diamond ore drops a diamond with an iron pickaxe or better)."""
+
+DIAMOND_LEVEL = 12
+"""The feet's y of the diamond miner's tunnels (vanilla 1.16.5: diamond ore at y 0-15, lava
+in the caves' floors up to y 10): the tunnel's floor at y 11, over the lava."""
 
 DEFAULT_VERSION = "1.16.5"
 """The version whose recipes plan for a server whose own minecraft-data does not know."""
@@ -81,7 +94,7 @@ def next_step_for(
         before = prerequisites(skill, items, book)
         return _first(before, items) if before else (skill, item, count)
     steps = plan_craft(item, items, book, count=missing)
-    for skill in ("gather.iron", "gather.stone"):
+    for skill in ("gather.diamond", "gather.iron", "gather.coal", "gather.water", "gather.stone"):
         if any(step.skill == skill for step in steps):
             before = prerequisites(skill, items, book)
             if before:

@@ -18,12 +18,14 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 
 from pepa.game.crafting import (
+    DIAMOND_PICKAXES,
     FURNACE,
     IRON_PICKAXES,
     PICKAXES,
     TABLE,
     CraftingError,
     Recipes,
+    gatherer,
     held,
     plan_craft_rest,
 )
@@ -51,7 +53,7 @@ __all__ = [
 
 DEFAULT_GOAL = (
     "survive: wooden and stone tools, a furnace, iron tools, iron armour and a shield, "
-    "food in the bag and a chest at base"
+    "food in the bag and a chest at base, then diamond tools and armour"
 )
 """The goal a fresh bot works toward until an operator sets another."""
 DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
@@ -66,9 +68,19 @@ DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("iron_helmet", 1),
     ("iron_leggings", 1),
     ("iron_boots", 1),
+    ("diamond_pickaxe", 1),
+    ("diamond_sword", 1),
+    ("diamond_chestplate", 1),
+    ("diamond_helmet", 1),
+    ("diamond_leggings", 1),
+    ("diamond_boots", 1),
 )
 """The tech tree the offline planner climbs for a general survival goal: stone, a furnace,
-then iron (smelted) tools, the chestplate and a shield first, the rest of the armour last."""
+then iron (smelted) tools, the chestplate and a shield first, the rest of the armour; then
+diamonds, mined deep (torches and a water bucket first): the pickaxe, the sword, the armour."""
+MINING_KIT: tuple[tuple[str, int], ...] = (("torch", 16), ("water_bucket", 1))
+"""What the bot holds before its first deep mine: torches for the tunnels' walls, and water
+against lava and fire (docs/mining.md)."""
 FOOD_MILESTONE = ("food", 5, "food.hunt")
 CHEST_MILESTONE = ("chest", 1, "base.place-chest")
 NON_INVENTORY = {"base.place-chest"}
@@ -181,7 +193,10 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
     wants = words & {"food", "eat", "chest"}  # asks only for what a non-craft milestone gives
     general = (not named and not wants) or "survive" in words
     targets = (
-        [*DEFAULT_TARGETS, *(t for t in named if t not in DEFAULT_TARGETS)] if general else named
+        # what the tree itself gathers (a goal's "diamond tools" names diamonds) is no target
+        [*DEFAULT_TARGETS, *(t for t in named if t not in DEFAULT_TARGETS and not gatherer(t[0]))]
+        if general
+        else named
     )
     plan: list[Milestone] = []
     stock: dict[str, int] = {}
@@ -209,12 +224,22 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
         if ("iron_ore", "gather.iron") in gathered and not any(p in stock for p in IRON_PICKAXES):
             queue[:0] = [("stone_pickaxe", 1), (item, count)]  # iron needs a stone one first
             continue
+        if item == "water_bucket" and "bucket" not in stock:
+            queue[:0] = [("bucket", 1), (item, count)]  # water needs a bucket to be carried in
+            continue
+        if ("diamond", "gather.diamond") in gathered:
+            kit = [k for k in MINING_KIT if k[0] not in stock]
+            if not any(p in stock for p in DIAMOND_PICKAXES):
+                kit.insert(0, ("iron_pickaxe", 1))  # diamonds need an iron pickaxe first
+            if kit:
+                queue[:0] = [*kit, (item, count)]
+                continue
         plan += [milestone(it, n, skill) for (it, skill), n in gathered.items()]
         if any(s.skill == f"craft.{TABLE}" for s in steps):
             plan.append(milestone(TABLE, 1, f"craft.{TABLE}"))
         if any(s.skill == f"craft.{FURNACE}" for s in steps) and item != FURNACE:
             plan.append(milestone(FURNACE, 1, f"craft.{FURNACE}"))
-        if item != TABLE:
+        if item != TABLE and not gatherer(item):  # a gathered target's milestone is above
             plan.append(milestone(item, count, f"craft.{item}"))
         # what the crafts left: planks and sticks they made more of than they used, and the
         # furnace a smelt made (carried: each smelt places it and takes it back)
@@ -239,7 +264,8 @@ def _targets(goal: str, recipes: Recipes) -> list[tuple[str, int]]:
     for size in (3, 2, 1):
         for i in range(len(words) - size + 1):
             name = "_".join(words[i : i + size])
-            if name in recipes.by_result and not any(name in t for t, _ in found):
+            made = name in recipes.by_result or gatherer(name) is not None
+            if made and not any(name in t for t, _ in found):
                 found.append((name, 1))
     order = {name: goal.lower().replace(" ", "_").find(name) for name, _ in found}
     return sorted(found, key=lambda t: order[t[0]])

@@ -8,7 +8,7 @@ import pytest
 import skills
 from pepa.base.node import node_modules
 from pepa.game.crafting import WOOD_STOCK, Recipes
-from pepa.game.steps import smelting_fuel, wood_to_hold
+from pepa.game.steps import DIAMOND_LEVEL, smelting_fuel, wood_to_hold
 from pepa.policy.curriculum.assigner import (
     FAILURES_TO_REST,
     LOST_AFTER_TICKS,
@@ -73,7 +73,7 @@ def test_a_goal_naming_items_plans_for_them_and_stone_needs_a_pickaxe_first(
 def test_the_default_goal_goes_on_to_iron_tools_armour_and_a_shield(recipes: Recipes) -> None:
     texts = [m.text for m in derive_plan("survive", recipes, KNOWN)]
     crafted = [t.split(" (")[0].split(" ", 1)[1] for t in texts if "(craft." in t]
-    assert crafted[crafted.index("furnace") :] == [
+    assert crafted[crafted.index("furnace") : crafted.index("iron_boots") + 1] == [
         "furnace", "iron_pickaxe", "iron_sword", "iron_chestplate", "shield",
         "iron_helmet", "iron_leggings", "iron_boots",
     ]  # fmt: skip
@@ -83,6 +83,36 @@ def test_the_default_goal_goes_on_to_iron_tools_armour_and_a_shield(recipes: Rec
     )
     assert texts.index("1 furnace (craft.furnace)") < texts.index("3 iron_ore (gather.iron)")
     assert "iron" in DEFAULT_GOAL and "shield" in DEFAULT_GOAL
+
+
+def test_past_iron_the_default_goal_mines_diamonds_with_the_mining_kit_first(
+    recipes: Recipes,
+) -> None:
+    texts = [m.text for m in derive_plan("survive", recipes, KNOWN)]
+    crafted = [t.split(" (")[0].split(" ", 1)[1] for t in texts if "(craft." in t]
+    assert crafted[crafted.index("iron_boots") + 1 :] == [
+        "torch", "bucket", "diamond_pickaxe", "diamond_sword", "diamond_chestplate",
+        "diamond_helmet", "diamond_leggings", "diamond_boots",
+    ]  # fmt: skip
+    first_diamonds = texts.index("3 diamond (gather.diamond)")
+    # torches for the tunnels and water against lava are held before the first deep mine
+    assert texts.index("16 torch (craft.torch)") < first_diamonds
+    assert texts.index("1 water_bucket (gather.water)") < first_diamonds
+    assert texts.index("4 coal (gather.coal)") < texts.index("16 torch (craft.torch)")
+    # the goal's words name diamonds, which the tree gathers: no target of their own
+    assert "diamond (craft.diamond)" not in " ".join(texts)
+    assert sum(t.endswith("(gather.diamond)") for t in texts) == 6
+
+
+def test_a_diamond_pickaxe_alone_plans_the_iron_pickaxe_and_the_kit_first(
+    recipes: Recipes,
+) -> None:
+    texts = [m.text for m in derive_plan("a diamond pickaxe", recipes, KNOWN)]
+    assert texts[-1] == "1 diamond_pickaxe (craft.diamond_pickaxe)"
+    before = texts[: texts.index("3 diamond (gather.diamond)")]
+    assert "1 iron_pickaxe (craft.iron_pickaxe)" in before
+    assert "16 torch (craft.torch)" in before
+    assert "1 water_bucket (gather.water)" in before
 
 
 def test_an_iron_goal_alone_makes_the_stone_pickaxe_and_the_furnace_on_the_way(
@@ -104,8 +134,10 @@ def test_a_goal_for_food_or_a_chest_alone_is_just_that(recipes: Recipes) -> None
 
 
 def test_what_no_skill_can_make_ends_the_plan_with_an_honest_note(recipes: Recipes) -> None:
-    plan = derive_plan("a diamond pickaxe", recipes, KNOWN)
-    assert plan and not plan[-1].actionable and "diamond_pickaxe" in plan[-1].text
+    plan = derive_plan("a golden apple", recipes, KNOWN)  # gold: no skill mines it
+    assert plan and not plan[-1].actionable and "golden_apple" in plan[-1].text
+    without_mining = derive_plan("a diamond pickaxe", recipes, KNOWN - {"gather.diamond"})
+    assert without_mining[-1].text == "diamond_pickaxe: needs gather.diamond, not a skill yet"
     without_stone = derive_plan("stone pickaxe", recipes, KNOWN - {"gather.stone"})
     assert without_stone[-1].text == "stone_pickaxe: needs gather.stone, not a skill yet"
 
@@ -402,3 +434,29 @@ def test_a_task_file_record_says_which_milestone_is_out() -> None:
     assert Task.from_record({"kind": "follow", "operator": "alice"}) is None
     assert Task.from_record(None) is None
     assert food_in({"beef": 2, "bread": 1, "dirt": 9}) == 3
+
+
+def test_diamonds_are_mined_deep_with_an_iron_pickaxe_and_never_from_a_shelter() -> None:
+    # no iron pickaxe: the iron pickaxe's first step (a furnace's stone), not a mine
+    held = {"stone_pickaxe": 1, "stick": 2, "crafting_table": 1}
+    assert next_step("diamond", 3, world(**held)) == ("gather.stone", "cobblestone", 8)
+    assert next_step("diamond", 3, world(iron_pickaxe=1)) == ("gather.diamond", "diamond", 3)
+    link = FakeLink()
+    skills.get("gather.diamond").run(link, {"count": 3}, world(iron_pickaxe=1, diamond=1))
+    assert link.last().name == "mine" and link.last().args == {
+        "names": ["diamond_ore"],
+        "count": 3,
+        "level": DIAMOND_LEVEL,
+        "drops": ["diamond"],
+        "radius": 24.0,
+        "off": [],
+    }
+    before = len(link.actions)
+    kit = world(iron_pickaxe=1, stick=2, crafting_table=1)
+    night = skills.get("craft.diamond_pickaxe").run(link, {"under_cover": True}, kit)
+    assert not night.ok and night.detail == "diamonds wait for the morning"
+    assert len(link.actions) == before
+    # coal for torches: any pickaxe digs it
+    assert next_step("coal", 4, world(wooden_pickaxe=1)) == ("gather.coal", "coal", 4)
+    skills.get("gather.coal").run(link, {"count": 4}, world(wooden_pickaxe=1))
+    assert link.last().name == "gather" and link.last().args["drops"] == ["coal"]
