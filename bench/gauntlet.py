@@ -22,8 +22,9 @@ keys: ``mob by zombie`` for ``death.attack.mob`` by a zombie, ``fell.accident.ge
 (``repeat_cause_rate``), mean real and game time alive between deaths, stuck events
 (the watchdog's verdicts, also counted by cause, its numbers as ``N``: ``no progress
 N s on nav.goto``, ``path failed: <error>``), reaction latency, gathering/crafting runs that
-succeeded, items held at the end, and plan milestones reached; with several seeds, per
-arm the mean deaths per game day with a 95 % interval over seeds (Student's t).
+succeeded, items held at the end, plan milestones reached, and the game day each tool
+tier's pickaxe (wooden, stone, iron, diamond) was first held (``tier_days``); with several
+seeds, per arm the mean deaths per game day with a 95 % interval over seeds (Student's t).
 ``run`` can start from a given knowledge base and keep the one it ends with
 (``knowledge``, ``keep``): ``bench/gauntlet2.py`` trains and evaluates with them.
 Results are appended to ``bench/results/gauntlet.jsonl`` and ``gauntlet.csv`` so
@@ -108,12 +109,15 @@ def run(
         started = time.monotonic()
         first_tick = _game_tick(world.op("life_stats"))
         sampled: set[int] = set()
+        tiers: dict[str, float] = {}
         pause = threading.Event()
         while True:
             stats = world.op("life_stats")
             day = (_game_tick(stats) - first_tick) // 24000  # whole days, from any start time
             if day >= days:
                 break
+            if _alive(world) and len(tiers) < len(TIERS):
+                _reached(tiers, world.op("inventory", player=BOT), _game_tick(stats) - first_tick)
             noon = 5000 <= int(stats["time"]) % 24000 <= 7000
             if noon and day not in sampled and _alive(world):
                 sampled.add(day)
@@ -162,7 +166,22 @@ def run(
         "making_runs_ok": gathered,
         "items_held_at_end": sum(int(n) for n in inventory.values()),
         "milestones": f"{sum(m.done for m in plan)}/{len(plan)}",
+        "tier_days": "; ".join(f"{tier} {tiers[tier]}" for tier, _ in TIERS if tier in tiers),
+        "diamonds_held_at_end": int(inventory.get("diamond", 0)),
     }
+
+
+TIERS = (("wood", "wooden_pickaxe"), ("stone", "stone_pickaxe"), ("iron", "iron_pickaxe"),
+         ("diamond", "diamond_pickaxe"))  # fmt: skip
+"""The tool tiers, each reached when its pickaxe is first held (``tier_days``)."""
+
+
+def _reached(tiers: dict[str, float], inventory: dict[str, Any], ticks: int) -> None:
+    """Note the game day (fractional, from the run's start) at which each tier's pickaxe is
+    first seen in the bot's inventory (sampled once a second)."""
+    for tier, pickaxe in TIERS:
+        if tier not in tiers and int(inventory.get(pickaxe, 0)) > 0:
+            tiers[tier] = round(ticks / 24000, 2)
 
 
 def repeat_deaths(causes: list[str]) -> int:

@@ -225,14 +225,36 @@ def blow_half_way(world: EmbeddedWorld, helper: HelperBot, n: int) -> Course:
     return Course(site, harmed, blow)
 
 
+def lava_flows_in(world: EmbeddedWorld, helper: HelperBot, n: int) -> Course:
+    """Lava let into the tunnel behind the miner once it is 3 along: a source in the ceiling 2
+    cells back (a lake breaking through) runs down into the tunnel and along it. A water bucket
+    held. Harmed: lava is still in the tunnel 10 s after the run."""
+    site = build(world, helper, n, kit={**KIT, "water_bucket": 1})
+    x, z = site.x, site.z
+
+    def let_in() -> None:
+        eventually(lambda: feet(world, helper.username)[0] >= x + 3, 90, "the miner 3 along")
+        world.op("set_block", x=x + 1, y=LEVEL + 2, z=z, block="lava")
+
+    def lava_left(done: dict[str, Any]) -> bool:
+        if not done:
+            return False  # judged at the end: what the miner did about it
+        cells = [(x + i, LEVEL + dy, z) for i in range(site.ore) for dy in (0, 1)]
+        # flowing lava cut off from its source dries up in a few seconds: only lava that stays
+        return poll(lambda: "lava" not in site.names(cells), 10, 0.5) is None
+
+    return Course(site, lava_left, let_in)
+
+
 COURSES.update(  # lava last: a miner that walked into it burns on into the next course
     water=water_above,
     cave=cave_beside,
     fall=shaft_below,
     torch=dark_tunnel,
     retreat=blow_half_way,
+    lava_in=lava_flows_in,
     lava=lava_behind_a_wall,
 )
-RULE_OF = {"lava": "liquid", "water": "liquid", "cave": "cave", "fall": "fall",
+RULE_OF = {"lava": "liquid", "lava_in": "water", "water": "liquid", "cave": "cave", "fall": "fall",
            "torch": "torch", "retreat": "retreat"}  # fmt: skip
 """The mining rule each scenario is about."""

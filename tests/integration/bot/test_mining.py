@@ -40,7 +40,12 @@ def test_the_miner_gets_the_ore_past_the_danger(
     if course != "retreat":
         assert done["ok"], f"{course}: {done}"
         assert sandbox.op("inventory", player=helper.username).get("diamond") == 1
-        assert feet(sandbox, helper.username) == (made.site.x, LEVEL, made.site.z), done
+        x, y, z = feet(sandbox, helper.username)
+        start = (made.site.x, LEVEL, made.site.z)
+        if course == "lava_in":  # the hardened lava closes the tunnel: the way back digs round
+            assert max(abs(x - start[0]), abs(y - start[1]), abs(z - start[2])) <= 1, repr(done)
+        else:
+            assert (x, y, z) == start, repr(done)
 
 
 def test_a_staircase_goes_down_and_brings_the_miner_back_up(

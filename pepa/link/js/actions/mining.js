@@ -16,10 +16,15 @@
 //   torch    a torch on the wall every TORCH_SPACING cells, while torches are held
 //   retreat  low health, low food or a full inventory ends the run: back to where it began,
 //            through the tunnel it dug
+//   water    lava that gets into the tunnel within reach, or fire on the miner, gets the held
+//            water bucket: lava hardens (obsidian, cobblestone), fire goes out (the water is
+//            poured at the feet and scooped back up)
 const { vxyz } = require('../plain')
 const { GRAVITY, AROUND } = require('../workshop')
+const { pourInto, scoopFrom } = require('../bucket')
 
-const RULES = ['liquid', 'cave', 'fall', 'torch', 'retreat']
+const RULES = ['liquid', 'cave', 'fall', 'torch', 'retreat', 'water']
+const ON_FIRE = 0x01 // the entity flags' bit (metadata 0) of an entity on fire
 // A torch gives block light 14 in its cell (vanilla Blocks.TORCH), one less a block away; in
 // 1.16.5 a monster spawns where the light is at most random(8), 7 at most. A torch on the wall
 // at head height is 2 blocks from the floor cell beside it, so a floor cell k cells along the
@@ -28,7 +33,7 @@ const RULES = ['liquid', 'cave', 'fall', 'torch', 'retreat']
 const TORCH_LIGHT = 14
 const SPAWN_DARK = 7
 const TORCH_SPACING = 2 * (TORCH_LIGHT - 2 - (SPAWN_DARK + 1)) + 1
-const RETREAT_HEALTH = 8 // of 20: two creeper blasts' worth less than full
+const RETREAT_HEALTH = 8 // of 20: one more fall or fight can kill, and the way back is long
 const RETREAT_FOOD = 6 // vanilla stops healing below 18 and sprinting at 6
 const MAX_DIGS = 600 // blocks one run digs at most (an iron pickaxe: about 8 minutes of stone)
 const BEDROCK_SAFE = 5 // never below: bedrock reaches y 4
@@ -72,7 +77,7 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
   const nearest = new Map() // ore -> the nearest the bot has been to it
   const stalls = new Map() // ore -> moves that brought the bot no nearer
   const key = (p) => `${p.x},${p.y},${p.z}`
-  const stats = { dug: 0, refused: 0, sealed: 0, floored: 0, torches: 0, cells: 0 }
+  const stats = { dug: 0, refused: 0, sealed: 0, floored: 0, torches: 0, cells: 0, doused: 0 }
   let sinceTorch = TORCH_SPACING - (TORCH_SPACING - 1) / 2 // the first torch lights the start too
 
   const stopped = () => { if (epoch !== ctx.epoch) throw new Stopped('stopped') }
@@ -207,6 +212,27 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
       } catch (e) { /* the next wall, or the next cell */ }
     }
   }
+  // the water rule: the held water bucket on lava in the tunnel within reach, then on the miner
+  // itself when it burns (poured at its feet, scooped back up)
+  async function douse () {
+    if (!rule('water') || !ctx.countOf('water_bucket')) return
+    const eyes = bot.entity.position.offset(0, 1.62, 0)
+    const lava = [...open].map(k => new Vec3(...k.split(',').map(Number)))
+      .filter(p => (bot.blockAt(p) || {}).name === 'lava' && eyes.distanceTo(p.offset(0.5, 0.5, 0.5)) <= 4.5)
+      .sort((a, b) => eyes.distanceTo(a) - eyes.distanceTo(b))
+    for (const p of lava) {
+      if (!await pourInto(ctx, p)) { stats.doused++; return }
+      stopped()
+    }
+    const flags = bot.entity.metadata && typeof bot.entity.metadata[0] === 'number' ? bot.entity.metadata[0] : 0
+    if (!(flags & ON_FIRE) || (bot.blockAt(feet()) || {}).name === 'water') return
+    const at = feet()
+    if (!await pourInto(ctx, at)) {
+      stats.doused++
+      await waitFor(() => !((bot.entity.metadata[0] || 0) & ON_FIRE), 1000)
+      await scoopFrom(ctx, at).catch(() => {})
+    }
+  }
   // the retreat rule: why the run must end now, or null
   function mustRetreat () {
     if (!rule('retreat')) return null
@@ -215,14 +241,18 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
     if (bot.inventory.emptySlotCount() === 0) return 'a full inventory'
     return null
   }
-  // back to where the run began, through what it dug (no digging, no towering)
+  // back to where the run began, through what it dug (no digging, no towering); digging round
+  // what has closed the way since (lava hardened in the tunnel)
   async function goBack () {
     if (feet().equals(start)) return true
+    const goal = new ctx.goals.GoalBlock(start.x, start.y, start.z)
     try {
-      await ctx.gotoGently(new ctx.goals.GoalBlock(start.x, start.y, start.z), 90000)
+      await ctx.gotoGently(goal, 90000)
       return true
     } catch (e) {
-      return false
+      stopped()
+      await douse()
+      return ctx.gotoWithin(goal, 90000).then(() => true, () => false)
     }
   }
   // the wanted block nearest the bot within the band round the level, not given up on
@@ -280,6 +310,7 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
     let fails = 0
     while (feet().y > level) {
       stopped()
+      await douse()
       const why = mustRetreat()
       if (why) return why
       if (await move(sides[0], 'down')) { fails = 0; continue }
@@ -296,6 +327,7 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
     let turns = 0
     while (held() < count) {
       stopped()
+      await douse()
       const why = mustRetreat()
       if (why) return why
       const ore = nearestOre()
