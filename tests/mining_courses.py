@@ -25,6 +25,14 @@ LEVEL = 120
 ORE = 6
 """Blocks along +x from the pocket to the ore."""
 KIT = {"iron_pickaxe": 1, "cobblestone": 16}
+SANDBOX = {"time": 6000, "remove_mobs": True}
+"""The mining modules' sandbox (the ``sandbox`` fixture): noon, the clock stopped, no mobs."""
+
+
+def flowing(world: EmbeddedWorld) -> None:
+    """Water and lava flow and sand and gravel fall, as in vanilla (a test world is gentle)."""
+    world.op("fluids", on=True)
+    world.op("falling", on=True)
 
 
 @dataclass

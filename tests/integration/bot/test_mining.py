@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld
-from tests.mining_courses import COURSES, LEVEL, RULE_OF, build, health
+from tests.mining_courses import COURSES, LEVEL, RULE_OF, build, flowing, health
+from tests.mining_courses import SANDBOX as MINING_SANDBOX
 from tests.world_harness import HelperBot, block, feet, teleport
 
 pytestmark = [
@@ -17,14 +18,14 @@ pytestmark = [
     pytest.mark.xdist_group("mining"),
 ]
 
+SANDBOX = MINING_SANDBOX
+"""The module's sandbox (the ``sandbox`` fixture)."""
 HELPER = "miner_bot"
-SANDBOX = {"time": 6000, "remove_mobs": True}
 
 
 @pytest.fixture(scope="module", autouse=True)
 def fluids(sandbox: EmbeddedWorld) -> None:
-    sandbox.op("fluids", on=True)  # the lava and the water flow as in vanilla
-    sandbox.op("falling", on=True)
+    flowing(sandbox)
 
 
 @pytest.mark.parametrize("course", list(COURSES))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld
-from tests.mining_courses import COURSES, RULE_OF
+from tests.mining_courses import COURSES, RULE_OF, flowing
+from tests.mining_courses import SANDBOX as MINING_SANDBOX
 from tests.world_harness import HelperBot
 
 pytestmark = [
@@ -15,14 +16,14 @@ pytestmark = [
     pytest.mark.xdist_group("mining_off"),
 ]
 
+SANDBOX = MINING_SANDBOX
+"""The module's sandbox (the ``sandbox`` fixture)."""
 HELPER = "reckless_bot"
-SANDBOX = {"time": 6000, "remove_mobs": True}
 
 
 @pytest.fixture(scope="module", autouse=True)
 def fluids(sandbox: EmbeddedWorld) -> None:
-    sandbox.op("fluids", on=True)
-    sandbox.op("falling", on=True)
+    flowing(sandbox)
 
 
 @pytest.mark.parametrize("course", list(COURSES))

@@ -20,7 +20,7 @@
 //            water bucket: lava hardens (obsidian, cobblestone), fire goes out (the water is
 //            poured at the feet and scooped back up)
 const { vxyz } = require('../plain')
-const { GRAVITY, AROUND } = require('../workshop')
+const { GRAVITY, AROUND, FURNITURE } = require('../workshop')
 const { pourInto, scoopFrom } = require('../bucket')
 
 const RULES = ['liquid', 'cave', 'fall', 'torch', 'retreat', 'water']
@@ -119,7 +119,7 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
       if (!b) return false
       if (fluid(b)) return !rule('liquid') // walking into a liquid is what the rule avoids
       if (b.boundingBox === 'empty') { await seal(p); return true }
-      if (!b.diggable || /bedrock|chest|furnace|table/.test(b.name)) return false
+      if (!b.diggable || FURNITURE.test(b.name)) return false // bedrock, and what a player keeps
       if (rule('liquid') && behind(p)) { stats.refused++; open.delete(key(p)); return false }
       if (stats.dug >= MAX_DIGS) throw new Error(`dug ${stats.dug} blocks (have ${held()}/${count})`)
       const tool = ctx.bestTool(b)
