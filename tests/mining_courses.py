@@ -79,16 +79,18 @@ def build(
 ) -> Site:
     """Scenario ``n``'s block of ``rock``, the pocket with the bot in it, the ore, the kit."""
     x0, z0 = _origin(world, helper)
-    x, z = x0 + 24 + 20 * n, z0 + 24
+    x, z = x0 + 24 + 48 * n, z0 + 24  # apart by more than a long course and the radius
     world.op("fill", x1=x - 3, y1=LEVEL - 10, z1=z - 4, x2=x + ore + 3, y2=LEVEL + 4, z2=z + 4,
              block=rock)  # fmt: skip
     world.op("fill", x1=x, y1=LEVEL, z1=z, x2=x, y2=LEVEL + 1, z2=z, block="air")
     world.op("set_block", x=x + ore, y=LEVEL, z=z, block="diamond_ore")
     teleport(world, helper.username, x + 0.5, LEVEL, z + 0.5)
     helper.sees([(x + ore, LEVEL, z)], "diamond_ore", timeout=30)
-    give(world, helper, kit or KIT)
     world.op("set_health", player=helper.username, hp=20)
     world.op("set_food", player=helper.username, food=food)
+    give(world, helper, kit or KIT)
+    # the client knows it is whole again before a run (the last course may have left it at 6)
+    eventually(lambda: helper.snapshot()["hp"] == 20, 20, "the miner's health back to 20")
     return Site(world, helper, x, z, ore)
 
 

@@ -77,7 +77,7 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
   const nearest = new Map() // ore -> the nearest the bot has been to it
   const stalls = new Map() // ore -> moves that brought the bot no nearer
   const key = (p) => `${p.x},${p.y},${p.z}`
-  const stats = { dug: 0, refused: 0, sealed: 0, floored: 0, torches: 0, cells: 0, doused: 0 }
+  const stats = { dug: 0, refused: 0, sealed: 0, floored: 0, torches: 0, cells: 0, doused: 0, digMs: 0, walkMs: 0 }
   let sinceTorch = TORCH_SPACING - (TORCH_SPACING - 1) / 2 // the first torch lights the start too
 
   const stopped = () => { if (epoch !== ctx.epoch) throw new Stopped('stopped') }
@@ -123,10 +123,12 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
       if (rule('liquid') && behind(p)) { stats.refused++; open.delete(key(p)); return false }
       if (stats.dug >= MAX_DIGS) throw new Error(`dug ${stats.dug} blocks (have ${held()}/${count})`)
       const tool = ctx.bestTool(b)
-      if (tool) await bot.equip(tool, 'hand')
+      const began = Date.now()
+      if (tool && bot.heldItem !== tool) await bot.equip(tool, 'hand')
       const falls = GRAVITY.test((bot.blockAt(p.offset(0, 1, 0)) || {}).name || '')
       try {
         await bot.dig(b, true)
+        stats.digMs += Date.now() - began
       } catch (e) {
         stopped()
         if (/aborted/i.test(String(e && e.message))) continue // a dig left over from before ended it
@@ -145,21 +147,24 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
     if (await block(under)) { stats.floored++; return solidAt(under) }
     return false
   }
-  // walk from the cell the bot stands in to the neighbouring cell g (one up, down or level)
+  // walk from the cell the bot stands in to the neighbouring cell g (one up, down or level),
+  // on until the middle of it: the rock ahead stops the bot there (no sneaking back to the middle)
   async function stepTo (g) {
+    const began = Date.now()
     const c = g.offset(0.5, 0, 0.5)
     const up = g.y > feet().y
+    const off = () => Math.hypot(bot.entity.position.x - c.x, bot.entity.position.z - c.z)
     await bot.lookAt(new Vec3(c.x, bot.entity.position.y + 1.6, c.z), true)
     bot.setControlState('forward', true)
     if (up) bot.setControlState('jump', true)
     try {
-      await waitFor(() => { const f = feet(); return f.x === g.x && f.z === g.z }, 3000)
+      await waitFor(() => { const f = feet(); return f.x === g.x && f.z === g.z && off() < 0.3 }, 3000)
     } finally {
       bot.setControlState('forward', false)
       bot.setControlState('jump', false)
     }
     await waitFor(() => bot.entity.onGround, 3000)
-    await ctx.centre().catch(() => {})
+    stats.walkMs += Date.now() - began
     stopped()
     const at = feet()
     if (!(at.x === g.x && at.z === g.z)) return false
