@@ -6,7 +6,8 @@ count (``base.place-chest`` and other skills that leave nothing in the inventory
 are ticked when the skill succeeds). Offline, :func:`derive_plan` turns a
 goal into milestones with the crafting planner over minecraft-data recipes
 (wood → planks → table → wooden pickaxe → stone → stone tools → furnace →
-iron ore → ingots → iron tools, armour and a shield),
+iron ore → ingots → iron tools, armour and a shield → coal, torches and a water bucket →
+diamonds, mined deep → diamond tools and armour),
 using only skills that exist; an LLM's plan goes through :func:`validate_plan`.
 A plan that names skills by their ids of before (``place-chest``) is brought
 to the current ids by :func:`rename_skills`.
