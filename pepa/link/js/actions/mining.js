@@ -74,6 +74,7 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
   const start = bot.entity.position.floored()
   const open = new Set() // cells this run dug, walked or means to dig: never sealed, never feared
   const skipped = new Set() // ores given up on
+  const unsealed = new Set() // openings a block would not go into: a failed placement costs 5 s
   const nearest = new Map() // ore -> the nearest the bot has been to it
   const stalls = new Map() // ore -> moves that brought the bot no nearer
   const key = (p) => `${p.x},${p.y},${p.z}`
@@ -104,9 +105,10 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
     if (!rule('cave')) return
     for (const [dx, dy, dz] of AROUND) {
       const q = p.offset(dx, dy, dz)
-      if (open.has(key(q)) || !airAt(q)) continue
+      if (open.has(key(q)) || unsealed.has(key(q)) || !airAt(q)) continue
       if (q.floored().equals(feet()) || q.equals(feet().offset(0, 1, 0))) continue
       if (await block(q)) stats.sealed++
+      else unsealed.add(key(q))
       stopped()
     }
   }
