@@ -6,8 +6,7 @@
 // the blocks it knows, and looks only where it takes the source it wants, or puts the water
 // into the cell it wants.
 const rules = require('../../game/js/buckets')
-
-const REACH = 4.5 // from the eyes to the cell's centre, as a dig's (reach.js)
+const { REACH } = require('./reach') // from the eyes to the cell's centre, as a dig's
 const AROUND = 4 // blocks round a source a dry spot to stand on is looked for
 const USE_MS = 2000 // the server's answer to a use (the block change, the filled bucket) by then
 const TICK_WAIT_MS = 1000

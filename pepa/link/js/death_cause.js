@@ -34,10 +34,10 @@ const ARCHERS = rangedWith('bow', 'crossbow') // those that shoot arrows (pepa/g
 const ARROWS = new Set(['arrow', 'spectral_arrow', 'trident'])
 const { WATERY } = require('./breath')
 const { contactOf } = require('./contact')
+const { onFire } = require('./plain')
 const CLIMBABLE = new Set(['ladder', 'vine', 'scaffolding', 'twisting_vines', 'twisting_vines_plant', 'weeping_vines', 'weeping_vines_plant'])
 const FIRE = new Set(['fire', 'soul_fire'])
 const CONTACT = new Set(['cactus', 'sweet_berry_bush'])
-const ON_FIRE = 0x01 // Entity DATA_SHARED_FLAGS_ID (metadata 0)
 const EYE = 1.62
 const TEXT_MAX = 300
 const r1 = (v) => Math.round(v * 10) / 10
@@ -169,11 +169,10 @@ function createDeathWatch (bot, { emit, Vec3, hostile, now = () => Date.now(), r
     const eye = pos.offset(0, EYE, 0)
     const feet = blockName(pos)
     const head = bot.blockAt(eye)
-    const flags = me.metadata && typeof me.metadata[0] === 'number' ? me.metadata[0] : 0
     const since = (x) => (x ? (t - x.at) / 1000 : null)
     return {
       inLava: !!me.isInLava || feet === 'lava' || !!(head && head.name === 'lava'),
-      onFire: (flags & ON_FIRE) !== 0,
+      onFire: onFire(me),
       inFire: FIRE.has(feet),
       air: typeof bot.oxygenLevel === 'number' ? bot.oxygenLevel : null,
       headInWater: !!(head && WATERY.has(head.name)),

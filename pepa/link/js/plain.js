@@ -7,6 +7,8 @@ const r2 = (v) => Math.round(v * 100) / 100
 const vxyz = (p) => (p ? { x: r2(p.x), y: r2(p.y), z: r2(p.z) } : null)
 
 const hostile = (e) => e.type === 'hostile' || e.kind === 'Hostile mobs'
+const ON_FIRE = 0x01 // the entity's shared flags (metadata 0, vanilla Entity.DATA_SHARED_FLAGS_ID): on fire
+const onFire = (e) => ((e.metadata && typeof e.metadata[0] === 'number' ? e.metadata[0] : 0) & ON_FIRE) !== 0
 // minecraft-data's categories and mineflayer's types of what is not a creature: items on the
 // ground, experience orbs, arrows, boats and minecarts, paintings, falling blocks
 const THINGS = new Set(['Drops', 'Projectiles', 'Vehicles', 'Immobile', 'Blocks'])
@@ -30,4 +32,4 @@ function entityInfo (e, from) {
   }
 }
 
-module.exports = { r1, r2, vxyz, hostile, creature, entityInfo }
+module.exports = { r1, r2, vxyz, hostile, onFire, creature, entityInfo }

@@ -19,12 +19,11 @@
 //   water    lava that gets into the tunnel within reach, or fire on the miner, gets the held
 //            water bucket: lava hardens (obsidian, cobblestone), fire goes out (the water is
 //            poured at the feet and scooped back up)
-const { vxyz } = require('../plain')
+const { vxyz, onFire } = require('../plain')
+const { EYE, REACH } = require('../reach')
 const { GRAVITY, AROUND, FURNITURE } = require('../workshop')
 const { pourInto, scoopFrom } = require('../bucket')
 
-const RULES = ['liquid', 'cave', 'fall', 'torch', 'retreat', 'water']
-const ON_FIRE = 0x01 // the entity flags' bit (metadata 0) of an entity on fire
 // A torch gives block light 14 in its cell (vanilla Blocks.TORCH), one less a block away; in
 // 1.16.5 a monster spawns where the light is at most random(8), 7 at most. A torch on the wall
 // at head height is 2 blocks from the floor cell beside it, so a floor cell k cells along the
@@ -72,7 +71,7 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
   const held = () => bot.inventory.items().filter(i => yields.has(i.name)).reduce((n, i) => n + i.count, 0)
   const epoch = ctx.epoch
   const start = bot.entity.position.floored()
-  const open = new Set() // cells this run dug, walked or means to dig: never sealed, never feared
+  const open = new Map() // cells this run dug, walked or means to dig (key → cell): never sealed, never feared
   const skipped = new Set() // ores given up on
   const unsealed = new Set() // openings a block would not go into: a failed placement costs 5 s
   const nearest = new Map() // ore -> the nearest the bot has been to it
@@ -83,16 +82,16 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
 
   const stopped = () => { if (epoch !== ctx.epoch) throw new Stopped('stopped') }
   const fluid = (b) => !!b && (b.name === 'water' || b.name === 'lava')
-  const solidAt = (p) => { const b = bot.blockAt(p); return !!b && b.boundingBox === 'block' }
   const airAt = (p) => { const b = bot.blockAt(p); return !!b && b.boundingBox === 'empty' && !fluid(b) }
   const feet = () => bot.entity.position.floored()
-  const mark = (p) => open.add(key(p))
+  const mark = (p) => open.set(key(p), p)
+  const inReach = (p) => bot.entity.position.offset(0, EYE, 0).distanceTo(p.offset(0.5, 0.5, 0.5)) <= REACH
 
   // the liquid a dig at p would let in: a neighbour of p holding water or lava
   function behind (p) {
     for (const [dx, dy, dz] of AROUND) {
       const q = p.offset(dx, dy, dz)
-      if (!open.has(key(q)) && fluid(bot.blockAt(q))) return bot.blockAt(q).name
+      if (!open.has(key(q)) && ctx.liquid(q)) return bot.blockAt(q).name
     }
     return null
   }
@@ -137,16 +136,16 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
         throw e
       }
       stats.dug++
-      if (falls) await waitFor(() => solidAt(p), 1000) // gravel or sand above comes down into it
+      if (falls) await waitFor(() => ctx.solid(p), 1000) // gravel or sand above comes down into it
     }
     return false
   }
   // the fall rule: the floor under cell g holds, or is made to
   async function floor (g) {
     const under = g.offset(0, -1, 0)
-    if (solidAt(under) && !fluid(bot.blockAt(under))) return true
+    if (ctx.solid(under)) return true
     if (!rule('fall')) return true
-    if (await block(under)) { stats.floored++; return solidAt(under) }
+    if (await block(under)) { stats.floored++; return ctx.solid(under) }
     return false
   }
   // walk from the cell the bot stands in to the neighbouring cell g (one up, down or level),
@@ -155,12 +154,12 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
     const began = Date.now()
     const c = g.offset(0.5, 0, 0.5)
     const up = g.y > feet().y
-    const off = () => Math.hypot(bot.entity.position.x - c.x, bot.entity.position.z - c.z)
+    const fromMiddle = () => Math.hypot(bot.entity.position.x - c.x, bot.entity.position.z - c.z)
     await bot.lookAt(new Vec3(c.x, bot.entity.position.y + 1.6, c.z), true)
     bot.setControlState('forward', true)
     if (up) bot.setControlState('jump', true)
     try {
-      await waitFor(() => { const f = feet(); return f.x === g.x && f.z === g.z && off() < 0.3 }, 3000)
+      await waitFor(() => { const f = feet(); return f.x === g.x && f.z === g.z && fromMiddle() < 0.3 }, 3000)
     } finally {
       bot.setControlState('forward', false)
       bot.setControlState('jump', false)
@@ -223,20 +222,18 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
   // itself when it burns (poured at its feet, scooped back up)
   async function douse () {
     if (!rule('water') || !ctx.countOf('water_bucket')) return
-    const eyes = bot.entity.position.offset(0, 1.62, 0)
-    const lava = [...open].map(k => new Vec3(...k.split(',').map(Number)))
-      .filter(p => (bot.blockAt(p) || {}).name === 'lava' && eyes.distanceTo(p.offset(0.5, 0.5, 0.5)) <= 4.5)
+    const eyes = bot.entity.position.offset(0, EYE, 0)
+    const lava = [...open.values()].filter(p => (bot.blockAt(p) || {}).name === 'lava' && inReach(p))
       .sort((a, b) => eyes.distanceTo(a) - eyes.distanceTo(b))
     for (const p of lava) {
       if (!await pourInto(ctx, p)) { stats.doused++; return }
       stopped()
     }
-    const flags = bot.entity.metadata && typeof bot.entity.metadata[0] === 'number' ? bot.entity.metadata[0] : 0
-    if (!(flags & ON_FIRE) || (bot.blockAt(feet()) || {}).name === 'water') return
+    if (!onFire(bot.entity) || (bot.blockAt(feet()) || {}).name === 'water') return
     const at = feet()
     if (!await pourInto(ctx, at)) {
       stats.doused++
-      await waitFor(() => !((bot.entity.metadata[0] || 0) & ON_FIRE), 1000)
+      await waitFor(() => !onFire(bot.entity), 1000)
       await scoopFrom(ctx, at).catch(() => {})
     }
   }
@@ -276,9 +273,8 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
   async function take (o) {
     const p = o.position
     const touches = AROUND.some(([dx, dy, dz]) => open.has(key(p.offset(dx, dy, dz))) && airAt(p.offset(dx, dy, dz)))
-    const eyes = bot.entity.position.offset(0, 1.62, 0)
-    if (!touches || eyes.distanceTo(p.offset(0.5, 0.5, 0.5)) > 4.5) return false
-    if (p.equals(feet().offset(0, -1, 0)) && rule('fall') && !solidAt(p.offset(0, -1, 0))) {
+    if (!touches || !inReach(p)) return false
+    if (p.equals(feet().offset(0, -1, 0)) && rule('fall') && !ctx.solid(p.offset(0, -1, 0))) {
       skipped.add(key(p)); return true // under the feet, with nothing under it
     }
     const before = held()
@@ -390,8 +386,5 @@ function createMiner (ctx, { names, count, drops, level, radius, off }) {
 
   return { held, stats, run }
 }
-
-mine.RULES = RULES
-mine.TORCH_SPACING = TORCH_SPACING
 
 module.exports = { mine }
