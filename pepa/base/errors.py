@@ -25,6 +25,7 @@ must be drawn here.
     ├── IpcClientError        pepa.ipc.client                no daemon answers, or it hung up
     ├── WorldError            pepa.base.node                 Node, its packages, a server won't run
     ├── ActionCallError       pepa.link.actions              a call that does not fit its action
+    ├── BlueprintError        pepa.game.blueprints           a blueprint not in the format
     ├── LlmError              pepa.llm._base                 an LLM call failed (one line: why)
     │   ├── LlmUnavailable    pepa.llm._base                 no model, no command, server down
     │   ├── LlmTimeout        pepa.llm._base                 no whole reply before the deadline

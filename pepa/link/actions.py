@@ -136,6 +136,21 @@ def _reach(value: Any) -> dict[str, float]:
     return {name: _number(blocks) for name, blocks in value.items()}
 
 
+def _cells(value: Any) -> list[tuple[int, int, int, tuple[str, ...], str, bool]]:
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise TypeError("not a list of cells")
+    out = []
+    for cell in value:
+        if isinstance(cell, str | bytes) or not isinstance(cell, Sequence) or len(cell) != 6:
+            raise TypeError(f"{cell!r} is not [dx, dy, dz, names, facing, keep]")
+        dx, dy, dz, names, facing, keep = cell
+        if facing not in ("", "north", "east", "south", "west"):
+            raise ValueError(f"{cell!r}: facing {facing!r} is not a horizontal direction")
+        out.append((_integer(dx), _integer(dy), _integer(dz), tuple(_names(names)), facing,
+                    _exact(bool)(keep)))  # fmt: skip
+    return out
+
+
 FLOAT = Type("float", _number)
 INT = Type("int", _integer)
 BOOL = Type("bool", _exact(bool))
@@ -144,6 +159,13 @@ NAMES = Type("list[str]", _names, list)
 XZ = Type("list[(x, z)]", _points(2), lambda points: [list(p) for p in points])
 XYZ = Type("list[(x, y, z)]", _points(3), lambda points: [list(p) for p in points])
 XZR = Type("list[(x, z, radius)]", _points(3), lambda points: [list(p) for p in points])
+CELLS = Type(
+    "list[(dx, dy, dz, names, facing, keep)]",
+    _cells,
+    lambda cells: [
+        [dx, dy, dz, list(names), facing, keep] for dx, dy, dz, names, facing, keep in cells
+    ],
+)
 REACH = Type(
     "{name: blocks}",
     _reach,
@@ -282,6 +304,19 @@ CATALOGUE: tuple[Action, ...] = (
     # -- shelter and building (js/actions/building.js) ---------------------------------------
     _row("shelter", A, "Wall the bot in for the night: into the ground, or with held blocks."),
     _row("place", A, "Place one item block on the ground next to the bot.", Arg("item", STR)),
+    # -- a home (js/actions/home.js) ---------------------------------------------------------
+    _row("site", A, "Find the flattest open ground within radius for a width x depth footprint "
+         "(its origin: the north-west corner of the cells the builder stands in).",
+         Arg("width", INT), Arg("depth", INT), Arg("radius", INT, 24)),
+    _row("build", A, "Clear the site and place a blueprint's cells (pepa.game.blueprints) from "
+         "the origin x, y, z.", Arg("x", INT), Arg("y", INT), Arg("z", INT), Arg("cells", CELLS)),
+    _row("settle", A, "Site the cells' footprint within radius and build them there; a door in "
+         "them makes the room behind it the home.", Arg("radius", INT), Arg("cells", CELLS)),
+    _row("set_home", C, "The home is the room behind the door at or beside x, y, z: its blocks "
+         "are never broken for a path, its door is walked through.",
+         Arg("x", INT), Arg("y", INT), Arg("z", INT), order=True),
+    _row("go_home", A, "Into the home through its door, the door shut behind."),
+    _row("leave_home", A, "Out of the home through its door, the door shut behind."),
     # -- eating, sleeping, breathing, speaking (js/actions/body.js) --------------------------
     _row("eat", A, "Eat one item from the inventory.", Arg("item", STR)),
     _row("sleep", A, "Walk to the bed at x, y, z and lie down.",

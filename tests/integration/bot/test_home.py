@@ -1,0 +1,156 @@
+"""A home on the real sandbox server: the bot chooses a site (``site``) and builds a blueprint's
+cells there (``build``, ``pepa/link/js/build.js``; blueprints: ``pepa/game/blueprints.py``,
+docs/blueprints.md). Each test builds on a grass plot of its own high in the sky, with something
+on it to clear."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pepa.game import blueprints
+from pepa.worldserver.process import EmbeddedWorld
+from tests.world_harness import HelperBot, block, give, teleport
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.timeout(300),
+    pytest.mark.xdist_group("home"),
+]
+
+SANDBOX = {"time": 6000, "remove_mobs": True}
+"""Noon, the clock stopped, no mobs."""
+HELPER = "builder_bot"
+SKY = 150
+
+
+def plot(world: EmbeddedWorld, helper: HelperBot, n: int, size: int = 15) -> tuple[int, int]:
+    """A grass plot at SKY - 1 round (x, z) on two layers of dirt, air above it, the bot
+    standing at its south-west corner and seeing it."""
+    x, z = 60 * n - 300, -320
+    h = size // 2
+    world.op("fill", x1=x - h, y1=SKY - 3, z1=z - h, x2=x + h, y2=SKY - 2, z2=z + h, block="dirt")
+    world.op("fill", x1=x - h, y1=SKY - 1, z1=z - h, x2=x + h, y2=SKY - 1, z2=z + h,
+             block="grass_block")  # fmt: skip
+    world.op("fill", x1=x - h, y1=SKY, z1=z - h, x2=x + h, y2=SKY + 8, z2=z + h, block="air")
+    teleport(world, helper.username, x - h + 0.5, SKY, z + h + 0.5)
+    helper.sees([(x - h, SKY - 1, z - h), (x + h, SKY - 1, z + h)], "grass_block")
+    return x, z
+
+
+def build(helper: HelperBot, origin: tuple[int, int, int], bp: blueprints.Blueprint,
+          front: str | None = None) -> dict[str, Any]:  # fmt: skip
+    cells = [c.as_js() for c in blueprints.cells(bp, front)]
+    x, y, z = origin
+    return helper.act("build", x=x, y=y, z=z, cells=cells, timeout=240)
+
+
+def made(world: EmbeddedWorld, origin: tuple[int, int, int], bp: blueprints.Blueprint,
+         front: str | None = None) -> list[str]:  # fmt: skip
+    """What differs from the blueprint at the site: one line per cell."""
+    x, y, z = origin
+    wrong = []
+    for c in blueprints.cells(bp, front):
+        name = block(world, x + c.dx, y + c.dy, z + c.dz)
+        kept = c.keep and name not in ("air", "water")
+        torch = c.names == ("torch",) and name == "wall_torch"
+        if c.names and name not in c.names and not kept and not torch:
+            wrong.append(f"{c.dx},{c.dy},{c.dz}: {name}, not {c.names[0]}")
+        if not c.names and not c.part and name != "air":
+            wrong.append(f"{c.dx},{c.dy},{c.dz}: {name}, not air")
+    return wrong
+
+
+WALLS = blueprints.parse(
+    {
+        "name": "walls",
+        "about": "A 3x3 room, walls two high and a roof, a torch inside, an opening to the south.",
+        "front": "south",
+        "ground": 1,
+        "materials": {"wall": ["cobblestone"], "floor": ["dirt", "cobblestone"]},
+        "legend": {
+            "_": {"role": "floor", "keep": True},
+            "#": {"role": "wall"},
+            "t": {"item": "torch"},
+            ".": {"air": True},
+        },
+        "layers": [
+            ["_____", "_____", "_____", "_____", "_____"],
+            ["#####", "#t..#", "#...#", "#...#", "##.##"],
+            ["#####", "#...#", "#...#", "#...#", "##.##"],
+            ["#####", "#####", "#####", "#####", "#####"],
+        ],
+    }
+)
+"""A blueprint of plain blocks only: walls, a roof whose middle hangs from its edge, a torch."""
+
+
+def test_the_bot_builds_walls_and_a_roof_clearing_what_stands_in_the_way(
+    sandbox: EmbeddedWorld, helper: HelperBot
+) -> None:
+    x, z = plot(sandbox, helper, 0)
+    origin = (x - 2, SKY, z - 2)
+    # a hole in the floor, a dirt mound inside the room and a block where the opening goes
+    sandbox.op("set_block", x=x - 1, y=SKY - 1, z=z - 1, block="air")
+    sandbox.op("set_block", x=x, y=SKY, z=z, block="dirt")
+    sandbox.op("set_block", x=x, y=SKY, z=z + 2, block="stone")
+    give(sandbox, helper, {"cobblestone": 58, "dirt": 2, "torch": 1, "stone_pickaxe": 1})
+    helper.sees([(x, SKY, z)], "dirt")
+    helper.sees([(x, SKY, z + 2)], "stone")
+
+    done = build(helper, origin, WALLS)
+
+    assert done["ok"], repr(done)
+    assert made(sandbox, origin, WALLS) == []
+    assert done["dug"] >= 2 and done["placed"] >= 56, done
+
+
+def test_a_blueprint_turned_west_opens_to_the_west(
+    sandbox: EmbeddedWorld, helper: HelperBot
+) -> None:
+    x, z = plot(sandbox, helper, 1)
+    origin = (x - 2, SKY, z - 2)
+    give(sandbox, helper, {"cobblestone": 58, "torch": 1})
+
+    done = build(helper, origin, WALLS, front="west")
+
+    assert done["ok"], repr(done)
+    assert made(sandbox, origin, WALLS, "west") == []
+    assert block(sandbox, x - 2, SKY, z) == "air"  # the opening, on the west side now
+    assert block(sandbox, x, SKY, z + 2) == "cobblestone"  # the south side is a wall
+
+
+def test_a_build_without_enough_blocks_fails_and_says_what_is_missing(
+    sandbox: EmbeddedWorld, helper: HelperBot
+) -> None:
+    x, z = plot(sandbox, helper, 2)
+    give(sandbox, helper, {"cobblestone": 10})
+
+    done = build(helper, (x - 2, SKY, z - 2), WALLS)
+
+    assert not done["ok"]
+    assert "no cobblestone" in done["error"], done
+
+
+def test_the_site_is_flat_open_ground_near_water_and_never_on_it(
+    sandbox: EmbeddedWorld, helper: HelperBot
+) -> None:
+    x, z = plot(sandbox, helper, 3, size=31)
+    # a pond in the middle, a hill to the east: the flat ground west of the pond is the site
+    sandbox.op(
+        "fill", x1=x - 2, y1=SKY - 1, z1=z - 2, x2=x + 2, y2=SKY - 1, z2=z + 2, block="water"
+    )
+    sandbox.op("fill", x1=x + 6, y1=SKY, z1=z - 15, x2=x + 15, y2=SKY + 3, z2=z + 15, block="dirt")
+    helper.sees([(x, SKY - 1, z)], "water")
+    helper.sees([(x + 10, SKY + 3, z)], "dirt")
+
+    done = helper.act("site", width=7, depth=7, radius=12)
+
+    assert done["ok"], repr(done)
+    ox, oy, oz = done["origin"]["x"], done["origin"]["y"], done["origin"]["z"]
+    assert oy == SKY, done  # on the grass, not on the hill
+    assert ox + 6 < x + 6, done  # west of the hill
+    pond = {(px, pz) for px in range(x - 2, x + 3) for pz in range(z - 2, z + 3)}
+    assert not pond & {(ox + i, oz + j) for i in range(7) for j in range(7)}, done
+    assert done["water"] is not None and done["water"] <= 12, done
