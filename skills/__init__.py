@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pepa.base.errors import PepaError
 from skills import (
     acquire_food,
+    base_home,
     combat_approach,
     combat_attack_nearest,
     gather,
@@ -67,6 +68,10 @@ REGISTRY: dict[str, Skill] = {
         gather.WATER,
         gear_wear.SKILL,
         place_chest.SKILL,
+        base_home.BUILD,
+        base_home.GO,
+        base_home.LEAVE,
+        gather.WOOL,
         acquire_food.SKILL,
     )
 }

@@ -22,6 +22,9 @@ class Started:
     """False when the skill could not even start."""
     detail: str = ""
     """Why it could not start."""
+    step: bool = False
+    """The action is a step on the skill's way (wood for a house): when it ends well, the
+    skill goes on at its next run; the milestone it works toward is not reached."""
     stale: bool = False
     """It could not start because the view it was decided on is out of date (a swing whose
     target is gone: another bot killed it): not the skill's failure, nothing to learn from."""
@@ -62,11 +65,12 @@ def always(world: WorldView, args: Mapping[str, Any]) -> str | None:
     return None
 
 
-def started(action_id: str | None, what: str) -> Started:
-    """A Started for an action that returns an id (None means the link refused it)."""
+def started(action_id: str | None, what: str, *, step: bool = False) -> Started:
+    """A Started for an action that returns an id (None means the link refused it); ``step``:
+    a step on the skill's way (:attr:`Started.step`)."""
     if action_id is None:
         return Started(action_id=None, ok=False, detail=f"{what}: not connected")
-    return Started(action_id=action_id)
+    return Started(action_id=action_id, step=step)
 
 
 def xyz(to: Mapping[str, Any]) -> dict[str, float]:

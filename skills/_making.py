@@ -70,6 +70,8 @@ def run_step(
         mine = link.act("mine", names=DIAMOND_BLOCKS, count=n, level=DIAMOND_LEVEL,
                         drops=["diamond"], radius=24.0)  # fmt: skip
         return started(mine, "mine diamonds")
+    if skill == "gather.wool":  # a sheep's wool comes with its death (or its shearing)
+        return started(link.act("hunt", names=["sheep"], radius=48.0), "hunt sheep for wool")
     if skill == "gather.water":
         return started(link.act("scoop", radius=48.0), "scoop water")
     if skill.startswith("smelt."):

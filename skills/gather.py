@@ -115,3 +115,16 @@ WATER = Skill(
     precondition=_has_bucket,
     runner=_water,
 )
+
+
+def _wool(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    return run_step(link, "white_wool", int(args.get("count") or 3), world)
+
+
+WOOL = Skill(
+    id="gather.wool",
+    description="Get white wool (default 3) from the sheep near by.",
+    coach_may_dispatch=True,
+    precondition=always,
+    runner=_wool,
+)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,8 +12,8 @@ from skills._making import run_step
 
 
 def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    if world.inventory.count("chest") < 1:
-        return run_step(link, "chest", 1, world)
+    if world.inventory.count("chest") < 1:  # a step on the way: no chest placed yet
+        return dataclasses.replace(run_step(link, "chest", 1, world), step=True)
     return started(link.act("place", item="chest"), "place chest")
 
 

@@ -40,6 +40,7 @@ from pepa.runtime.events import (
     Died,
     DraftPlan,
     GoalSet,
+    HomeKnown,
     LessonLearned,
     MilestoneReached,
     PlanAsked,
@@ -163,8 +164,9 @@ class Curriculum(SupervisedActor):
             case Connected(version=version):
                 self._load_recipes(version)
                 self._ensure_plan()
-            case SkillFinished(skill=skill, ok=ok, detail=detail):
-                self._finished(skill, ok, detail)
+                self._tell_home()
+            case SkillFinished(skill=skill, ok=ok, detail=detail, step=step):
+                self._finished(skill, ok, detail, step)
             case _Assign():
                 self._assign()
             case ReflexTicked(idle=idle):
@@ -322,15 +324,23 @@ class Curriculum(SupervisedActor):
             logger.info("taking back the task %s (%s)", task.skill, task.milestone)
             self.publish(TaskWithdrawn(skill=task.skill, milestone=task.milestone))
 
-    def _finished(self, skill: str, ok: bool, detail: str) -> None:
-        outcome = self.policy.finished(skill, ok=ok, now=self.now())
+    def _finished(self, skill: str, ok: bool, detail: str, step: bool = False) -> None:
+        outcome = self.policy.finished(skill, ok=ok, now=self.now(), step=step)
         if outcome.place and self.world.position is not None:
             self.locations.remember(outcome.place, self.world.position.as_dict())
+            if outcome.place == "home":
+                self._tell_home()
         if outcome.rested:
             self.files.diary(f"gave up on {outcome.rested} for now: {detail}")
             logger.warning("milestone %s failed 3 times (%s); resting it", outcome.rested, detail)
         if outcome.succeeded:
             self._tick(outcome.succeeded)
+
+    def _tell_home(self) -> None:
+        """The reflex hears where the home is (it walks there at dusk, the bridge keeps it)."""
+        home = self.locations.places.get("home")
+        if home is not None:
+            self.publish(HomeKnown(x=home["x"], y=home["y"], z=home["z"]))
 
     def _observe(self, view: WorldView) -> None:
         items = dict(view.inventory.items)

@@ -19,6 +19,7 @@ the order while there is one, else the milestone.
 from __future__ import annotations
 
 import logging
+import math
 import queue
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ from pepa.runtime.events import (
     Died,
     FirstBlow,
     HealthChanged,
+    HomeKnown,
     HostileGone,
     HostileSpotted,
     LessonLearned,
@@ -61,7 +63,7 @@ from pepa.runtime.events import (
 )
 from pepa.runtime.events.queries import ActiveLessons
 from pepa.state.memory import TaskFile
-from pepa.world.view import WorldView
+from pepa.world.view import Vec3, WorldView
 
 __all__ = ["Reflex"]
 
@@ -152,7 +154,7 @@ class Reflex(SupervisedActor):
         for event_type in (
             WorldObserved, HostileSpotted, HostileGone, HealthChanged, Pause, Resume,
             OperatorOrder, ActionFinished, Connected, PlayerSpotted, Died, StuckDetected,
-            LessonLearned, Respawned, TaskSuggested, TaskWithdrawn, FirstBlow,
+            LessonLearned, Respawned, TaskSuggested, TaskWithdrawn, FirstBlow, HomeKnown,
         ):  # fmt: skip
             self.runtime.bus.subscribe(event_type, self.handle)
         self.publish(PausedChanged(paused=self.paused))
@@ -232,7 +234,12 @@ class Reflex(SupervisedActor):
                 if self.waiting_for == name:
                     self.waiting_for = None
                     self._step(now)
+            case HomeKnown(x=x, y=y, z=z):
+                self.memory.home = Vec3(x, y, z)
+                self._tell_home()
             case Connected() | Died() | Respawned():
+                if isinstance(message, Connected):
+                    self._tell_home()
                 self.runner.running = None
                 self.waiting_for = None
                 self.arming = None  # a new bot in the bridge, or a life it disarmed
@@ -246,6 +253,13 @@ class Reflex(SupervisedActor):
                 return super().on_message(message)
         self._arm(now, at_once=isinstance(message, _ARM_AT_ONCE))
         return None
+
+    def _tell_home(self) -> None:
+        """The bridge keeps the home (set_home): never broken for a path, its door walked."""
+        home = self.memory.home
+        if home is not None and self.link is not None:
+            at = {axis: math.floor(getattr(home, axis)) for axis in "xyz"}
+            self.link.call("set_home", **at)
 
     # -- the loop -------------------------------------------------------------------
 
@@ -337,7 +351,7 @@ class Reflex(SupervisedActor):
             logger.info("waiting to see %s before going on with %s", self.waiting_for, skill_id)
             return
         seconds = now - running.started
-        self.runner.outcome(running.label, skill_id, done.ok, done.error, seconds)
+        self.runner.outcome(running.label, skill_id, done.ok, done.error, seconds, running.step)
         if running.decision.reflex == "operator" and order is not None:
             reply = order_reply(skill_id, order, done.ok, done.error)
             if reply is not None:

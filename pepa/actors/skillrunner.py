@@ -123,7 +123,7 @@ class SkillRunner:
             return "instant"
         self.last_instant = ""
         logger.info("%s: %s (%s)", decision.reflex, ready.label, decision.reason)
-        self.running = Running(decision, started.action_id, now, ready.label)
+        self.running = Running(decision, started.action_id, now, ready.label, started.step)
         if decision.advice is not None:
             about, hostile, verdict, signature = decision.advice
             self.publish(
@@ -142,10 +142,15 @@ class SkillRunner:
         self.running = None
         return running
 
-    def outcome(self, what: str, skill_id: str, ok: bool, detail: str, seconds: float) -> None:
-        """Record how a skill ended; three identical failures in a row draft a proposal."""
+    def outcome(
+        self, what: str, skill_id: str, ok: bool, detail: str, seconds: float, step: bool = False
+    ) -> None:
+        """Record how a skill ended (``step``: a step on its way, :attr:`Running.step`); three
+        identical failures in a row draft a proposal."""
         self.metrics.record(skill_id, ok, seconds)
-        self.publish(SkillFinished(skill=skill_id, ok=ok, seconds=seconds, detail=detail))
+        self.publish(
+            SkillFinished(skill=skill_id, ok=ok, seconds=seconds, detail=detail, step=step)
+        )
         if not ok:
             logger.warning("%s failed: %s", what, detail)
         draft = self.failures.record(what, ok, detail, time.time())

@@ -52,6 +52,7 @@ BASE_RESOURCES = {
     "gather.coal": ("coal",),
     "gather.diamond": ("diamond",),
     "gather.water": ("water_bucket",),
+    "gather.wool": ("white_wool",),
 }
 """Items that come from gathering, not crafting, and the skill that gathers them (wood, whose
 names change with the version, is :func:`grows`)."""

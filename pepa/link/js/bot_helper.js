@@ -211,6 +211,8 @@ function createBot (opts, onEvent) {
     if (!bot.pathfinder.movements) bot.pathfinder.setMovements(new Movements(bot))
     // a danger area (setDanger, the watchdog's) costs more to step in: the pathfinder goes around
     bot.pathfinder.movements.exclusionAreasStep = [ctx.dangerCost]
+    // the home's blocks are never broken for a path (home.js)
+    bot.pathfinder.movements.exclusionAreasBreak = [ctx.home.keepCost]
     emit({ type: 'spawn', position: vxyz(bot.entity.position), hp: bot.health, food: bot.food })
   })
   bot.on('health', () => emit({ type: 'health', hp: bot.health, food: bot.food, saturation: bot.foodSaturation }))

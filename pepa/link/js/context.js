@@ -13,7 +13,8 @@
 //                       cannot be stopped)
 //   ctx.loadedFurnaces  furnaces this bot put something in: the only ones it takes from
 // Parts: ctx.bot, ctx.emit, ctx.cover (cover.js), ctx.finder (find.js), ctx.melee (melee.js),
-//   ctx.firstBlow (firstblow.js), ctx.workshop (workshop.js), ctx.climb (climb.js); and the
+//   ctx.firstBlow (firstblow.js), ctx.workshop (workshop.js), ctx.climb (climb.js), ctx.home
+//   (home.js); and the
 //   libraries ctx.Vec3, ctx.goals, ctx.Movements.
 // Set by bot_helper.js's dispatcher: ctx.api (the functions Python calls) and ctx.done(id, ok,
 //   extra), which ends an action with its actionDone event.
@@ -25,6 +26,7 @@ const { createFirstBlow } = require('./firstblow')
 const { createFinder } = require('./find')
 const { reachGoal } = require('./reach')
 const { hostile } = require('./plain')
+const { createHome } = require('./home')
 
 const WEAPONS = ['netherite_sword', 'diamond_sword', 'iron_sword', 'stone_sword', 'golden_sword', 'wooden_sword',
   'netherite_axe', 'diamond_axe', 'iron_axe', 'stone_axe', 'golden_axe', 'wooden_axe']
@@ -168,6 +170,7 @@ function createContext (bot, lib) {
     moves.allow1by1towers = false
     moves.allowParkour = false
     moves.exclusionAreasStep = [ctx.dangerCost]
+    moves.exclusionAreasBreak = [ctx.home.keepCost]
     const mine = { moves, normal: bot.pathfinder.movements }
     ctx.gentle = mine
     bot.pathfinder.setMovements(moves)
@@ -276,6 +279,8 @@ function createContext (bot, lib) {
   })
   // the carried table and furnace (workshop.js): placed where the bot stands, dug back after
   ctx.workshop = createWorkshop(bot, { Vec3, goals, findBlock: ctx.finder.findBlock, bestTool, waitFor, countOf, solid, liquid, gotoGently, groundSpot, placeNear, placeOverhead, fill })
+  // the home (home.js): its blocks are never broken for a path, its door is walked through
+  ctx.home = createHome(ctx)
   ctx.climb = createClimb(bot, { Vec3, bestTool, waitFor, liquid, blocks: SHELTER_BLOCKS, centre, sealedCell: ctx.workshop.sealedCell })
   return ctx
 }

@@ -49,6 +49,7 @@ PLACES: Mapping[str, str] = {
     "base.place-chest": "chest",
     "survive.sleep": "bed",
     "craft.crafting_table": "base",
+    "base.build-home": "home",
 }
 """Skills whose success names the place where the bot stands (``locations.json``)."""
 
@@ -187,11 +188,12 @@ class Assigner:
         self.idle_ticks = 0
         return self.assigned
 
-    def finished(self, skill: str, *, ok: bool, now: float) -> Outcome:
-        """A skill ended; what it means (any skill: a success may tick a milestone)."""
+    def finished(self, skill: str, *, ok: bool, now: float, step: bool = False) -> Outcome:
+        """A skill ended; what it means (any skill: a success may tick a milestone, unless it
+        was only a ``step`` on the skill's way: it ends the task out, which comes again)."""
         current = self.canonical(skill)
-        succeeded = (current,) if ok else ()
-        place = PLACES.get(current, "") if ok else ""
+        succeeded = (current,) if ok and not step else ()
+        place = PLACES.get(current, "") if ok and not step else ""
         task = self.assigned
         if task is None or current != self.canonical(task.skill):
             return Outcome(succeeded=succeeded, place=place)

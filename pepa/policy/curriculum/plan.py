@@ -53,8 +53,8 @@ __all__ = [
 
 
 DEFAULT_GOAL = (
-    "survive: wooden and stone tools, a furnace, iron tools, iron armour and a shield, "
-    "food in the bag and a chest at base, then diamond tools and armour"
+    "survive: wooden and stone tools, a furnace, a home, iron tools, "
+    "iron armour and a shield, food in the bag, then diamond tools and armour"
 )
 """The goal a fresh bot works toward until an operator sets another."""
 DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
@@ -62,6 +62,7 @@ DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("stone_pickaxe", 1),
     ("stone_sword", 1),
     ("furnace", 1),
+    ("home", 1),
     ("iron_pickaxe", 1),
     ("iron_sword", 1),
     ("iron_chestplate", 1),
@@ -76,15 +77,18 @@ DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("diamond_leggings", 1),
     ("diamond_boots", 1),
 )
-"""The tech tree the offline planner climbs for a general survival goal: stone, a furnace,
-then iron (smelted) tools, the chestplate and a shield first, the rest of the armour; then
-diamonds, mined deep (torches and a water bucket first): the pickaxe, the sword, the armour."""
+"""The tech tree the offline planner climbs for a general survival goal: stone, a furnace, a
+home (``base.build-home``: a house with a bed and chests, :data:`HOME_MILESTONE`), then iron
+(smelted) tools, the chestplate and a shield first, the rest of the armour; then diamonds, mined
+deep (torches and a water bucket first): the pickaxe, the sword, the armour."""
 MINING_KIT: tuple[tuple[str, int], ...] = (("torch", 16), ("water_bucket", 1))
 """What the bot holds before its first deep mine: torches for the tunnels' walls, and water
 against lava and fire (docs/mining.md)."""
 FOOD_MILESTONE = ("food", 5, "food.hunt")
 CHEST_MILESTONE = ("chest", 1, "base.place-chest")
-NON_INVENTORY = {"base.place-chest"}
+HOME_MILESTONE = ("home", 1, "base.build-home")
+"""The house (pepa/game/blueprints/hut.json): its skill gets what it takes, then builds."""
+NON_INVENTORY = {"base.place-chest", "base.build-home"}
 """Skills whose milestone only the skill's success can tick (nothing stays in the inventory)."""
 _WORD = re.compile(r"[a-z]+")
 
@@ -204,6 +208,10 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
     queue = list(targets)
     while queue:
         item, count = queue.pop(0)
+        if (item, count) == HOME_MILESTONE[:2]:  # no craft: its skill gets what it takes
+            if HOME_MILESTONE[2] in skills:
+                plan.append(milestone(*HOME_MILESTONE))
+            continue
         try:
             steps, rest = plan_craft_rest(item, stock, recipes, count=count)
         except CraftingError as exc:
@@ -249,7 +257,8 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
         stock[TABLE] = 1  # placed once, used for every later craft
     if "food.hunt" in skills and (general or words & {"food", "eat"}):
         plan.append(milestone(*FOOD_MILESTONE))
-    if "base.place-chest" in skills and (general or "chest" in words):
+    home = any(m.skill == HOME_MILESTONE[2] for m in plan)  # its chests are at base
+    if "base.place-chest" in skills and not home and (general or "chest" in words):
         plan.append(milestone(*CHEST_MILESTONE))
     return plan
 

@@ -148,6 +148,7 @@ def decide(world: WorldView, now: float, memory: ChainState) -> Decision:
         task=task,
         may_leave=now >= memory.morning_retry_at,
         lead=lead,
+        home=memory.home if now >= memory.home_retry_at else None,
     )
     if step is not None:  # a task mined under cover stays the task (the slot drops it when done)
         reflex = {"sleep": "sleep", "eat": "eat", "mine": "task"}.get(step.kind, "night")

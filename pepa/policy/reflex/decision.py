@@ -142,6 +142,11 @@ class ChainState:
     """No shelter attempt before this time (after one failed)."""
     stock_retry_at: float = -math.inf
     """No hunt for the night before this time (after one failed: knob ``night_food``)."""
+    home: Vec3 | None = None
+    """Where the home is (the cell inside its door, ``locations.json`` ``home``): the night
+    plan walks there at dusk (:func:`night.plan`); walls round the bot there are no shelter."""
+    home_retry_at: float = -math.inf
+    """No walk home before this time (after one failed)."""
     morning_retry_at: float = -math.inf
     """No way out of the shelter tried before this time (after one failed)."""
     ways_out_failed: int = 0
@@ -191,7 +196,7 @@ class ChainState:
         self._follow_cover(world, now)
         enclosure = world.enclosure
         lead = self.tuning(world, names=("dusk_lead",)).dusk_lead
-        self.shelter = night.shelter_spot(world, self.shelter, lead)
+        self.shelter = night.shelter_spot(world, self.shelter, lead, self.home)
         trapped = (
             world.connected
             and enclosure is not None

@@ -42,6 +42,8 @@ class Running:
     action_id: str | None
     started: float
     label: str
+    step: bool = False
+    """The action is a step on the skill's way: a success does not reach its milestone."""
 
 
 Admission = str

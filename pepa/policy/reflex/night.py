@@ -71,6 +71,13 @@ SLEEP_SAFE_RADIUS = 8.0
 8 blocks across, 5 up and down)."""
 FULL = 20
 """A full food bar: the bot eats before dark below this."""
+AT_HOME = 4.0
+"""Blocks from the cell inside the home's door the bot may be and be at home (the hut's room is
+3 by 3 behind it)."""
+HOME_REACH = 160.0
+"""Blocks from home beyond which the bot shelters where it is at dusk instead of walking home
+(a walk of about a minute and a half: the dusk before monsters spawn is 1188 ticks, 59 s at
+real time)."""
 STILL_THERE = 1.5
 """Blocks the bot may be from the spot it sheltered at and still be in its shelter."""
 UNDER_COVER_REACH = 9.0
@@ -86,7 +93,7 @@ class NightStep:
     """One decision of the night plan."""
 
     kind: str
-    """``sleep``, ``eat``, ``shelter``, ``mine``, ``wait`` or ``leave-shelter``."""
+    """``sleep``, ``eat``, ``home``, ``shelter``, ``mine``, ``wait`` or ``leave-shelter``."""
     skill: str | None
     """The skill to run; None to stay put."""
     args: Mapping[str, Any] = field(default_factory=dict)
@@ -97,6 +104,11 @@ def is_night(time_of_day: int | None, lead: float = 0.0) -> bool:
     """Whether it is dusk or night: from :data:`DUSK` (``lead`` ticks sooner: a lesson, knob
     ``dusk_lead``) until :data:`MORNING`."""
     return time_of_day is not None and DUSK - lead <= time_of_day % 24000 < MORNING
+
+
+def at_home(here: Vec3, home: Vec3) -> bool:
+    """Whether ``here`` is in the home whose door's inside cell is ``home`` (:data:`AT_HOME`)."""
+    return here.distance_to(home) <= AT_HOME
 
 
 def closed_in(world: WorldView) -> bool:
@@ -110,7 +122,9 @@ def closed_in(world: WorldView) -> bool:
     )
 
 
-def shelter_spot(world: WorldView, previous: Vec3 | None, lead: float = 0.0) -> Vec3 | None:
+def shelter_spot(
+    world: WorldView, previous: Vec3 | None, lead: float = 0.0, home: Vec3 | None = None
+) -> Vec3 | None:
     """Where the bot shelters: the spot it is closed in at by night, kept while it stays
     there (into the morning, until it is out) and, by night, while it mines below its floor
     within :data:`UNDER_COVER_REACH`; None once it has left (``lead``: as :func:`is_night`). A
@@ -118,6 +132,8 @@ def shelter_spot(world: WorldView, previous: Vec3 | None, lead: float = 0.0) -> 
     the morning is out of its shelter: its task's own walk takes it up (the escape's search
     from such mines kept failing in the gauntlet, where that walk got out)."""
     here = world.position
+    if home is not None and here is not None and at_home(here, home):
+        return None  # the home's walls and door: never dug out of in the morning
     night = is_night(world.time_of_day, lead)
     if night and closed_in(world) and here is not None:
         return here if previous is None or here.distance_to(previous) > STILL_THERE else previous
@@ -208,6 +224,7 @@ def plan(
     task: Mapping[str, Any] | None = None,
     may_leave: bool = True,
     lead: float = 0.0,
+    home: Vec3 | None = None,
 ) -> NightStep | None:
     """The night plan's step now, or None (day; a bed near by that cannot be used yet).
 
@@ -215,7 +232,9 @@ def plan(
     None when it has none or has just eaten; ``may_sleep`` / ``may_shelter`` / ``may_leave``:
     False for a while after a bed, a shelter or a way out failed; ``task``: the task slot's task
     (``skill``, ``args``), which goes on under cover when it can (:func:`works_under_cover`);
-    ``lead``: ticks before :data:`DUSK` the night begins (a lesson, knob ``dusk_lead``).
+    ``lead``: ticks before :data:`DUSK` the night begins (a lesson, knob ``dusk_lead``);
+    ``home``: the cell inside the home's door (None: no home, or the way there failed a moment
+    ago): the bot walks home from within :data:`HOME_REACH` when its bed is not near.
     """
     time = world.time_of_day
     if not is_night(time, lead):
@@ -241,6 +260,15 @@ def plan(
         work = _work(world, task)
         return work or NightStep(kind="wait", skill=None, reason="in the shelter until morning")
     beds = [b for b in world.beds if b.distance <= BED_RADIUS]
+    here = world.position
+    if home is not None and here is not None and not beds:
+        far = here.distance_to(home)
+        if at_home(here, home):  # its walls and door keep the night out: no shelter in it
+            return NightStep(kind="wait", skill=None, reason="at home")
+        if far <= HOME_REACH:
+            return NightStep(
+                kind="home", skill="base.go-home", reason=f"dusk: home, {far:.0f} blocks"
+            )
     usable = time is not None and BED_FROM <= time % 24000 <= BED_UNTIL
     if beds and not usable:  # the bed is the night's refuge: work on until it can be used
         return None

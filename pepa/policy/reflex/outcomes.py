@@ -75,6 +75,8 @@ def ended(
         memory.night_retry_at = now + (SHELTER_SETTLE if ok else NIGHT_RETRY)
         if ok:  # sheltered from now on, though the view may not show the walls yet
             memory.shelter = memory.shelter or position
+    elif skill == "base.go-home" and not ok:  # the way home failed: a shelter tonight
+        memory.home_retry_at = now + NIGHT_RETRY
     elif reflex == "stock" and not ok:  # no animal, no way to one
         memory.stock_retry_at = now + STOCK_RETRY
     elif skill == "survive.cover" and ok:

@@ -37,6 +37,7 @@ __all__ = [
     "FirstBlow",
     "GoalSet",
     "HealthChanged",
+    "HomeKnown",
     "HostileGone",
     "HostileSpotted",
     "Kicked",
@@ -334,6 +335,16 @@ class DuskFell:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HomeKnown:
+    """Where the home is: the cell inside its door (``locations.json`` ``home``), told by the
+    curriculum when the bot connects and when it builds one."""
+
+    x: float
+    y: float
+    z: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DawnBroke:
     """Day began (time of day passed 23000 or wrapped)."""
 
@@ -412,6 +423,9 @@ class SkillFinished:
     """How long it ran."""
     detail: str = ""
     """Why it failed."""
+    step: bool = False
+    """The run was a step on the skill's way (wood for a house): a success reaches no
+    milestone (skills/_base.py ``Started.step``)."""
 
 
 # The mind's events live in pepa.runtime.events.mind; every event is importable from here.

@@ -22,6 +22,7 @@ from pepa.runtime.events import (
     Connected,
     Died,
     GoalSet,
+    HomeKnown,
     LessonLearned,
     MilestoneReached,
     PlanAsked,
@@ -409,3 +410,26 @@ def test_armour_first_comes_with_a_lesson_learned_now_and_never_with_learning_of
     on.send(taught, IN_WORLD)
     on.advance(1)
     assert [skill for skill, _ in suggested(on)] == ["craft.iron_chestplate"]
+
+
+def test_the_home_is_reached_only_by_its_build_and_then_told_to_the_reflex(
+    tmp_path: Path, start: Any
+) -> None:
+    write_plan(tmp_path, "# Plan\n\nGoal: a home\n\n- [ ] 1 home (base.build-home)\n")
+    h = start()
+    h.send(WorldObserved(view=view(position=(10.5, 64.0, 3.5))))
+    h.advance(1)
+    assert suggested(h) == [("base.build-home", "1 home (base.build-home)")]
+    # a step on its way (wood for the door) ends well: the milestone is not reached
+    h.send(SkillFinished(skill="base.build-home", ok=True, seconds=1.0, step=True))
+    assert h.events(MilestoneReached) == [] and h.events(HomeKnown) == []
+    assert "home" not in orjson.loads((tmp_path / "locations.json").read_bytes())
+    h.advance(5)
+    assert len(suggested(h)) == 2  # out again for its next step
+    h.send(finished("base.build-home"))  # built: the bot stands inside the door
+    assert h.last(MilestoneReached).text == "1 home (base.build-home)"
+    home = orjson.loads((tmp_path / "locations.json").read_bytes())["home"]
+    assert (home["x"], home["y"], home["z"]) == (10.5, 64.0, 3.5)
+    assert h.last(HomeKnown) == HomeKnown(x=10.5, y=64.0, z=3.5)
+    h.send(Connected(server="127.0.0.1:25565", version="1.16.5"))  # told again at each connect
+    assert len(h.events(HomeKnown)) == 2

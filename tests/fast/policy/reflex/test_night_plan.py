@@ -14,7 +14,7 @@ from pepa.policy.reflex import night
 from pepa.policy.reflex.chain import decide
 from pepa.policy.reflex.decision import ChainState
 from pepa.policy.reflex.outcomes import MORNING_RETRY, NIGHT_RETRY, WAYS_OUT
-from pepa.runtime.events import ActionFinished, TaskSuggested, WorldObserved
+from pepa.runtime.events import ActionFinished, HomeKnown, TaskSuggested, WorldObserved
 from pepa.testing import ActorHarness, FakeLink, entity, view
 from pepa.world.view import Vec3, WorldView
 from skills.craft import craft_skill
@@ -342,4 +342,43 @@ def test_a_failed_way_out_in_the_morning_rests_before_the_next(tmp_path: Path) -
         finish(h, link, ok=False, error="No path to the goal!")
         h.advance(MORNING_RETRY + 1.0)
     assert h.actor.memory.shelter is None and h.actor.memory.ways_out_failed == 0
+    h.stop()
+
+
+HOME = Vec3(100.5, 64.0, 0.5)
+
+
+def test_at_dusk_the_bot_walks_home_from_afar_and_shelters_when_home_is_too_far() -> None:
+    away = at(12100, position=(40.5, 64.0, 0.5))  # 60 blocks from home, no bed near
+    home = step(away, home=HOME)
+    assert home is not None and (home.kind, home.skill) == ("home", "base.go-home")
+    assert step(away) is not None and step(away).kind == "shelter"  # no home: a shelter
+    far = at(12100, position=(100.5 + night.HOME_REACH + 5, 64.0, 0.5))
+    assert step(far, home=HOME).kind == "shelter"  # too far to walk before dark
+    # at home, or with its bed in sight, the bed is the refuge as before
+    assert step(at(12100, position=(101.5, 64.0, 0.5)), home=HOME).kind == "wait"  # no bed seen
+    assert step(at(12100, position=(101.5, 64.0, 0.5), beds=[BED]), home=HOME) is None
+    assert step(at(12600, position=(90.5, 64.0, 0.5), beds=[BED]), home=HOME).kind == "sleep"
+    assert step(at(6000, position=(40.5, 64.0, 0.5)), home=HOME) is None  # by day: work
+
+
+def test_walls_at_home_are_never_a_shelter_to_dig_out_of() -> None:
+    inside = at(14000, **SHELTERED, position=(100.5, 64.0, 1.5))
+    assert night.shelter_spot(inside, None) is not None  # walls, a roof: as a shelter …
+    assert night.shelter_spot(inside, None, home=HOME) is None  # … but it is home
+    assert step(at(50, **SHELTERED, position=(100.5, 64.0, 1.5)), home=HOME) is None
+
+
+def test_the_reflex_actor_tells_the_bridge_its_home_and_walks_there_at_dusk(
+    tmp_path: Path,
+) -> None:
+    link = FakeLink()
+    h = ActorHarness(Reflex, link=link, server_dir=tmp_path, peers={"knowledge": lambda m: ()})
+    h.send(HomeKnown(x=100.5, y=64.0, z=0.5))
+    assert [c.args for c in link.calls("set_home")] == [{"x": 100, "y": 64, "z": 0}]
+    h.send(WorldObserved(view=at(12100, position=(40.5, 64.0, 0.5))))
+    assert link.last().name == "go_home"
+    finish(h, link, ok=False, error="no door at the home")  # the way failed: a shelter
+    h.send(WorldObserved(view=at(12150, position=(40.5, 64.0, 0.5), items={"dirt": 8})))
+    assert link.last().name == "shelter"
     h.stop()
