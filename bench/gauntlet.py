@@ -116,8 +116,11 @@ def run(
             day = (_game_tick(stats) - first_tick) // 24000  # whole days, from any start time
             if day >= days:
                 break
-            if _alive(world) and len(tiers) < len(TIERS):
-                _reached(tiers, world.op("inventory", player=BOT), _game_tick(stats) - first_tick)
+            ticks = _game_tick(stats) - first_tick
+            if _alive(world) and len(tiers) < len(TIERS) + len(HOMESTEAD):
+                _reached(tiers, world.op("inventory", player=BOT), ticks)
+            if "home" not in tiers and _home(server) is not None:
+                tiers["home"] = round(ticks / 24000, 2)
             noon = 5000 <= int(stats["time"]) % 24000 <= 7000
             if noon and day not in sampled and _alive(world):
                 sampled.add(day)
@@ -129,6 +132,7 @@ def run(
             pause.wait(1.0)
         elapsed = time.monotonic() - started
         inventory = world.op("inventory", player=BOT) if _alive(world) else {}
+        house = _house(world, _home(server))
         order = [_death_cause(d) for d in world.op("life_stats")["deaths"] if d["player"] == BOT]
     finally:
         print()
@@ -167,6 +171,10 @@ def run(
         "items_held_at_end": sum(int(n) for n in inventory.values()),
         "milestones": f"{sum(m.done for m in plan)}/{len(plan)}",
         "tier_days": "; ".join(f"{tier} {tiers[tier]}" for tier, _ in TIERS if tier in tiers),
+        "home_day": tiers.get("home"),
+        "house": house,
+        "wheat_day": tiers.get("wheat"),
+        "bread_day": tiers.get("bread"),
         "diamonds_held_at_end": int(inventory.get("diamond", 0)),
     }
 
@@ -174,14 +182,47 @@ def run(
 TIERS = (("wood", "wooden_pickaxe"), ("stone", "stone_pickaxe"), ("iron", "iron_pickaxe"),
          ("diamond", "diamond_pickaxe"))  # fmt: skip
 """The tool tiers, each reached when its pickaxe is first held (``tier_days``)."""
+HOMESTEAD = (("wheat", "wheat"), ("bread", "bread"))
+"""A farm harvested (wheat first held: only a farm grows it) and bread baked from it."""
 
 
 def _reached(tiers: dict[str, float], inventory: dict[str, Any], ticks: int) -> None:
-    """Note the game day (fractional, from the run's start) at which each tier's pickaxe is
-    first seen in the bot's inventory (sampled once a second)."""
-    for tier, pickaxe in TIERS:
+    """Note the game day (fractional, from the run's start) at which each tier's pickaxe, and
+    the farm's wheat and bread, are first seen in the bot's inventory (sampled once a second)."""
+    for tier, pickaxe in (*TIERS, *HOMESTEAD):
         if tier not in tiers and int(inventory.get(pickaxe, 0)) > 0:
             tiers[tier] = round(ticks / 24000, 2)
+
+
+def _home(server: Path) -> dict[str, float] | None:
+    """The home the bot built (``locations.json``: the cell inside its door), or None."""
+    try:
+        places = json.loads((server / "locations.json").read_text())
+    except (OSError, ValueError):
+        return None
+    home = places.get("home") if isinstance(places, dict) else None
+    return home if isinstance(home, dict) else None
+
+
+def _house(world: EmbeddedWorld, home: dict[str, float] | None) -> str:
+    """What stands round the home at the end (beds, chests, doors, furnaces, tables within 4
+    blocks of the cell inside its door), read from the world: ``bed 1, chest 2, door 1 …``."""
+    if home is None:
+        return ""
+    x, y, z = (int(home[k] // 1) for k in "xyz")
+    kinds: Counter[str] = Counter()
+    for dx in range(-4, 5):
+        for dz in range(-4, 5):
+            for dy in (0, 1):
+                name = str(world.op("block_at", x=x + dx, y=y + dy, z=z + dz)["name"])
+                kind = next((k for k in HOUSE_PARTS if name == k or name.endswith("_" + k)), None)
+                if kind is not None and not (kind in ("bed", "door") and dy == 1):
+                    kinds[kind] += 1
+    kinds["bed"] //= 2  # a bed is two blocks
+    return ", ".join(f"{k} {kinds[k]}" for k in HOUSE_PARTS if kinds[k])
+
+
+HOUSE_PARTS = ("bed", "chest", "door", "furnace", "crafting_table", "torch")
 
 
 def repeat_deaths(causes: list[str]) -> int:

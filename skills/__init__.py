@@ -12,6 +12,7 @@ from pepa.base.errors import PepaError
 from skills import (
     acquire_food,
     base_home,
+    base_storage,
     combat_approach,
     combat_attack_nearest,
     gather,
@@ -71,6 +72,8 @@ REGISTRY: dict[str, Skill] = {
         base_home.BUILD,
         base_home.GO,
         base_home.LEAVE,
+        base_storage.STORE,
+        base_storage.FETCH,
         gather.WOOL,
         acquire_food.SKILL,
     )

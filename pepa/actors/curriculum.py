@@ -14,6 +14,7 @@ out, and when, is :class:`pepa.policy.curriculum.assigner.Assigner`'s decision.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,10 +33,12 @@ from pepa.policy.curriculum.plan import (
     next_milestone,
     tick,
 )
+from pepa.policy.curriculum.storage import to_fetch, to_store
 from pepa.policy.learning.reflection import adjust_plan
 from pepa.policy.reflex.advice import Lessons
 from pepa.runtime import SupervisedActor, SupervisionContext
 from pepa.runtime.events import (
+    ActionFinished,
     Connected,
     Died,
     DraftPlan,
@@ -65,7 +68,8 @@ from pepa.state.plans import (
     rename_skill,
     render_plan,
 )
-from pepa.world.view import WorldView
+from pepa.state.storage import Storage, chest_key
+from pepa.world.view import Vec3, WorldView
 
 __all__ = ["DEFAULT_GOAL", "INVENTORY_LOG_EVERY", "Curriculum"]
 
@@ -107,6 +111,7 @@ class Curriculum(SupervisedActor):
         self.tasks = TaskFile(server_dir / "current-task.json")
         """Read once at setup; the reflex chain's task slot is its only writer."""
         self.locations = Locations(server_dir / "locations.json")
+        self.storage = Storage(server_dir / "storage.json")
         self.recipes: Recipes | None = None
         self.world = WorldView()
         self.policy = Assigner(known=skills.known, canonical=skills.canonical)
@@ -119,7 +124,7 @@ class Curriculum(SupervisedActor):
         bus = self.runtime.bus
         for event_type in (
             WorldObserved, SkillFinished, Connected, GoalSet, PlanAsked, ReflexTicked,
-            PlanDrafted, RevisePlan, Died, LessonLearned,
+            PlanDrafted, RevisePlan, Died, LessonLearned, ActionFinished,
         ):  # fmt: skip
             bus.subscribe(event_type, self.handle)
         self._recall()
@@ -165,6 +170,13 @@ class Curriculum(SupervisedActor):
                 self._load_recipes(version)
                 self._ensure_plan()
                 self._tell_home()
+            case ActionFinished(chests=chests):
+                for chest in chests:
+                    key = chest_key(chest.x, chest.y, chest.z)
+                    if chest.gone:
+                        self.storage.forget(key)
+                    else:
+                        self.storage.saw(key, chest.items, time.time())
             case SkillFinished(skill=skill, ok=ok, detail=detail, step=step):
                 self._finished(skill, ok, detail, step)
             case _Assign():
@@ -295,11 +307,62 @@ class Curriculum(SupervisedActor):
         task = self.policy.next(plan, connected=connected, now=now, first=first)
         if task is None:
             return
+        before = self._store_first(task) or self._fetch_first(task)
+        if before is not None:
+            task = self.policy.replace(before)
         in_order = self.policy.workable(plan, now)[0]  # the plan's order: what went out before
         if in_order.text != task.milestone:
             logger.info("milestone %s before %s: armour first (a lesson)", task.milestone,
                         in_order.text)  # fmt: skip
         self._suggest(task)
+
+    def _home_chests(self) -> tuple[Vec3 | None, list[tuple[int, int, int]]]:
+        """The home (the cell inside its door) and the chests remembered within 8 blocks of it,
+        in a fixed order (the first takes building blocks)."""
+        place = self.locations.places.get("home")
+        if place is None:
+            return None, []
+        home = Vec3(place["x"], place["y"], place["z"])
+        chests = []
+        for key in sorted(self.storage.chests):
+            x, y, z = (int(v) for v in key.split(","))
+            if Vec3(x + 0.5, y, z + 0.5).distance_to(home) <= 8.0:
+                chests.append((x, y, z))
+        return home, chests
+
+    def _store_first(self, task: Task) -> Task | None:
+        """A ``base.store`` of the bag's surplus before ``task``, when it is due, or None."""
+        home, chests = self._home_chests()
+        here = self.world.position
+        if home is None or here is None or not skills.known("base.store"):
+            return None
+        inventory = self.world.inventory
+        free = 36 if inventory.empty_slots is None else inventory.empty_slots
+        due = to_store(inventory.items, free, here.distance_to(home), chests)
+        if due is None:
+            return None
+        at, sort = due
+        logger.info("storing %s in the chest at %s first (before %s)", sort, at, task.milestone)
+        return Task(skill="base.store", milestone=task.milestone, item=sort, chest=at)
+
+    def _fetch_first(self, task: Task) -> Task | None:
+        """A ``base.fetch`` of something stored that changes ``task``'s next step, or None."""
+        if not task.item or not self.storage.chests or not skills.known("base.fetch"):
+            return None
+        stored: dict[str, list[tuple[tuple[int, int, int], int]]] = {}
+        for key, chest in self.storage.chests.items():
+            x, y, z = (int(v) for v in key.split(","))
+            for name, n in chest["items"].items():
+                stored.setdefault(name, []).append(((x, y, z), int(n)))
+        for chests in stored.values():
+            chests.sort(key=lambda c: -c[1])
+        held = self.world.inventory.items
+        found = to_fetch(task.item, task.count or 1, held, stored, self.world.version)
+        if found is None:
+            return None
+        item, count, at = found
+        logger.info("%s first: %d in the chest at %s (for %s)", item, count, at, task.milestone)
+        return Task(skill="base.fetch", milestone=task.milestone, item=item, count=count, chest=at)
 
     def _recall(self) -> None:
         """The lessons in force at start (the knowledge actor starts first)."""

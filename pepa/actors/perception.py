@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from operator import attrgetter
 from typing import Any
@@ -24,6 +26,7 @@ from pepa.runtime import SupervisedActor, SupervisionContext, TimerHandle
 from pepa.runtime.events import (
     ActionFinished,
     ChatReceived,
+    ChestSeen,
     Connected,
     DamageTaken,
     Died,
@@ -320,9 +323,60 @@ class Perception(SupervisedActor):
                     ok=bool(raw.get("ok")),
                     action=str(raw.get("action", "")),
                     error=str(raw.get("error") or ""),
+                    chests=chests_seen(raw),
                 )
             )
         if kind in _IMMEDIATE or kind in ("death", "end", "connected"):
             changed = self._observe(force=kind in ("death", "end", "connected"))
             if changed and self.next_quiet:  # awake again: 5 snapshots a second from now
                 self._schedule()
+
+
+CHEST_ACTIONS = frozenset(("store", "fetch", "look_in"))
+BUILD_ACTIONS = frozenset(("settle", "build"))
+
+
+def chests_seen(raw: Mapping[str, Any]) -> tuple[ChestSeen, ...]:
+    """The chests an action's end reports: the one a chest action opened (:func:`chest_seen`),
+    the new, empty ones a build placed (its ``chests`` positions)."""
+    if raw.get("action") in BUILD_ACTIONS and raw.get("ok"):
+        placed = raw.get("chests")
+        if not isinstance(placed, list) or len(placed) > 64:
+            return ()
+        out = [chest_seen({"action": "look_in", "ok": True, "chest": at, "contents": {}})
+               for at in placed]  # fmt: skip
+        return tuple(c for c in out if c is not None)
+    seen = chest_seen(raw)
+    return () if seen is None else (seen,)
+
+
+_ITEM = re.compile(r"^[a-z0-9_]{1,64}$")
+
+
+def chest_seen(raw: Mapping[str, Any]) -> ChestSeen | None:
+    """The chest a ``store``, ``fetch`` or ``look_in`` left (its ``chest`` position and
+    ``contents``), checked as data: None for another action or a malformed report (logged)."""
+    if raw.get("action") not in CHEST_ACTIONS:
+        return None
+    at, contents = raw.get("chest"), raw.get("contents")
+    try:
+        if not isinstance(at, Mapping):
+            raise TypeError("no chest position")
+        x, y, z = (at[k] for k in "xyz")
+        if not all(isinstance(v, int | float) and abs(v) < 3e7 for v in (x, y, z)):
+            raise ValueError(f"a chest position out of the world: {at!r}")
+        gone = not raw.get("ok") and "no chest" in str(raw.get("error") or "")
+        items: dict[str, int] = {}
+        if not gone:
+            if not isinstance(contents, Mapping) or len(contents) > 27:
+                raise TypeError(f"contents are not a chest's: {str(contents)[:80]!r}")
+            for name, n in contents.items():
+                if not isinstance(name, str) or not _ITEM.match(name):
+                    raise ValueError(f"not an item name: {str(name)[:40]!r}")
+                if isinstance(n, bool) or not isinstance(n, int) or not 0 < n <= 27 * 64:
+                    raise ValueError(f"not a count of {name}: {n!r}")
+                items[name] = n
+    except (KeyError, TypeError, ValueError) as exc:
+        logger.warning("a %s reported no chest pepa can read: %s", raw.get("action"), exc)
+        return None
+    return ChestSeen(x=int(x // 1), y=int(y // 1), z=int(z // 1), items=items, gone=gone)

@@ -72,6 +72,9 @@ class Task:
     """The milestone's text (empty in a record from before milestones were named)."""
     item: str = ""
     count: int = 0
+    chest: tuple[int, int, int] | None = None
+    """Where a ``base.fetch`` task takes its item from (:func:`pepa.policy.curriculum.storage.
+    to_fetch`); None for every other task."""
 
     @classmethod
     def of(cls, m: Milestone) -> Task:
@@ -98,6 +101,8 @@ class Task:
             args["item"] = self.item
         if self.count:
             args["count"] = self.count
+        if self.chest is not None:
+            args.update(zip("xyz", self.chest, strict=True))
         return args
 
 
@@ -166,6 +171,11 @@ class Assigner:
         self.assigned = Task.of(open_[0])
         self.idle_ticks = 0
         return self.assigned
+
+    def replace(self, task: Task) -> Task:
+        """Hand ``task`` out in place of the one :meth:`next` chose (a fetch for it first)."""
+        self.assigned = task
+        return task
 
     def workable(self, plan: Sequence[Milestone], now: float) -> list[Milestone]:
         """The milestones that may go out now, in the plan's order: open, actionable, not

@@ -6,6 +6,7 @@ frozen, slotted, keyword-only dataclasses.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "AskLlm",
     "ChatReceived",
     "ChatSent",
+    "ChestSeen",
     "ClientConnected",
     "CommandReceived",
     "Connected",
@@ -361,6 +363,21 @@ class ActionFinished:
     """``goto``, ``follow``, ``stop`` …"""
     error: str = ""
     """Why it failed."""
+    chests: tuple[ChestSeen, ...] = ()
+    """Chests the action left as they are now: the one a store, fetch or look_in opened, the
+    new ones a build placed."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChestSeen:
+    """A chest's contents as an action left them (``store``, ``fetch``, ``look_in``)."""
+
+    x: int
+    y: int
+    z: int
+    items: Mapping[str, int] = field(default_factory=dict)
+    gone: bool = False
+    """No chest was there (any more)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -55,8 +55,9 @@ function settle (ctx, id, radius, cells) {
   builder.build(origin, cells, stopped).then((r) => {
     const door = cells.find(c => c[3].some(n => n.endsWith('_door')))
     const home = door && !r.missing.length ? ctx.home.set(origin.x + door[0], origin.y + door[1], origin.z + door[2]) : null
+    const chests = cells.filter(c => c[3].includes('chest')).map(c => ({ x: origin.x + c[0], y: origin.y + c[1], z: origin.z + c[2] }))
     done(id, !r.missing.length, {
-      action: 'settle', ...r, origin: vxyz(origin), water: best.water, home: home ? { door: vxyz(home.door), room: home.room } : null,
+      action: 'settle', ...r, origin: vxyz(origin), water: best.water, home: home ? { door: vxyz(home.door), room: home.room } : null, chests,
       error: r.missing.length ? `${r.missing.length} cells with nothing to hold them` : undefined, position: vxyz(bot.entity.position)
     })
   }, (e) => fail(String(e && e.message), { origin: vxyz(origin) }))
