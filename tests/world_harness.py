@@ -353,6 +353,35 @@ class HelperBot(Player):
         done = self._ask("click", x=x, y=y, z=z, face=list(face), use=use)
         assert done is True, f"{self.username} could not click the block: {done}"
 
+    def place(self, item: str, x: int, y: int, z: int, face: tuple[int, int, int]) -> str | bool:
+        """Hold ``item`` and place it against a face of the block at a cell (mineflayer's
+        ``placeBlock``, which looks at that face first): True, or the client's error."""
+        done = self._ask("place", item=item, x=x, y=y, z=z, face=list(face))
+        return True if done is True else str(done)
+
+    def state(self, x: int, y: int, z: int) -> dict[str, Any] | None:
+        """The properties of the block's state at a cell as the bot's client knows them (None:
+        its chunk is not loaded)."""
+        value = self._ask("state", x=x, y=y, z=z)
+        return dict(value) if value is not None else None
+
+    def dig(self, x: int, y: int, z: int, item: str | None = None) -> None:
+        """Dig the block at a cell (mineflayer's ``dig``), holding ``item`` first if named."""
+        done = self._ask("dig", x=x, y=y, z=z, **({"item": item} if item else {}))
+        assert done is True, f"{self.username} could not dig {x} {y} {z}: {done}"
+
+    def walk(self, x: float, z: float, ms: int) -> dict[str, float]:
+        """Look level toward (x, z) and hold forward until the feet are within 0.2 of it or
+        ``ms`` have passed (the client's own physics: what stops it, stops it); where the feet
+        ended."""
+        self._ids += 1
+        ask, mark = self._ids, self.mark()
+        self._send({"id": ask, "op": "walk", "x": x, "z": z, "ms": ms})
+        event = self.wait_for(
+            lambda e: e["type"] == "walk" and e["id"] == ask, ms / 1000 + 10, mark
+        )
+        return dict(event["value"])
+
     def watch(self) -> None:
         """From now on an event ``{"type": "seen", "entity": {...}}`` for every entity the
         bot's client is told of, whatever bot_helper.js makes of it."""

@@ -330,6 +330,14 @@ CATALOGUE: tuple[Action, ...] = (
          Arg("radius", FLOAT, 48.0)),
     _row("pour", A, "Pour the held water bucket into the cell x, y, z (lava hardens, fire goes "
          "out).", Arg("x", INT), Arg("y", INT), Arg("z", INT)),
+    # -- storage (js/actions/storage.js) -----------------------------------------------------
+    _row("store", A, "Walk to the chest at x, y, z and put in the items held (none named: all "
+         "but the keep ones).", Arg("x", INT), Arg("y", INT), Arg("z", INT),
+         Arg("items", NAMES, ()), Arg("keep", NAMES, ())),
+    _row("fetch", A, "Walk to the chest at x, y, z and take up to count of item out of it.",
+         Arg("x", INT), Arg("y", INT), Arg("z", INT), Arg("item", STR), Arg("count", INT, 64)),
+    _row("look_in", A, "Walk to the chest at x, y, z, open it and read what it holds.",
+         Arg("x", INT), Arg("y", INT), Arg("z", INT)),
 )  # fmt: skip
 """Every action, by family (the JS module that runs it)."""
 

@@ -1,12 +1,13 @@
 'use strict'
 // The windows of the crafting plugin: the player's inventory (window 0), a crafting table and
-// other plugins' block containers (furnace.js), each seen as a list of slots; opening and
-// closing them, and items given to a player or dropped as vanilla drops them.
+// other plugins' block containers (furnace.js, chests.js), each seen as a list of slots;
+// opening and closing them, and items given to a player, dropped or spilt as vanilla drops them.
 const { Vec3 } = require('vec3')
 
 const INVENTORY_TYPE_CRAFTING = 11 // 1.16.5 menu registry: minecraft:crafting
 const TITLE = JSON.stringify({ translate: 'container.crafting' })
 const THROW_PICKUP_MS = 2000 // vanilla: a thrown item waits 40 ticks before pickup
+const SPILL_PICKUP_MS = 500 // vanilla ItemEntity: 10 ticks before pickup
 const DESPAWN_MS = 5 * 60 * 1000 // 6000 ticks
 
 // kit: { serv, registry, Item, copy, same, equal }; adds drop and give to it
@@ -103,6 +104,27 @@ module.exports = function windows (kit) {
     })
   }
 
+  // a broken container's item (vanilla InventoryHelper.spawnItemStack): somewhere in the block
+  // at `pos`, in stacks of 10-30
+  function spill (world, pos, item) {
+    let count = item.count
+    while (count > 0) {
+      const n = Math.min(count, 10 + Math.floor(Math.random() * 21))
+      count -= n
+      const at = pos.offset(0.125 + Math.random() * 0.75, Math.random() * 0.75, 0.125 + Math.random() * 0.75)
+      // vanilla: 0.05 blocks/tick gaussian sideways, 0.2 up; sideways halved for
+      // flying-squid's item physics, as drops.js does
+      const gauss = () => Math.sqrt(-2 * Math.log(Math.max(Math.random(), 1e-12))) * Math.cos(2 * Math.PI * Math.random())
+      serv.spawnObject(itemEntity, world, at, {
+        velocity: new Vec3(gauss() * 0.5, 4 + gauss(), gauss() * 0.5),
+        itemId: item.type,
+        itemCount: n,
+        pickupTime: SPILL_PICKUP_MS,
+        deathTime: DESPAWN_MS
+      })
+    }
+  }
+
   // put an item into the player's inventory (vanilla addItemStackToInventory:
   // the held slot, offhand, then any matching stack; then the first empty slot
   // of the hotbar and the main inventory); what does not fit falls
@@ -153,7 +175,7 @@ module.exports = function windows (kit) {
     openWindow(player, { block: 'crafting_table', position, slots: new Array(10).fill(null) }, INVENTORY_TYPE_CRAFTING, TITLE)
   }
 
-  // Another plugin's container in a block (furnace.js), with the clicks, cursor,
+  // Another plugin's container in a block (furnace.js, chests.js), with the clicks, cursor,
   // closing and reach of a crafting table. box = { block (its name), position,
   // type (1.16.5 menu id), title (JSON chat), size (its own slots; the player's
   // main inventory and hotbar follow), read() -> its items, write(slot, item),
@@ -190,5 +212,5 @@ module.exports = function windows (kit) {
     }
   }
 
-  return { windowOf, sendWindow, commit, drop, give, openTable, openContainer, closeContainer }
+  return { windowOf, sendWindow, commit, drop, spill, give, openTable, openContainer, closeContainer }
 }

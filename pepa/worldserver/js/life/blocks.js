@@ -5,11 +5,14 @@
 //
 // Simplifications (named in docs/sandbox-life.md):
 //  - every block with a collision box counts as a full cube (slabs, stairs,
-//    fences, beds): mobs walk on them and never through them.
+//    fences, beds, closed doors): mobs walk on them and never through them;
+//  - an open door has no collision at all (vanilla's is a 3/16 panel along
+//    one side of its cell).
 // Light (skyLight, blockLight, canSeeSky) comes from the light model of
 // light.js, one per world, kept true by the world's block and column events.
 const { Vec3 } = require('vec3')
 const lightModel = require('./light')
+const { isDoor, isOpen } = require('../../../game/js/halves')
 
 const EMPTY_SECTION = [0] // a missing chunk section holds only air
 // world -> its light model: one per world, whichever plugin's view asks (a model keeps caches
@@ -20,16 +23,30 @@ module.exports = function blockView (registry) {
   const byState = registry.blocksByStateId
   const air = registry.blocksByName.air
   const at = new Vec3(0, 0, 0)
+  const openDoors = new Set() // the states of open doors: walked through
+  for (const b of registry.blocksArray) {
+    if (!isDoor(b.name)) continue
+    for (let s = b.minStateId; s <= b.maxStateId; s++) if (isOpen(b, s)) openDoors.add(s)
+  }
 
-  function block (world, x, y, z) {
-    if (y < 0 || y > 255) return air
+  // the state id at a cell: -1 when its chunk is not loaded, air above and below the world
+  function stateAt (world, x, y, z) {
+    if (y < 0 || y > 255) return 0
     at.set(x, y, z)
-    if (!world.sync.getColumnAt(at)) return null
-    return byState[world.sync.getBlockStateId(at)] || air
+    if (!world.sync.getColumnAt(at)) return -1
+    return world.sync.getBlockStateId(at)
+  }
+  function block (world, x, y, z) {
+    const s = stateAt(world, x, y, z)
+    return s < 0 ? null : byState[s] || air
   }
   const isLoaded = (world, x, z) => !!world.sync.getColumnAt(at.set(x, 64, z))
   const collidable = (b) => !b || b.boundingBox === 'block' // unloaded counts as a wall
-  const solid = (world, x, y, z) => y < 0 || collidable(block(world, Math.floor(x), Math.floor(y), Math.floor(z)))
+  function solid (world, x, y, z) {
+    if (y < 0) return true
+    const s = stateAt(world, Math.floor(x), Math.floor(y), Math.floor(z))
+    return s < 0 || (!openDoors.has(s) && collidable(byState[s] || air))
+  }
   const opaque = (b) => !!b && b.boundingBox === 'block' && !b.transparent
   const liquid = (b) => !!b && (b.name === 'water' || b.name === 'lava')
 

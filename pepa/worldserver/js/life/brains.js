@@ -103,7 +103,7 @@ module.exports = function brains (ctx) {
       if (!column) return path.KIND.TALL // not loaded: a wall
       local.x = x & 15; local.y = y; local.z = z & 15
       const state = column.getBlockStateId(local)
-      if (stateKinds[state] < 0) stateKinds[state] = path.classify(byState[state] || byState[0])
+      if (stateKinds[state] < 0) stateKinds[state] = path.classify(byState[state] || byState[0], state)
       return stateKinds[state]
     }
   }

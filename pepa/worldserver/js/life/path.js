@@ -20,15 +20,18 @@
 //    whatever it is pushed against; its WallClimberNavigation, simpler still,
 //    heads straight for the target's block).
 // Never entered, never stood on: lava, fire, magma, cactus, campfires, berry
-// bushes (vanilla DAMAGE_* node types), doors, fence gates, fences and walls
-// (vanilla DOOR_* / FENCE: 1.5 high, a closed door is a wall), unloaded
-// blocks. Water is avoided (vanilla gives it a malus of 8; here a land mob
+// bushes (vanilla DAMAGE_* node types), closed doors, fence gates, fences and
+// walls (vanilla DOOR_WOOD_CLOSED, DOOR_IRON_CLOSED / FENCE: 1.5 high, a closed
+// door is a wall: no mob here breaks or opens one), unloaded blocks. An open
+// door is walked through (vanilla DOOR_OPEN). Water is avoided (vanilla gives it a malus of 8; here a land mob
 // never enters it) unless the mob is already in water (swim), then it costs
 // 8 more a block, so the way out is the shortest.
 // The search expands at most `budget` nodes (vanilla: follow range x 16) and
 // no node farther than maxDistance from the start (vanilla: follow range);
 // when the goal is not reached, the path leads to the node closest to it
 // (vanilla's partial path).
+
+const { isDoor, isOpen } = require('../../../game/js/halves')
 
 const KIND = { OPEN: 0, SOLID: 1, WATER: 2, DANGER: 3, TALL: 4 }
 const WATER_MALUS = 8 // vanilla PathNodeType.WATER
@@ -50,9 +53,11 @@ let generation = 0
 const nextGeneration = () => (generation = (generation % 2e9) + 1)
 const dist = (x, y, z) => Math.sqrt(x * x + y * y + z * z) // Math.hypot is slow
 
-// a prismarine block (or null when its chunk is not loaded) -> KIND
-function classify (block) {
+// a block's minecraft-data info (or null when its chunk is not loaded) and its state id -> KIND;
+// without a state, a door is taken as closed (its default state)
+function classify (block, state) {
   if (!block) return KIND.TALL
+  if (state !== undefined && isDoor(block.name) && isOpen(block, state)) return KIND.OPEN
   let k = kinds.get(block.name)
   if (k !== undefined) return k
   const n = block.name

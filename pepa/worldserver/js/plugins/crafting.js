@@ -20,7 +20,7 @@
 //     (a bucket from milk, a bottle from honey);
 //   - closing a window puts the grid back into the inventory (what does not
 //     fit falls to the ground) and drops the item on the cursor, as vanilla;
-//   - other plugins' block containers (furnace.js) open through
+//   - other plugins' block containers (furnace.js, chests.js) open through
 //     serv.pepaContainers and get the same clicks, their own slot rules.
 //
 // Keeping the client in step: every click is answered with
@@ -50,7 +50,7 @@ module.exports.server = function (serv) {
   const kit = { serv, registry, Item, craft: crafter(registry, Item), ...stacks(Item) }
   Object.assign(kit, windows(kit)) // windowOf, sendWindow, commit, drop, give, open..., closeContainer
   const click = clicker(kit)
-  const { craft, equal, windowOf, sendWindow, commit, give, openTable, openContainer, closeContainer } = kit
+  const { craft, equal, windowOf, sendWindow, commit, give, spill, openTable, openContainer, closeContainer } = kit
   const transactions = registry.supportFeature('transactionPacketExists')
 
   function onClick (player, packet) {
@@ -143,8 +143,9 @@ module.exports.server = function (serv) {
   })
 
   serv.pepaCraft = craft // for tests and other plugins: craft(items, width)
-  // for other plugins' containers: open(player, box) -> window id; close(player)
-  serv.pepaContainers = { open: openContainer, close: (player) => closeContainer(player, true) }
+  // for other plugins' containers: open(player, box) -> window id; close(player); spill(world,
+  // pos, item): a broken container's item dropped in its block
+  serv.pepaContainers = { open: openContainer, close: (player) => closeContainer(player, true), spill }
 }
 
 module.exports.player = function (player) {

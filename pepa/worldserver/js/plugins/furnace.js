@@ -35,8 +35,6 @@ const { Vec3 } = require('vec3')
 const MENU_FURNACE = 13 // 1.16.5 menu registry: minecraft:furnace
 const TITLE = JSON.stringify({ translate: 'container.furnace' })
 const COOK_TICKS = 200 // AbstractCookingRecipe cookingtime of every 1.16.5 smelting recipe
-const PICKUP_MS = 500 // vanilla ItemEntity: 10 ticks before pickup
-const DESPAWN_MS = 5 * 60 * 1000 // 6000 ticks
 const SAVE_EVERY = 600 // ticks
 const FILE = 'pepa_furnaces.json'
 
@@ -134,7 +132,6 @@ module.exports.server = function (serv, settings = {}) {
   const { registry } = serv
   const Item = require('prismarine-item')(registry)
   const Block = require('prismarine-block')(registry)
-  const itemEntity = registry.entitiesByName.item.id
   const furnaces = new Map() // 'world:x,y,z' -> furnace
   let dirty = false
   let scale = 1 // furnace ticks per server tick (furnace_scale)
@@ -254,32 +251,12 @@ module.exports.server = function (serv, settings = {}) {
 
   // --- breaking ---------------------------------------------------------------------
 
-  // vanilla InventoryHelper.spawnItemStack: somewhere in the block, in stacks of 10-30
-  function scatter (world, pos, item) {
-    let count = item.count
-    while (count > 0) {
-      const n = Math.min(count, 10 + Math.floor(Math.random() * 21))
-      count -= n
-      const at = pos.offset(0.125 + Math.random() * 0.75, Math.random() * 0.75, 0.125 + Math.random() * 0.75)
-      // vanilla: 0.05 blocks/tick gaussian sideways, 0.2 up; sideways halved for
-      // flying-squid's item physics, as drops.js does
-      const gauss = () => Math.sqrt(-2 * Math.log(Math.max(Math.random(), 1e-12))) * Math.cos(2 * Math.PI * Math.random())
-      serv.spawnObject(itemEntity, world, at, {
-        velocity: new Vec3(gauss() * 0.5, 4 + gauss(), gauss() * 0.5),
-        itemId: item.type,
-        itemCount: n,
-        pickupTime: PICKUP_MS,
-        deathTime: DESPAWN_MS
-      })
-    }
-  }
-
   function broken (f) {
     if (furnaces.get(f.key) !== f) return
     furnaces.delete(f.key)
     dirty = true
     for (const v of [...f.viewers]) serv.pepaContainers.close(v.player)
-    for (const item of f.slots) if (item) scatter(f.world, f.pos, item)
+    for (const item of f.slots) if (item) serv.pepaContainers.spill(f.world, f.pos, item)
   }
 
   // --- the window ---------------------------------------------------------------------

@@ -10,7 +10,8 @@
 //                                                  round the player's feet column, and a roof
 //   pit {player, depth=3, block='stone'}              → {bottom}: a 1x1 shaft under the player,
 //                                                  lined with `block`; the player falls in
-//   block_at {player?, x, y, z}                        → {name, stateId}
+//   block_at {player?, x, y, z}                        → {name, stateId, properties}: the state's
+//                                                  properties ({facing: 'north', part: 'head'})
 //   place_bed {player?, x, y, z, facing='north', color='red'} → {foot, head}: the foot at x,y,z,
 //                                                  the head one block towards `facing`
 const { Vec3 } = require('vec3')
@@ -83,7 +84,7 @@ module.exports = function blockOps (ctx) {
     block_at: async (a) => {
       const w = worldOf(a)
       const b = await w.getBlock(vec(a))
-      return { name: b && b.name, stateId: b && b.stateId }
+      return { name: b && b.name, stateId: b && b.stateId, properties: b ? b.getProperties() : null }
     },
 
     place_bed: async (a) => {

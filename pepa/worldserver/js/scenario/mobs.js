@@ -3,7 +3,8 @@
 // of the mobs it spawned. A mob spawned here moves by flying-squid's physics in steps of a
 // game tick; with {ai: true} in a flat world it chases by zombie_ai.js.
 //
-//   entities {name?}                      → [{id, name, health, position}]
+//   entities {name?}                      → [{id, name, health, position}]; an item on the
+//                                            ground also {item, count}
 //   spawn_mob {player, name='zombie', dx=2, dy=0, dz=0, count=1, spacing=1, ai?, damage?, baby?, size?}
 //                                         → {ids, name}
 //   remove_mobs {name?}, remove_mob {mob}  → {removed}
@@ -76,7 +77,13 @@ module.exports = function mobOps (ctx) {
   return {
     entities: ({ name } = {}) => Object.values(serv.entities)
       .filter(e => e.type !== 'player' && (!name || String(e.name).toLowerCase() === String(name).toLowerCase()))
-      .map(e => ({ id: e.id, name: e.name, health: e.health, position: pos(e.position) })),
+      .map(e => ({
+        id: e.id,
+        name: e.name,
+        health: e.health,
+        position: pos(e.position),
+        ...(e.itemId !== undefined ? { item: registry.items[e.itemId]?.name, count: e.itemCount } : {})
+      })),
 
     spawn_mob: (a) => {
       const p = player(a.player)
