@@ -40,9 +40,8 @@ def _store(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     extra = {n: c for n, c in surplus(world.inventory.items).items() if sort_of(n) == sort}
     at = _at(args) or {}
     keep = {n: world.inventory.items.get(n, 0) - c for n, c in extra.items()}
-    items = sorted(extra)
-    kept = sorted(n for n, c in keep.items() if c > 0)
-    return started(link.act("store", **at, items=items, keep=kept), f"store {sort}")
+    kept = {n: c for n, c in keep.items() if c > 0}
+    return started(link.act("store", **at, items=sorted(extra), keep=kept), f"store {sort}")
 
 
 def _fetch_check(world: WorldView, args: Mapping[str, Any]) -> str | None:

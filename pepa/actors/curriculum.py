@@ -388,7 +388,7 @@ class Curriculum(SupervisedActor):
             self.publish(TaskWithdrawn(skill=task.skill, milestone=task.milestone))
 
     def _finished(self, skill: str, ok: bool, detail: str, step: bool = False) -> None:
-        outcome = self.policy.finished(skill, ok=ok, now=self.now(), step=step)
+        outcome = self.policy.finished(skill, ok=ok, now=self.now(), step=step, detail=detail)
         if outcome.place and self.world.position is not None:
             self.locations.remember(outcome.place, self.world.position.as_dict())
             if outcome.place == "home":

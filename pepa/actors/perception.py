@@ -367,6 +367,8 @@ def chest_seen(raw: Mapping[str, Any]) -> ChestSeen | None:
             raise ValueError(f"a chest position out of the world: {at!r}")
         gone = not raw.get("ok") and "no chest" in str(raw.get("error") or "")
         items: dict[str, int] = {}
+        if not gone and contents is None:  # it never opened (not reached, stopped)
+            return None
         if not gone:
             if not isinstance(contents, Mapping) or len(contents) > 27:
                 raise TypeError(f"contents are not a chest's: {str(contents)[:80]!r}")

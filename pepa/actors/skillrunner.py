@@ -16,6 +16,7 @@ from typing import Literal
 
 import skills
 from pepa.link.api import Link
+from pepa.policy.curriculum.assigner import WAITING
 from pepa.policy.reflex.decision import Decision
 from pepa.policy.reflex.dispatch import SWING, Running, label, prepare
 from pepa.policy.reflex.failures import FailureTracker, SkillMetrics
@@ -151,6 +152,9 @@ class SkillRunner:
         self.publish(
             SkillFinished(skill=skill_id, ok=ok, seconds=seconds, detail=detail, step=step)
         )
+        if not ok and detail.startswith(WAITING):  # time to pass, not a failure to learn from
+            logger.info("%s: %s", what, detail)
+            return
         if not ok:
             logger.warning("%s failed: %s", what, detail)
         draft = self.failures.record(what, ok, detail, time.time())

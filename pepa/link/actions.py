@@ -159,6 +159,21 @@ NAMES = Type("list[str]", _names, list)
 XZ = Type("list[(x, z)]", _points(2), lambda points: [list(p) for p in points])
 XYZ = Type("list[(x, y, z)]", _points(3), lambda points: [list(p) for p in points])
 XZR = Type("list[(x, z, radius)]", _points(3), lambda points: [list(p) for p in points])
+
+
+def _counts(value: Any) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        raise TypeError("not a mapping of items to counts")
+    if not all(isinstance(name, str) for name in value):
+        raise TypeError("an item that is not a str")
+    return {name: _integer(n) for name, n in value.items()}
+
+
+COUNTS = Type(
+    "{item: count}",
+    _counts,
+    lambda counts: [[name, n] for name, n in sorted(counts.items())],
+)
 CELLS = Type(
     "list[(dx, dy, dz, names, facing, keep)]",
     _cells,
@@ -331,9 +346,9 @@ CATALOGUE: tuple[Action, ...] = (
     _row("pour", A, "Pour the held water bucket into the cell x, y, z (lava hardens, fire goes "
          "out).", Arg("x", INT), Arg("y", INT), Arg("z", INT)),
     # -- storage (js/actions/storage.js) -----------------------------------------------------
-    _row("store", A, "Walk to the chest at x, y, z and put in the items held (none named: all "
-         "but the keep ones).", Arg("x", INT), Arg("y", INT), Arg("z", INT),
-         Arg("items", NAMES, ()), Arg("keep", NAMES, ())),
+    _row("store", A, "Walk to the chest at x, y, z and put in the items held (none named: all), "
+         "but for keep's count of each.", Arg("x", INT), Arg("y", INT), Arg("z", INT),
+         Arg("items", NAMES, ()), Arg("keep", COUNTS, {})),
     _row("fetch", A, "Walk to the chest at x, y, z and take up to count of item out of it.",
          Arg("x", INT), Arg("y", INT), Arg("z", INT), Arg("item", STR), Arg("count", INT, 64)),
     _row("look_in", A, "Walk to the chest at x, y, z, open it and read what it holds.",

@@ -120,8 +120,10 @@ function createBuilder (ctx) {
     const ref = reference(cell)
     if (!ref) throw new Error(`nothing to place ${item.name} against at ${cell.at}`)
     await bot.equip(item, 'hand')
-    if (cell.facing) { // look the way it must face, at the floor where it goes
+    if (cell.facing) { // look the way it must face, at the floor where it goes; the server
+      // turns a door or a bed by the look it last had: the look's packet goes out first
       await bot.lookAt(cell.at.offset(0.5, 0, 0.5), true)
+      await bot.waitForTicks(2)
     }
     await bot.placeBlock(ref.block, ref.face).catch((e) => {
       if (!matches(bot, cell)) throw e // a late block update: the block may be there anyway
@@ -132,10 +134,11 @@ function createBuilder (ctx) {
   // build(origin, raw cells, stopped) → { placed, dug, kept, missing: [..] }
   async function build (origin, rawCells, stopped) {
     const cells = rawCells.map(([dx, dy, dz, names, facing, keep]) => ({ at: origin.offset(dx, dy, dz), names, facing, keep }))
-    // the cells the bot must not stand in: any that will hold a block, and a door's and a bed's other half
+    // the cells the bot must not stand in: any that will hold a block (a torch does not get in
+    // the way: it is walked through), and a door's and a bed's other half
     const busy = new Set()
     for (const c of cells) {
-      if (!c.names.length) continue
+      if (!c.names.length || c.names.every(n => /torch$/.test(n))) continue
       busy.add(key(c.at))
       if (c.names.some(n => n.endsWith('_door'))) busy.add(key(c.at.offset(0, 1, 0)))
       if (c.facing && c.names.some(n => n.endsWith('_bed'))) { const [fx, fz] = FACE_STEP[c.facing]; busy.add(key(c.at.offset(fx, 0, fz))) }

@@ -29,6 +29,8 @@ __all__ = [
     "PLACES",
     "RETRY_AFTER",
     "SETTLE",
+    "WAITING",
+    "WAIT_REST",
     "Assigner",
     "Outcome",
     "Task",
@@ -37,6 +39,11 @@ __all__ = [
 
 RETRY_AFTER = 300.0
 """Seconds a milestone rests after failing :data:`FAILURES_TO_REST` times in a row."""
+WAITING = "waiting"
+"""How a skill's failure begins that is no failure but time to pass (a field not ripe yet):
+its milestone rests :data:`WAIT_REST` at once, and no failure is counted."""
+WAIT_REST = 60.0
+"""Seconds a waiting milestone rests (the others go out meanwhile)."""
 FAILURES_TO_REST = 3
 """Failures in a row that put a milestone to rest."""
 LOST_AFTER_TICKS = 6
@@ -198,9 +205,12 @@ class Assigner:
         self.idle_ticks = 0
         return self.assigned
 
-    def finished(self, skill: str, *, ok: bool, now: float, step: bool = False) -> Outcome:
+    def finished(
+        self, skill: str, *, ok: bool, now: float, step: bool = False, detail: str = ""
+    ) -> Outcome:
         """A skill ended; what it means (any skill: a success may tick a milestone, unless it
-        was only a ``step`` on the skill's way: it ends the task out, which comes again)."""
+        was only a ``step`` on the skill's way: it ends the task out, which comes again; a
+        failure whose ``detail`` begins with :data:`WAITING` rests its milestone at once)."""
         current = self.canonical(skill)
         succeeded = (current,) if ok and not step else ()
         place = PLACES.get(current, "") if ok and not step else ""
@@ -214,6 +224,9 @@ class Assigner:
         if ok:
             self.failures.pop(key, None)
             return Outcome(succeeded=succeeded, ended=task, place=place)
+        if detail.startswith(WAITING):
+            self.resting[key] = now + WAIT_REST
+            return Outcome(ended=task)
         self.failures[key] = self.failures.get(key, 0) + 1
         if self.failures[key] < FAILURES_TO_REST:
             return Outcome(ended=task)

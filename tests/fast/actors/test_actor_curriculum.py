@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from pepa.actors.curriculum import Curriculum
-from pepa.policy.curriculum.assigner import LOST_AFTER_TICKS, RETRY_AFTER
+from pepa.policy.curriculum.assigner import LOST_AFTER_TICKS, RETRY_AFTER, WAIT_REST
 from pepa.runtime.events import (
     Connected,
     Died,
@@ -433,3 +433,19 @@ def test_the_home_is_reached_only_by_its_build_and_then_told_to_the_reflex(
     assert h.last(HomeKnown) == HomeKnown(x=10.5, y=64.0, z=3.5)
     h.send(Connected(server="127.0.0.1:25565", version="1.16.5"))  # told again at each connect
     assert len(h.events(HomeKnown)) == 2
+
+
+def test_a_milestone_waiting_for_time_rests_at_once_and_the_next_goes_out(
+    tmp_path: Path, start: Any
+) -> None:
+    write_plan(tmp_path, "# Plan\n\n- [ ] 3 wheat (farm.tend)\n- [ ] 3 oak_log (gather.wood)\n")
+    h = start()
+    h.send(IN_WORLD)
+    h.advance(1)
+    assert suggested(h) == [("farm.tend", "3 wheat (farm.tend)")]
+    h.send(finished("farm.tend", ok=False, detail="waiting: 9 crops growing, none ripe"))
+    h.advance(5)
+    assert suggested(h)[-1] == ("gather.wood", LOGS)  # the field grows meanwhile
+    h.send(finished("gather.wood", ok=False, detail="no tree"))
+    h.advance(WAIT_REST)
+    assert suggested(h)[-1] == ("farm.tend", "3 wheat (farm.tend)")  # its rest is over

@@ -43,6 +43,7 @@ EXAMPLES: dict[str, Any] = {
     "list[(x, z, radius)]": [(1.0, 2.0, 3.0)],
     "{name: blocks}": {"zombie": 3.0},
     "{block: cost}": {"magma_block": 100.0},
+    "{item: count}": {"cobblestone": 32},
     "list[(dx, dy, dz, names, facing, keep)]": [(0, -1, 0, ("dirt",), "", True)],
 }
 """A value of each argument type."""

@@ -154,3 +154,57 @@ def test_the_site_is_flat_open_ground_near_water_and_never_on_it(
     pond = {(px, pz) for px in range(x - 2, x + 3) for pz in range(z - 2, z + 3)}
     assert not pond & {(ox + i, oz + j) for i in range(7) for j in range(7)}, done
     assert done["water"] is not None and done["water"] <= 12, done
+
+
+HUT = blueprints.load("hut")
+HUT_KIT = {
+    "cobblestone": 64, "oak_door": 1, "white_bed": 1, "chest": 2, "furnace": 1,
+    "crafting_table": 1, "torch": 6, "stone_pickaxe": 1,
+}  # fmt: skip
+
+
+def door_of(world: EmbeddedWorld, at: dict[str, float]) -> dict[str, Any]:
+    x, y, z = (int(at[k] // 1) for k in "xyz")
+    return dict(world.op("block_at", x=x, y=y, z=z))
+
+
+def test_the_bot_builds_the_hut_by_water_and_walks_in_and_out_by_its_door(
+    sandbox: EmbeddedWorld, helper: HelperBot
+) -> None:
+    x, z = plot(sandbox, helper, 4, size=21)
+    sandbox.op("fill", x1=x + 7, y1=SKY - 1, z1=z + 7, x2=x + 9, y2=SKY - 1, z2=z + 9,
+               block="water")  # fmt: skip
+    give(sandbox, helper, HUT_KIT)
+    helper.sees([(x + 8, SKY - 1, z + 8)], "water")
+
+    done = helper.act("settle", radius=8, cells=[c.as_js() for c in blueprints.cells(HUT)],
+                      timeout=280)  # fmt: skip
+
+    assert done["ok"], repr(done)
+    o = done["origin"]
+    origin = (int(o["x"]), int(o["y"]), int(o["z"]))
+    assert made(sandbox, origin, HUT) == []
+    assert done["home"] is not None and done["home"]["room"] >= 3, repr(done)
+    assert len(done["chests"]) == 2
+    door = door_of(sandbox, done["home"]["door"])
+    assert door["name"] == "oak_door" and door["properties"]["open"] is False
+    walls = {(c.dx, c.dy, c.dz) for c in blueprints.cells(HUT) if c.role in ("wall", "roof")}
+
+    out = helper.act("leave_home")
+    assert out["ok"] and out["inside"] is False, repr(out)
+    assert door_of(sandbox, done["home"]["door"])["properties"]["open"] is False  # shut behind
+    back = helper.act("go_home")
+    assert back["ok"] and back["inside"] is True, repr(back)
+    # an ordinary walk out and in again goes by the door: no wall or roof block is broken
+    ox, oy, oz = origin
+    far = helper.act("goto", x=ox - 4.5, y=float(oy), z=oz + 3.5, reach=1.0)
+    assert far["ok"], repr(far)
+    bed = next(c for c in blueprints.cells(HUT) if c.role == "bed")
+    sandbox.op("set_time", time=18000, cycle=False)
+    try:
+        sleep = helper.act("sleep", x=ox + bed.dx, y=oy + bed.dy, z=oz + bed.dz)
+        assert sleep["ok"], repr(sleep)
+    finally:
+        sandbox.op("set_time", time=6000, cycle=False)
+    broken = [w for w in walls if block(sandbox, ox + w[0], oy + w[1], oz + w[2]) == "air"]
+    assert broken == [], "walked through the walls"

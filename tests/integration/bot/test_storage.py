@@ -50,19 +50,21 @@ def chest(world: EmbeddedWorld, at: tuple[int, int, int]) -> dict[str, int] | No
     return None if found is None else dict(found)
 
 
-def test_store_puts_in_everything_held_but_the_kept_items(
+def test_store_puts_in_everything_held_but_what_it_keeps(
     sandbox: EmbeddedWorld, helper: HelperBot
 ) -> None:
     x, y, z = at = stage(sandbox, helper, 0)
     kit = {"dirt": 30, "cobblestone": 12, "oak_log": 4, "wooden_pickaxe": 1, "bread": 3, "torch": 8}
     give(sandbox, helper, kit)
 
-    done = helper.act("store", x=x, y=y, z=z, keep=["wooden_pickaxe", "bread", "torch"])
+    keep = {"wooden_pickaxe": 1, "bread": 3, "torch": 8, "dirt": 10}
+    done = helper.act("store", x=x, y=y, z=z, keep=keep)
 
     assert done["ok"], done
-    assert done["stored"] == {"dirt": 30, "cobblestone": 12, "oak_log": 4}
-    assert done["contents"] == chest(sandbox, at) == {"dirt": 30, "cobblestone": 12, "oak_log": 4}
-    assert held(sandbox) == {"wooden_pickaxe": 1, "bread": 3, "torch": 8}
+    assert done["stored"] == {"dirt": 20, "cobblestone": 12, "oak_log": 4}
+    assert done["contents"] == chest(sandbox, at) == {"dirt": 20, "cobblestone": 12, "oak_log": 4}
+    assert held(sandbox) == keep
+    assert done["chest"] == {"x": x, "y": y, "z": z}
 
 
 def test_store_puts_in_only_the_items_named(sandbox: EmbeddedWorld, helper: HelperBot) -> None:

@@ -78,25 +78,27 @@ async function inChest (ctx, x, y, z, stopped, use) {
   }
 }
 
-// store(id, x, y, z, items, keep): put the `items` held (names; none: everything held but what
-// `keep` names) into the chest at x, y, z; done with {stored, contents}; a chest that cannot
-// take it all fails, `stored` saying what went in and `left` what did not
+// store(id, x, y, z, items, keep): put the `items` held (names; none: everything held) into the
+// chest at x, y, z, but for what `keep` says to keep of each ([[name, count], ...]: that many
+// stay in the bag); done with {stored, contents}; a chest that cannot take it all fails,
+// `stored` saying what went in and `left` what did not
 function store (ctx, id, x, y, z, items, keep) {
   const { bot, done } = ctx
   const epoch = ctx.epoch
   const stopped = () => { if (epoch !== ctx.epoch) throw new Error('stopped') }
   const wanted = new Set(items || [])
-  const kept = new Set(keep || [])
+  const kept = new Map((keep || []).map(([name, n]) => [name, Math.max(0, Math.floor(Number(n)))]))
   const stored = {}
   const left = {}
   let contents
   const run = async () => {
     contents = await inChest(ctx, x, y, z, stopped, async (window) => {
       const held = [...new Set(window.items().map(it => it.name))]
-      for (const name of held.filter(n => (!wanted.size || wanted.has(n)) && !kept.has(n))) {
+      for (const name of held.filter(n => !wanted.size || wanted.has(n))) {
         stopped()
         const info = bot.registry.itemsByName[name]
-        const have = sum(window.items(), name)
+        const have = sum(window.items(), name) - (kept.get(name) || 0)
+        if (have <= 0) continue
         const fits = Math.min(have, room(window, info, 0, window.inventoryStart))
         if (fits > 0) {
           await window.deposit(info.id, null, fits)
@@ -110,8 +112,8 @@ function store (ctx, id, x, y, z, items, keep) {
     }
   }
   run().then(
-    () => done(id, true, { action: 'store', stored, contents }),
-    (e) => done(id, false, { action: 'store', error: epoch !== ctx.epoch ? 'stopped' : String(e && e.message), stored, left, contents }))
+    () => done(id, true, { action: 'store', chest: { x, y, z }, stored, contents }),
+    (e) => done(id, false, { action: 'store', chest: { x, y, z }, error: epoch !== ctx.epoch ? 'stopped' : String(e && e.message), stored, left, contents }))
   return true
 }
 
@@ -121,7 +123,7 @@ function store (ctx, id, x, y, z, items, keep) {
 function fetch (ctx, id, x, y, z, item, count) {
   const { bot, done } = ctx
   const info = bot.registry.itemsByName[item]
-  if (!info) { done(id, false, { action: 'fetch', error: `no such item ${item}` }); return false }
+  if (!info) { done(id, false, { action: 'fetch', chest: { x, y, z }, error: `no such item ${item}` }); return false }
   const epoch = ctx.epoch
   const stopped = () => { if (epoch !== ctx.epoch) throw new Error('stopped') }
   let taken = 0
@@ -138,8 +140,8 @@ function fetch (ctx, id, x, y, z, item, count) {
     })
   }
   run().then(
-    () => done(id, true, { action: 'fetch', item, taken, contents }),
-    (e) => done(id, false, { action: 'fetch', item, error: epoch !== ctx.epoch ? 'stopped' : String(e && e.message), taken, contents }))
+    () => done(id, true, { action: 'fetch', chest: { x, y, z }, item, taken, contents }),
+    (e) => done(id, false, { action: 'fetch', chest: { x, y, z }, item, error: epoch !== ctx.epoch ? 'stopped' : String(e && e.message), taken, contents }))
   return true
 }
 
@@ -149,8 +151,8 @@ function lookIn (ctx, id, x, y, z) {
   const epoch = ctx.epoch
   const stopped = () => { if (epoch !== ctx.epoch) throw new Error('stopped') }
   inChest(ctx, x, y, z, stopped, async () => {}).then(
-    (contents) => done(id, true, { action: 'look_in', contents }),
-    (e) => done(id, false, { action: 'look_in', error: epoch !== ctx.epoch ? 'stopped' : String(e && e.message) }))
+    (contents) => done(id, true, { action: 'look_in', chest: { x, y, z }, contents }),
+    (e) => done(id, false, { action: 'look_in', chest: { x, y, z }, error: epoch !== ctx.epoch ? 'stopped' : String(e && e.message) }))
   return true
 }
 
