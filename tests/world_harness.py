@@ -353,6 +353,12 @@ class HelperBot(Player):
         done = self._ask("click", x=x, y=y, z=z, face=list(face), use=use)
         assert done is True, f"{self.username} could not click the block: {done}"
 
+    def dig(self, x: int, y: int, z: int) -> None:
+        """Dig the block at a cell with the held item, from where the bot stands (mineflayer's
+        ``dig``), until it is gone."""
+        done = self._ask("dig", x=x, y=y, z=z)
+        assert done is True, f"{self.username} could not dig the block: {done}"
+
     def watch(self) -> None:
         """From now on an event ``{"type": "seen", "entity": {...}}`` for every entity the
         bot's client is told of, whatever bot_helper.js makes of it."""
