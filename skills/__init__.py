@@ -13,6 +13,7 @@ from skills import (
     acquire_food,
     combat_approach,
     combat_attack_nearest,
+    farm,
     gather,
     gear_wear,
     nav,
@@ -68,6 +69,7 @@ REGISTRY: dict[str, Skill] = {
         gear_wear.SKILL,
         place_chest.SKILL,
         acquire_food.SKILL,
+        farm.SKILL,
     )
 }
 """Every skill the reflex chain, the watchdog and the coach may start."""

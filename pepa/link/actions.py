@@ -295,6 +295,12 @@ CATALOGUE: tuple[Action, ...] = (
          Arg("radius", FLOAT, 48.0)),
     _row("pour", A, "Pour the held water bucket into the cell x, y, z (lava hardens, fire goes "
          "out).", Arg("x", INT), Arg("y", INT), Arg("z", INT)),
+    # -- farming (js/actions/farming.js) -----------------------------------------------------
+    _row("farm", A, "Make or tend the size x size field round water at x, z (the held water "
+         "bucket poured there if none): till, harvest ripe crops, plant seeds on empty farmland.",
+         Arg("x", INT), Arg("z", INT), Arg("size", INT, 5), Arg("seeds", STR, "wheat_seeds")),
+    _row("till", A, "Till the block at x, y, z with a held hoe (into farmland; coarse dirt into "
+         "dirt).", Arg("x", INT), Arg("y", INT), Arg("z", INT)),
 )  # fmt: skip
 """Every action, by family (the JS module that runs it)."""
 
