@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from pepa.base.node import WorldError
 from pepa.worldserver.process import EmbeddedWorld, free_port
 from tests.waiting import eventually
 from tests.world_harness import SANDBOX_SEED, HelperBot, Player, block, give, teleport
@@ -206,21 +207,33 @@ def test_a_solid_block_put_on_farmland_turns_it_to_dirt(
     x, z = stage(sandbox, helper, 5)
     farmland(sandbox, x + 2, SKY - 1, z, moisture=7)
     farmland(sandbox, x - 2, SKY - 1, z, moisture=7)
-    sandbox.op("set_block", x=x - 2, y=SKY, z=z, block="oak_fence_gate")  # not solid to farmland
+    farmland(sandbox, x, SKY - 1, z + 2, moisture=7)
+    # not solid to farmland, though they have a collision box
+    sandbox.op("set_block", x=x - 2, y=SKY, z=z, block="oak_fence_gate")
+    sandbox.op("set_block", x=x, y=SKY, z=z + 2, block="white_carpet")
 
     sandbox.op("set_block", x=x + 2, y=SKY, z=z, block="cobblestone")
 
     eventually(lambda: block(sandbox, x + 2, SKY - 1, z) == "dirt", 10, "the farmland dirt")
     assert block(sandbox, x - 2, SKY - 1, z) == "farmland"
+    assert block(sandbox, x, SKY - 1, z + 2) == "farmland"
 
 
-def pick_up(
-    world: EmbeddedWorld, helper: HelperBot, x: int, z: int, kit: dict[str, int], y: int = SKY
-) -> None:
-    """Walk into cell (x, y, z), and wait until the inventory is ``kit``."""
-    done = helper.act("goto", x=x + 0.5, y=y, z=z + 0.5, reach=0.5)
+def pick_up(world: EmbeddedWorld, helper: HelperBot, x: int, z: int, kit: dict[str, int]) -> None:
+    """Walk onto cell (x, z) of the floor, and wait until the inventory is ``kit``."""
+    done = helper.act("goto", x=x + 0.5, y=SKY, z=z + 0.5, reach=0.5)
     assert done["ok"], done
     eventually(lambda: held(world) == kit, 10, f"{kit} picked up")
+
+
+def lying(world: EmbeddedWorld, x: int, y: int, z: int) -> list[dict[str, Any]]:
+    """The entities within 2 blocks of the cell's centre but players (items: the module has no
+    mobs; flying-squid names an item entity none)."""
+    return [
+        e
+        for e in world.op("entities")
+        if max(abs(e["position"][k] - c - 0.5) for k, c in zip("xyz", (x, y, z), strict=True)) < 2
+    ]
 
 
 def test_ripe_wheat_drops_wheat_and_seeds_and_young_wheat_a_seed(
@@ -262,6 +275,7 @@ def test_a_crop_pops_with_its_loot_when_its_farmland_goes(
     assert (last["crop"], last["age"], last["at"]) == ("wheat", 7, {"x": x + 2, "y": SKY, "z": z})
     drops = dict(last["drops"])
     assert drops["wheat"] == 1 and 1 <= drops["wheat_seeds"] <= 4, drops
+    assert len(lying(sandbox, x + 2, SKY, z)) >= 2  # a stack each, in the world
 
     # dug by a player: flying-squid's own dig clears a plant over a dug block, with no drops
     farmland(sandbox, x - 2, SKY - 1, z, moisture=7)
@@ -273,7 +287,6 @@ def test_a_crop_pops_with_its_loot_when_its_farmland_goes(
     assert stats(sandbox)["popped"] == before + 2
     assert stats(sandbox)["last"]["drops"] == [["wheat_seeds", 1]]
     assert block(sandbox, x - 2, SKY, z) == "air"
-    pick_up(sandbox, helper, x - 2, z, {"dirt": 1, "wheat_seeds": 1}, y=SKY - 1)  # in the hole
 
 
 def test_a_fall_onto_farmland_tramples_it_and_walking_over_it_does_not(
@@ -295,6 +308,28 @@ def test_a_fall_onto_farmland_tramples_it_and_walking_over_it_does_not(
 
     eventually(lambda: block(sandbox, x, SKY - 1, z + 2) == "dirt", 10, "the farmland trampled")
     assert stats(sandbox)["trampled"] == before + 1
+
+
+def test_grow_sets_a_crops_age_and_the_ops_refuse_what_is_not_theirs(
+    sandbox: EmbeddedWorld, helper: HelperBot
+) -> None:
+    x, z = stage(sandbox, helper, 9)
+    farmland(sandbox, x + 2, SKY - 1, z, moisture=7)
+    sandbox.op("set_block", x=x + 2, y=SKY, z=z, block="beetroots")
+
+    assert sandbox.op("grow", x=x + 2, y=SKY, z=z, age=1) == {"name": "beetroots", "age": 1}
+    assert cell(sandbox, x + 2, SKY, z)["tracked"]  # growing: in the registry
+    assert sandbox.op("grow", x=x + 2, y=SKY, z=z) == {"name": "beetroots", "age": 3}
+    ripe = cell(sandbox, x + 2, SKY, z)
+    assert (ripe["age"], ripe["tracked"]) == (3, False)  # ripe: no more random ticks
+    with pytest.raises(WorldError, match="no crop at"):
+        sandbox.op("grow", x=x + 2, y=SKY - 1, z=z)
+    with pytest.raises(WorldError, match="age is 0 to 3"):
+        sandbox.op("grow", x=x + 2, y=SKY, z=z, age=7)
+    with pytest.raises(WorldError, match="factor must be a finite number"):
+        sandbox.op("crops_scale", factor="fast")
+    assert sandbox.op("crops_scale", factor=1e9) == {"factor": 10000}
+    assert sandbox.op("crops_scale", factor=1) == {"factor": 1}
 
 
 def test_crops_grow_on_after_a_restart() -> None:

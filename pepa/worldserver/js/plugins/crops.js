@@ -12,8 +12,8 @@
 //     nothing (flying-squid placed a wheat block, the item's namesake);
 //   - farmland: on a random tick, with water within 4 blocks across at its level or one above it
 //     goes to moisture 7, without it dries by 1, and dry with no crop on it turns to dirt; a
-//     solid block (a collision box, fence gates aside) put on it turns it to dirt on the next
-//     tick; a landing on it from a fall tramples it (vanilla FarmlandBlock.fallOn: rand <
+//     solid block (a collision box; not a fence gate, carpet or snow layer) put on it turns it
+//     to dirt on the next tick; a landing on it from a fall tramples it (FarmlandBlock.fallOn: rand <
 //     fallDistance - 0.5; players, and mobs of width² × height > 0.512 while mob griefing is on:
 //     the hazards plugin's player falls and the mobs' own, told as 'pepa_landed');
 //   - growth: on a random tick, with raw light >= 9 at it (sky light or block light, the life's
@@ -77,8 +77,9 @@ module.exports.server = function (serv) {
   const blockAt = (x, y, z) => { const id = world.get(x, y, z); return id === null ? null : byState[id] }
   const isFarmland = (id) => id !== null && id >= FARMLAND.minStateId && id <= FARMLAND.maxStateId
   const light = (x, y, z) => Math.max(view.skyLight(world.world, x, y, z), view.blockLight(world.world, x, y, z))
-  // vanilla Material.isSolid, as the sandbox knows it: a collision box (a fence gate's aside)
-  const solid = (b) => !!b && b.boundingBox === 'block' && !b.name.endsWith('_fence_gate')
+  // vanilla Material.isSolid, as the sandbox knows it: a collision box, but a fence gate's
+  // (FarmlandBlock.canSurvive) and those of the non-solid materials (carpets, snow layers)
+  const solid = (b) => !!b && b.boundingBox === 'block' && !/(_fence_gate|_carpet|^snow)$/.test(b.name)
   // the states that hold water (vanilla FluidTags.WATER: water, and the waterlogged)
   const watery = new Uint8Array(registry.blocksArray.reduce((n, b) => Math.max(n, b.maxStateId + 1), 0))
   for (const b of registry.blocksArray) {
@@ -106,8 +107,11 @@ module.exports.server = function (serv) {
   }
 
   // every block change in the overworld: the registry follows, and the rules of what lies above
-  // and below it
+  // and below it (called inside the world's own setBlock: it never throws into it)
   function changed (x, y, z) {
+    try { follow(x, y, z) } catch (err) { serv.err(`crops: the change at ${key(x, y, z)} failed: ${err && err.stack}`) }
+  }
+  function follow (x, y, z) {
     const id = world.get(x, y, z)
     if (id === null) return
     track(x, y, z, id)
@@ -290,12 +294,16 @@ module.exports.server = function (serv) {
   })
 
   // --- a fall -----------------------------------------------------------------------------------
-  serv.on('pepa_landed', ({ world: w, position, distance, player, width, height }) => {
+  // told by the hazards plugin (a player's fall) and the mobs' (a mob's), inside their own ticks
+  function landed ({ world: w, position, distance, player, width, height }) {
     if (w !== world.world || !world.ready()) return
     const x = Math.floor(position.x); const y = Math.floor(position.y - 0.2); const z = Math.floor(position.z) // Entity.getOnPos
     if (!isFarmland(world.get(x, y, z))) return
     if (!rules.tramples(distance, Math.random(), { player, mobGriefing: !!life.explosionsBreakBlocks, width, height })) return
     toDirt(x, y, z, 'trampled')
+  }
+  serv.on('pepa_landed', (landing) => {
+    try { landed(landing) } catch (err) { serv.err(`crops: a landing failed: ${err && err.stack}`) }
   })
 
   // --- control ops ------------------------------------------------------------------------------
