@@ -4,8 +4,9 @@ hoe tilling grass, dirt, a path and coarse dirt and wearing, and refused under a
 and from below; seeds planting their crop on farmland only; wheat growing ripe at a forced scale
 but not in the dark; farmland moistened by water, drying and going back to dirt without a crop,
 and turned to dirt by a block put on it; what ripe and young wheat drop; a crop popping with its
-loot when its farmland goes; a fall trampling farmland where walking does not; and crops growing
-on after a restart. Each test stands the helper bot on a floor of its own high in the sky."""
+loot when its farmland goes; a fall trampling farmland where walking does not, a zombie's only
+with mob griefing on; ``grow`` and the ops' refusals; and crops growing on after a restart.
+Each test stands the helper bot on a floor of its own high in the sky."""
 
 from __future__ import annotations
 
@@ -310,10 +311,35 @@ def test_a_fall_onto_farmland_tramples_it_and_walking_over_it_does_not(
     assert stats(sandbox)["trampled"] == before + 1
 
 
+def test_a_zombie_falling_onto_farmland_tramples_it_while_mob_griefing_is_on(
+    sandbox: EmbeddedWorld, helper: HelperBot
+) -> None:
+    x, z = stage(sandbox, helper, 10)
+    farmland(sandbox, x + 2, SKY - 1, z, moisture=7)
+    farmland(sandbox, x, SKY - 1, z + 2, moisture=7)
+
+    def drop_a_zombie(dx: int, dz: int) -> None:
+        """A still adult zombie 3 blocks over the cell, until it has landed."""
+        (mob,) = sandbox.op("spawn_mob", player=HELPER, name="zombie", dx=dx, dy=3, dz=dz,
+                            ai=False, baby=False)["ids"]  # fmt: skip
+        eventually(lambda: sandbox.op("life_mob", mob=mob).get("onGround"), 10, "it landed")
+
+    try:
+        sandbox.op("explosions", breakBlocks=False)  # vanilla's mobGriefing false
+        drop_a_zombie(2, 0)
+        assert block(sandbox, x + 2, SKY - 1, z) == "farmland"
+        sandbox.op("explosions", breakBlocks=True)
+        drop_a_zombie(0, 2)
+        assert block(sandbox, x, SKY - 1, z + 2) == "dirt"
+    finally:
+        sandbox.op("explosions", breakBlocks=True)
+        sandbox.op("remove_mobs")
+
+
 def test_grow_sets_a_crops_age_and_the_ops_refuse_what_is_not_theirs(
     sandbox: EmbeddedWorld, helper: HelperBot
 ) -> None:
-    x, z = stage(sandbox, helper, 9)
+    x, z = stage(sandbox, helper, 11)
     farmland(sandbox, x + 2, SKY - 1, z, moisture=7)
     sandbox.op("set_block", x=x + 2, y=SKY, z=z, block="beetroots")
 
