@@ -28,10 +28,11 @@ class Stopped extends Error {}
 // farm(id, x, z, size, seeds): the field of size x size cells centred on the water at x, z (a
 // hole dug at the surface there and the held water bucket poured into it, when there is none),
 // its tillable cells tilled with a held hoe, its ripe crops harvested and picked up, and its
-// empty farmland planted with `seeds`. Done with {tilled, planted, harvested, ripe_left, growing}
+// empty farmland planted with `seeds`. Done with {tilled, planted, harvested, ripe_left, growing,
+// skipped} (ripe_left and growing: the crops in the field at the end; skipped: cells given up on)
 function farm (ctx, id, x, z, size, seeds) {
   const { bot, done } = ctx
-  const counts = { tilled: 0, planted: 0, harvested: 0, ripe_left: 0, growing: 0 }
+  const counts = { tilled: 0, planted: 0, harvested: 0, ripe_left: 0, growing: 0, skipped: 0 }
   const finish = (ok, extra) => done(id, ok, { action: 'farm', ...counts, ...extra, position: vxyz(bot.entity && bot.entity.position) })
   if (!Number.isInteger(size) || size < 3 || size > 9 || size % 2 === 0) { finish(false, { error: `size must be odd, 3 to 9, not ${size}` }); return false }
   if (!rules.PLANTS[seeds]) { finish(false, { error: `${seeds} plants nothing; seeds are one of ${Object.keys(rules.PLANTS).join(', ')}` }); return false }
@@ -96,7 +97,7 @@ function createFarmer (ctx, counts) {
   }
 
   // to a spot from which `cell` is in reach, not in the water's column (where the bot stands, if
-  // it is one); the cell itself is stood on only when nothing else will do
+  // it is one); on the block itself too (a player may till or plant what it stands on)
   async function approach (cell) {
     const here = bot.entity.position
     const onWater = water && Math.floor(here.x) === water.x && Math.floor(here.z) === water.z
@@ -161,6 +162,21 @@ function createFarmer (ctx, counts) {
     return `${key(cell)} is not farmland`
   }
 
+  // one cell's work: a cell that fails (no spot in reach, a dig refused) is given up, counted
+  // in `skipped`, and the field goes on; a stop ends it all. Its error, if any
+  async function guarded (cell, work) {
+    try {
+      const error = await work()
+      stopped()
+      return error || null
+    } catch (e) {
+      if (e instanceof Stopped) throw e
+      stopped()
+      counts.skipped++
+      return null
+    }
+  }
+
   // the cells of the field round `centre` (its water left out), row by row, each row the other
   // way from the last: one walk along the field
   function field (centre, r) {
@@ -179,16 +195,20 @@ function createFarmer (ctx, counts) {
     const lying = () => Object.values(bot.entities).filter(e => e.name === 'item' && e.position &&
       Math.abs(e.position.x - centre.x - 0.5) <= r + 1.5 && Math.abs(e.position.z - centre.z - 0.5) <= r + 1.5 &&
       e.position.y >= centre.y - 1 && e.position.y <= centre.y + 3)
+    const tried = new Map() // item entity id -> walks to it (two at most)
     await waitFor(() => lying().length > 0, 1000) // the drops of the last dig come
     for (let walks = 0; walks < PICKUPS; walks++) {
       stopped()
       const me = bot.entity.position
-      const items = lying().sort((a, b) => a.position.distanceTo(me) - b.position.distanceTo(me))
+      const items = lying().filter(e => (tried.get(e.id) || 0) < 2)
+        .sort((a, b) => a.position.distanceTo(me) - b.position.distanceTo(me))
       if (!items.length) return
-      const p = items[0].position.floored()
+      const item = items[0]
+      tried.set(item.id, (tried.get(item.id) || 0) + 1)
+      const p = item.position.floored()
       await walk(new goals.GoalNear(p.x, centre.y + 1, p.z, 1)).catch(() => {})
       // picked up once it may be (10 ticks after it fell) and the bot is within 1.75 blocks
-      await waitFor(() => !bot.entities[items[0].id], 1500)
+      await waitFor(() => !bot.entities[item.id], 1500)
     }
   }
 
@@ -220,25 +240,23 @@ function createFarmer (ctx, counts) {
         const b = at(cell)
         const above = at(cell.offset(0, 1, 0))
         if (!b || !rules.TILLS[b.name] || !(isAir(above) || weed(above)) || !hoe()) continue
-        await tillOne(cell) // one it cannot till stays as it is
-        stopped()
+        if (await guarded(cell, () => tillOne(cell))) counts.skipped++ // left as it is
       }
     }
     for (const cell of cells) { // the ripe crops
       const top = cell.offset(0, 1, 0)
       if (at(cell)?.name !== 'farmland' || !crop(at(top))?.ripe) continue
-      await approach(top)
-      await dig(top)
-      counts.harvested++
+      await guarded(top, async () => { await approach(top); await dig(top); counts.harvested++ })
     }
     if (counts.harvested) await pickUp(centre, r)
     const seed = () => held(n => n === seeds)
     for (const cell of cells) { // and every empty farmland planted, while seeds last
       if (at(cell)?.name !== 'farmland' || !isAir(at(cell.offset(0, 1, 0)))) continue
       if (!seed()) break
-      await approach(cell)
-      if (await click(cell, seed()) && crop(at(cell.offset(0, 1, 0)))) counts.planted++
-      stopped()
+      await guarded(cell, async () => {
+        await approach(cell)
+        if (await click(cell, seed()) && crop(at(cell.offset(0, 1, 0)))) counts.planted++
+      })
     }
     for (const cell of cells) {
       const c = crop(at(cell.offset(0, 1, 0)))
