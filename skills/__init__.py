@@ -15,6 +15,7 @@ from skills import (
     base_storage,
     combat_approach,
     combat_attack_nearest,
+    farm,
     gather,
     gear_wear,
     nav,
@@ -76,6 +77,7 @@ REGISTRY: dict[str, Skill] = {
         base_storage.FETCH,
         gather.WOOL,
         acquire_food.SKILL,
+        farm.SKILL,
     )
 }
 """Every skill the reflex chain, the watchdog and the coach may start."""

@@ -353,6 +353,12 @@ CATALOGUE: tuple[Action, ...] = (
          Arg("x", INT), Arg("y", INT), Arg("z", INT), Arg("item", STR), Arg("count", INT, 64)),
     _row("look_in", A, "Walk to the chest at x, y, z, open it and read what it holds.",
          Arg("x", INT), Arg("y", INT), Arg("z", INT)),
+    # -- farming (js/actions/farming.js) -----------------------------------------------------
+    _row("farm", A, "Make or tend the size x size field round water at x, z (the held water "
+         "bucket poured there if none): till, harvest ripe crops, plant seeds on empty farmland.",
+         Arg("x", INT), Arg("z", INT), Arg("size", INT, 5), Arg("seeds", STR, "wheat_seeds")),
+    _row("till", A, "Till the block at x, y, z with a held hoe (into farmland; coarse dirt into "
+         "dirt).", Arg("x", INT), Arg("y", INT), Arg("z", INT)),
 )  # fmt: skip
 """Every action, by family (the JS module that runs it)."""
 

@@ -157,13 +157,14 @@ function createContext (bot, lib) {
     return gotoWithin(new GoalReachBlock(at, bot.world), 60000).finally(() => bot.off(changed, check))
   }
   // gotoWithin with Movements that neither dig nor tower nor jump gaps (to cover, to a drop
-  // by a table): a walk that must not open a wall or climb into view. The normal
+  // by a table): a walk that must not open a wall or climb into view; `tune(moves)`, if given,
+  // changes them further (a farm's walk places no block and keeps out of its water). The normal
   // movements come back after, or at stop() (a pre-empting action must not inherit these)
   function endGentle () {
     if (ctx.gentle && bot.pathfinder.movements === ctx.gentle.moves) bot.pathfinder.setMovements(ctx.gentle.normal)
     ctx.gentle = null
   }
-  function gotoGently (goal, ms) {
+  function gotoGently (goal, ms, tune) {
     endGentle()
     const moves = new Movements(bot)
     moves.canDig = false
@@ -171,6 +172,7 @@ function createContext (bot, lib) {
     moves.allowParkour = false
     moves.exclusionAreasStep = [ctx.dangerCost]
     moves.exclusionAreasBreak = [ctx.home.keepCost]
+    if (tune) tune(moves)
     const mine = { moves, normal: bot.pathfinder.movements }
     ctx.gentle = mine
     bot.pathfinder.setMovements(moves)

@@ -13,7 +13,9 @@
 //     stone -> cobblestone, grass block -> dirt, coal ore -> 1 coal, leaves ->
 //     a sapling 1 in 20 (jungle 1 in 40), 1-2 sticks 1 in 50, an apple 1 in
 //     200 (oak, dark oak), the leaves themselves only with shears; gravel ->
-//     flint 1 in 10; and so on (`VANILLA` below, minecraft-data otherwise);
+//     flint 1 in 10; crops by their age (game/js/farming.js: a ripe wheat 1
+//     wheat and 1 + binomial(3, 0.5714) seeds, a younger one 1 seed); and so
+//     on (`VANILLA` below, minecraft-data otherwise);
 //   - a tool loses 1 durability per block with hardness > 0 (a sword 2) and
 //     breaks when used up (a wooden pickaxe lasts 59 blocks);
 //   - blocks that cannot be broken (bedrock, water) stay, and the client is
@@ -33,6 +35,7 @@
 const { Vec3 } = require('vec3')
 const { terrain } = require('../generator.js')
 const { vanillaTerrain } = require('../vanilla/index.js')
+const farming = require('../../../game/js/farming')
 
 // vanilla 1.16.5 loot tables (no fortune, no silk touch): [item, chance, min, max]
 const LEAVES = (sapling, chance, apple) => [[sapling, chance, 1, 1], ['stick', 1 / 50, 1, 2],
@@ -96,6 +99,7 @@ module.exports.server = function (serv, settings) {
   function dropsFor (block, held) {
     if (block.harvestTools && !(held && block.harvestTools[held.type])) return []
     if (held && held.name === 'shears' && SHEARABLE.test(block.name)) return [[block.name, 1]]
+    if (farming.CROPS[block.name]) return farming.cropLoot(block.name, block.stateId - registry.blocksByName[block.name].minStateId, Math.random)
     const table = VANILLA[block.name]
     if (table) {
       const out = []

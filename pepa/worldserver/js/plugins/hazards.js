@@ -265,6 +265,8 @@ module.exports.server = function (serv) {
     if (onGround) {
       const distance = h.fall
       h.fall = 0
+      // what a landing does to the block under it (crops.js: farmland trampled)
+      if (distance > 0) serv.emit('pepa_landed', { world: p.world, position, distance, player: true, width: 0.6, height: 1.8 })
       const damage = Math.ceil(distance - 3)
       if (damage > 0) hurt(p, damage, 'fall', { distance })
     } else if (dy < 0) h.fall -= dy

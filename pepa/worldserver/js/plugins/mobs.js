@@ -273,6 +273,8 @@ module.exports.server = function (serv) {
     if (input && input.fly) { fly(m, input); return } // a flyer, or a swimmer in water
     const pos = step(view, e.world, e.position, m.body, input || {})
     if (!pos.equals(e.position) || e.onGround !== m.body.onGround) e.sendPosition(pos, m.body.onGround)
+    // what a landing does to the block under it (crops.js: farmland trampled)
+    if (m.body.fell > 0) serv.emit('pepa_landed', { world: e.world, position: pos, distance: m.body.fell, player: false, width: m.w, height: m.h })
     if (m.body.fell > 3) e.takeDamage({ damage: Math.ceil(m.body.fell - 3) })
   }
 
