@@ -29,9 +29,10 @@ import skills
 from pepa.actors.skillrunner import SkillRunner
 from pepa.base.errors import SupervisionError
 from pepa.link.api import Link
+from pepa.policy.curriculum.assigner import WAITING
 from pepa.policy.reflex.chain import decide
 from pepa.policy.reflex.decision import PRIORITY, ChainState, Decision
-from pepa.policy.reflex.dispatch import IdleChores, Running, admit, label, order_reply
+from pepa.policy.reflex.dispatch import SWING, IdleChores, Running, admit, label, order_reply
 from pepa.policy.reflex.firstblow import armed, struck
 from pepa.policy.reflex.outcomes import ORDERS, ended, on_stuck
 from pepa.policy.reflex.taskslot import TaskSlot
@@ -289,6 +290,14 @@ class Reflex(SupervisedActor):
             self.memory.started(decision, now)
         if started == "idle":
             self._idle(now)
+        elif started == "instant" and decision.reflex == "task" and decision.skill != SWING:
+            # nothing to do: what it gets is held. Its milestone waits for those above it (the
+            # plan ticks it once they are); the ones after it go out meanwhile
+            self.memory.slot.drop_task()
+            self._persist()
+            skill_id = decision.skill or ""
+            why = f"{WAITING}: its item is held; the milestones above it come first"
+            self.publish(SkillFinished(skill=skill_id, ok=False, seconds=0.0, detail=why))
         elif started in ("refused", "failed") and decision.reflex == "task":
             # the curriculum counts the failure and rests the milestone; no retry loop here
             self.memory.slot.drop_task()

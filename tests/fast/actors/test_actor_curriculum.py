@@ -446,6 +446,7 @@ def test_a_milestone_waiting_for_time_rests_at_once_and_the_next_goes_out(
     h.send(finished("farm.tend", ok=False, detail="waiting: 9 crops growing, none ripe"))
     h.advance(5)
     assert suggested(h)[-1] == ("gather.wood", LOGS)  # the field grows meanwhile
-    h.send(finished("gather.wood", ok=False, detail="no tree"))
     h.advance(WAIT_REST)
+    h.send(finished("gather.wood", ok=False, detail="no tree"))
+    h.advance(5)
     assert suggested(h)[-1] == ("farm.tend", "3 wheat (farm.tend)")  # its rest is over

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from pepa.actors.reflex import Reflex
+from pepa.policy.curriculum.assigner import WAITING
 from pepa.runtime.events import (
     ActionFinished,
     ActivityChanged,
@@ -487,3 +488,17 @@ def test_a_failed_hunt_for_the_nights_food_rests_before_the_next(tmp_path: Path)
     h.advance(31)
     h.send(WorldObserved(view=evening))
     assert h.last(ActivityChanged).skill == "food.hunt"
+
+
+def test_a_task_whose_item_is_held_ends_at_once_waiting_for_the_milestones_above(
+    tmp_path: Path,
+) -> None:
+    link = FakeLink()
+    h = harness(tmp_path, link)
+    h.send(WorldObserved(view=view(items={"oak_log": 4})), milestone())
+    assert link.calls("gather") == []  # held: nothing to do
+    (ended,) = h.events(SkillFinished)
+    assert ended.skill == "gather.wood" and not ended.ok and ended.detail.startswith(WAITING)
+    assert task_file(tmp_path) is None  # the slot is free for the next milestone
+    h.advance(1.0)
+    assert len(h.events(SkillFinished)) == 1  # told once, not at every tick
