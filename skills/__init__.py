@@ -76,6 +76,7 @@ REGISTRY: dict[str, Skill] = {
         base_storage.STORE,
         base_storage.FETCH,
         gather.WOOL,
+        gather.SEEDS,
         acquire_food.SKILL,
         farm.SKILL,
     )

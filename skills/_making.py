@@ -21,7 +21,10 @@ from pepa.game.steps import (
 from pepa.world.view import WorldView
 from skills._base import Link, Started, started
 
-__all__ = ["next_step", "run_step"]
+__all__ = ["GRASS", "next_step", "run_step"]
+
+GRASS = ("grass", "fern", "tall_grass", "large_fern")
+"""The plants that drop wheat seeds."""
 
 
 def next_step(item: str, count: int, world: WorldView) -> tuple[str, str, int] | None:
@@ -70,6 +73,11 @@ def run_step(
         mine = link.act("mine", names=DIAMOND_BLOCKS, count=n, level=DIAMOND_LEVEL,
                         drops=["diamond"], radius=24.0)  # fmt: skip
         return started(mine, "mine diamonds")
+    if skill == "farm.tend":  # wheat grows on the home's field: its own milestone tends it
+        return Started(action_id=None, ok=False, detail="waiting: wheat grows on the farm")
+    if skill == "gather.seeds":  # grass and ferns drop a seed one time in eight
+        seeds = link.act("gather", names=list(GRASS), count=n, radius=32.0, drops=["wheat_seeds"])
+        return started(seeds, "gather seeds")
     if skill == "gather.wool":  # a sheep's wool comes with its death (or its shearing)
         return started(link.act("hunt", names=["sheep"], radius=48.0), "hunt sheep for wool")
     if skill == "gather.water":

@@ -128,3 +128,16 @@ WOOL = Skill(
     precondition=always,
     runner=_wool,
 )
+
+
+def _seeds(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    return run_step(link, "wheat_seeds", int(args.get("count") or 6), world)
+
+
+SEEDS = Skill(
+    id="gather.seeds",
+    description="Get wheat seeds (default 6) from the grass near by.",
+    coach_may_dispatch=True,
+    precondition=always,
+    runner=_seeds,
+)

@@ -13,7 +13,9 @@ out, and when, is :class:`pepa.policy.curriculum.assigner.Assigner`'s decision.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import math
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -71,7 +73,10 @@ from pepa.state.plans import (
 from pepa.state.storage import Storage, chest_key
 from pepa.world.view import Vec3, WorldView
 
-__all__ = ["DEFAULT_GOAL", "INVENTORY_LOG_EVERY", "Curriculum"]
+__all__ = ["DEFAULT_GOAL", "INVENTORY_LOG_EVERY", "PLACED", "Curriculum"]
+
+PLACED = frozenset(("farm.tend",))
+"""Skills that work by the home: their task carries its place (the field round water near it)."""
 
 logger = logging.getLogger(__name__)
 
@@ -307,7 +312,7 @@ class Curriculum(SupervisedActor):
         task = self.policy.next(plan, connected=connected, now=now, first=first)
         if task is None:
             return
-        before = self._store_first(task) or self._fetch_first(task)
+        before = self._store_first(task) or self._fetch_first(task) or self._placed(task)
         if before is not None:
             task = self.policy.replace(before)
         in_order = self.policy.workable(plan, now)[0]  # the plan's order: what went out before
@@ -330,6 +335,14 @@ class Curriculum(SupervisedActor):
                 chests.append((x, y, z))
         return home, chests
 
+    def _placed(self, task: Task) -> Task | None:
+        """``task`` with the place it works at: a field's by the home (None: nothing to add)."""
+        home = self.locations.places.get("home")
+        if task.skill not in PLACED or home is None or task.at is not None:
+            return None
+        at = (math.floor(home["x"]), math.floor(home["y"]), math.floor(home["z"]))
+        return dataclasses.replace(task, at=at)
+
     def _store_first(self, task: Task) -> Task | None:
         """A ``base.store`` of the bag's surplus before ``task``, when it is due, or None."""
         home, chests = self._home_chests()
@@ -343,7 +356,7 @@ class Curriculum(SupervisedActor):
             return None
         at, sort = due
         logger.info("storing %s in the chest at %s first (before %s)", sort, at, task.milestone)
-        return Task(skill="base.store", milestone=task.milestone, item=sort, chest=at)
+        return Task(skill="base.store", milestone=task.milestone, item=sort, at=at)
 
     def _fetch_first(self, task: Task) -> Task | None:
         """A ``base.fetch`` of something stored that changes ``task``'s next step, or None."""
@@ -362,7 +375,7 @@ class Curriculum(SupervisedActor):
             return None
         item, count, at = found
         logger.info("%s first: %d in the chest at %s (for %s)", item, count, at, task.milestone)
-        return Task(skill="base.fetch", milestone=task.milestone, item=item, count=count, chest=at)
+        return Task(skill="base.fetch", milestone=task.milestone, item=item, count=count, at=at)
 
     def _recall(self) -> None:
         """The lessons in force at start (the knowledge actor starts first)."""

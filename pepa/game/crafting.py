@@ -53,6 +53,8 @@ BASE_RESOURCES = {
     "gather.diamond": ("diamond",),
     "gather.water": ("water_bucket",),
     "gather.wool": ("white_wool",),
+    "gather.seeds": ("wheat_seeds",),
+    "farm.tend": ("wheat",),
 }
 """Items that come from gathering, not crafting, and the skill that gathers them (wood, whose
 names change with the version, is :func:`grows`)."""

@@ -79,9 +79,9 @@ class Task:
     """The milestone's text (empty in a record from before milestones were named)."""
     item: str = ""
     count: int = 0
-    chest: tuple[int, int, int] | None = None
-    """Where a ``base.fetch`` task takes its item from (:func:`pepa.policy.curriculum.storage.
-    to_fetch`); None for every other task."""
+    at: tuple[int, int, int] | None = None
+    """Where the task works: the chest a ``base.fetch`` or ``base.store`` opens, the home a
+    ``farm.tend``'s field lies by; None for the others."""
 
     @classmethod
     def of(cls, m: Milestone) -> Task:
@@ -108,8 +108,8 @@ class Task:
             args["item"] = self.item
         if self.count:
             args["count"] = self.count
-        if self.chest is not None:
-            args.update(zip("xyz", self.chest, strict=True))
+        if self.at is not None:
+            args.update(zip("xyz", self.at, strict=True))
         return args
 
 

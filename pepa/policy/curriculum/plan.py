@@ -63,6 +63,7 @@ DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("stone_sword", 1),
     ("furnace", 1),
     ("home", 1),
+    ("bread", 1),
     ("iron_pickaxe", 1),
     ("iron_sword", 1),
     ("iron_chestplate", 1),
@@ -78,7 +79,8 @@ DEFAULT_TARGETS: tuple[tuple[str, int], ...] = (
     ("diamond_boots", 1),
 )
 """The tech tree the offline planner climbs for a general survival goal: stone, a furnace, a
-home (``base.build-home``: a house with a bed and chests, :data:`HOME_MILESTONE`), then iron
+home (``base.build-home``: a house with a bed and chests, :data:`HOME_MILESTONE`), bread from
+its wheat field (``farm.tend``), then iron
 (smelted) tools, the chestplate and a shield first, the rest of the armour; then diamonds, mined
 deep (torches and a water bucket first): the pickaxe, the sword, the armour."""
 MINING_KIT: tuple[tuple[str, int], ...] = (("torch", 16), ("water_bucket", 1))
@@ -223,7 +225,7 @@ def derive_plan(goal: str, recipes: Recipes, skills: Collection[str]) -> list[Mi
             break
         gathered: dict[tuple[str, str], int] = {}
         for step in steps:
-            if step.skill.startswith("gather."):
+            if not step.skill.startswith(("craft.", "smelt.")):  # gathered, or grown (wheat)
                 gathered[(step.item, step.skill)] = (
                     gathered.get((step.item, step.skill), 0) + step.count
                 )

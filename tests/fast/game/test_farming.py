@@ -201,13 +201,20 @@ def view(**items_held: int) -> WorldView:
     return WorldView(connected=True, alive=True, inventory=Inventory(items=items_held))
 
 
-def test_tending_a_field_needs_its_place_and_a_hoe_and_seeds_or_a_field_there() -> None:
+def test_tending_a_field_needs_its_place_and_gets_a_hoe_and_seeds_first() -> None:
     tend = skills.get("farm.tend")
     assert tend.check(view(wooden_hoe=1, wheat_seeds=3), {}) == "no field given: x and z"
-    assert tend.check(view(wooden_hoe=1, wheat_seeds=3), {"x": 4, "z": -7}) is None
-    assert tend.check(view(wheat_seeds=3), {"x": 4, "z": -7}) is not None
-    assert tend.check(view(iron_hoe=1), {"x": 4, "z": -7}) is not None
-    assert tend.check(view(), {"x": 4, "z": -7, "field": True}) is None
+    assert tend.check(view(), {"x": 4, "z": -7}) is None
+    link = FakeLink()
+    hoe = tend.run(link, {"x": 4, "z": -7}, view(oak_planks=4, stick=2, crafting_table=1))
+    assert hoe.step and link.last().name == "craft" and link.last().args["item"] == "wooden_hoe"
+    seeds = tend.run(link, {"x": 4, "z": -7}, view(iron_hoe=1))
+    assert seeds.step and link.last().name == "gather"
+    assert link.last().args["drops"] == ["wheat_seeds"]
+    # a field planted, its seeds all in it, and wheat from it held: tended, no seeds gathered
+    for held in ({"iron_hoe": 1, "wheat": 2}, {"iron_hoe": 1, "wheat_seeds": 1}):
+        tended = tend.run(link, {"x": 4, "z": -7}, view(**held))
+        assert not tended.step and link.last().name == "farm"
 
 
 def test_tending_a_field_runs_the_farm_action_there() -> None:

@@ -22,14 +22,20 @@ const NEAR_FIELD = 16 // blocks from the centre the bot must be before it reads 
 const SCAN = 24 // blocks above and below the bot the ground is looked for
 const PICKUPS = 24 // walks to a dropped item, at most
 const AVOID = 100 // the cost of a step into the field's water
+const WATER_SEARCH = 24 // blocks from x, z a field's natural water is looked for
+const WATERS = 48 // water sources weighed
+const FIELD_MIN = 4 // cells to till round a natural water source, at least
 
 class Stopped extends Error {}
 
 // farm(id, x, z, size, seeds): the field of size x size cells centred on the water at x, z (a
-// hole dug at the surface there and the held water bucket poured into it, when there is none),
-// its tillable cells tilled with a held hoe, its ripe crops harvested and picked up, and its
-// empty farmland planted with `seeds`. Done with {tilled, planted, harvested, ripe_left, growing,
-// skipped} (ripe_left and growing: the crops in the field at the end; skipped: cells given up on)
+// hole dug at the surface there and the held water bucket poured into it, when there is none;
+// with no water bucket, the water source within WATER_SEARCH blocks with the most ground to till
+// round it at its level), its tillable cells tilled with a held hoe, its ripe crops harvested and
+// picked up, and its empty farmland planted with `seeds`. Done with {tilled, planted, harvested,
+// ripe_left, growing, skipped} (ripe_left and growing: the crops in the field at the end;
+// skipped: cells given up on); a field with crops growing and none harvested ends not ok, its
+// error beginning `waiting` (time must pass: the curriculum rests the milestone meanwhile)
 function farm (ctx, id, x, z, size, seeds) {
   const { bot, done } = ctx
   const counts = { tilled: 0, planted: 0, harvested: 0, ripe_left: 0, growing: 0, skipped: 0 }
@@ -38,7 +44,11 @@ function farm (ctx, id, x, z, size, seeds) {
   if (!rules.PLANTS[seeds]) { finish(false, { error: `${seeds} plants nothing; seeds are one of ${Object.keys(rules.PLANTS).join(', ')}` }); return false }
   const farmer = createFarmer(ctx, counts)
   farmer.tend(x, z, (size - 1) / 2, seeds).then(
-    (r) => finish(!r.error, { error: r.error || undefined, centre: r.centre }),
+    (r) => {
+      const waiting = !r.error && !counts.harvested && counts.growing && !counts.ripe_left
+      const error = r.error || (waiting ? `waiting: ${counts.growing} crops growing, none ripe` : undefined)
+      finish(!error, { error, centre: r.centre })
+    },
     (e) => finish(false, { error: e instanceof Stopped ? 'stopped' : String(e && e.message) }))
   return true
 }
@@ -212,6 +222,28 @@ function createFarmer (ctx, counts) {
     }
   }
 
+  // the water source near `from` with the most ground round it (within r, at its level) to till
+  // or already farmland; null when none has FIELD_MIN
+  function naturalWater (from, r) {
+    const sources = ctx.finder.findBlocks({
+      matching: (b) => b && b.name === 'water' && b.metadata === 0,
+      point: from,
+      maxDistance: WATER_SEARCH,
+      count: WATERS
+    })
+    let best = null
+    for (const s of sources) {
+      if (!isAir(at(s.offset(0, 1, 0)))) continue // under water or ice: not a field's level
+      const land = field(s, r).filter((c) => {
+        const b = at(c)
+        const above = at(c.offset(0, 1, 0))
+        return b && (b.name === 'farmland' || rules.TILLS[b.name]) && (isAir(above) || weed(above) || crop(above))
+      }).length
+      if (land >= FIELD_MIN && (!best || land > best.land)) best = { at: s, land }
+    }
+    return best && best.at
+  }
+
   async function tend (x, z, r, seeds) {
     const start = bot.entity.position
     if (Math.hypot(start.x - x - 0.5, start.z - z - 0.5) > NEAR_FIELD) {
@@ -220,7 +252,10 @@ function createFarmer (ctx, counts) {
     }
     const ground = surface(x, z)
     if (!ground) return { error: `the ground at ${x}, ${z} is not loaded` }
-    const centre = ground
+    let centre = ground
+    if (at(centre).name !== 'water' && !held(n => n === 'water_bucket')) {
+      centre = naturalWater(ground, r) || centre // a lake's or a river's edge
+    }
     water = centre
     if (at(centre).name !== 'water') {
       const bucket = held(n => n === 'water_bucket')

@@ -59,6 +59,8 @@ def test_the_default_goal_climbs_the_tech_tree_with_existing_skills_only(recipes
     assert texts.index("1 furnace (craft.furnace)") < home < texts.index("3 iron_ore (gather.iron)")
     assert "1 chest (base.place-chest)" not in texts
     assert texts[-1] == "5 food (food.hunt)"
+    # then the farm by it: wheat grown (farm.tend) baked into bread
+    assert texts[home + 1 : home + 3] == ["3 wheat (farm.tend)", "1 bread (craft.bread)"]
     for m in plan:
         skill = skills.get(m.skill)  # every step is a skill the bot has
         assert skill.id == m.skill
@@ -78,7 +80,7 @@ def test_the_default_goal_goes_on_to_iron_tools_armour_and_a_shield(recipes: Rec
     texts = [m.text for m in derive_plan("survive", recipes, KNOWN)]
     crafted = [t.split(" (")[0].split(" ", 1)[1] for t in texts if "(craft." in t]
     assert crafted[crafted.index("furnace") : crafted.index("iron_boots") + 1] == [
-        "furnace", "iron_pickaxe", "iron_sword", "iron_chestplate", "shield",
+        "furnace", "bread", "iron_pickaxe", "iron_sword", "iron_chestplate", "shield",
         "iron_helmet", "iron_leggings", "iron_boots",
     ]  # fmt: skip
     # iron ore is mined once a stone pickaxe is made, and the furnace comes before it
