@@ -11,13 +11,16 @@
 //           {"id":8,"op":"use","x":X,"y":Y,"z":Z} (look at the point, then use the held item)
 //           {"id":9,"op":"click","x":X,"y":Y,"z":Z,"face":[0,1,0],"use":true} (a click on that face
 //           of the block: block_place; with use, use_item at once after it, as a vanilla client)
+//           {"id":10,"op":"interact","entity":ID} (a right click on the entity with the held item:
+//           use_entity, mineflayer's activateEntity)
 //   stdout: every event bot_helper emits ({"type":"spawn"|"actionDone"|...}),
 //           {"type":"ready"} once the server has ended the login,
 //           {"type":"snapshot","id":2,"value":{..}}, {"type":"goal","id":4,"value":{..}|null},
 //           {"type":"block","id":5,"value":"oak_log"|null}, {"type":"toss","id":6,"value":true},
 //           {"type":"watch","id":7,"value":true}, then {"type":"seen","entity":{id,name,kind,type}}
 //           for every entity the client is told of (what bot_helper.js reports is the question),
-//           {"type":"use","id":8,"value":true}, {"type":"click","id":9,"value":true}
+//           {"type":"use","id":8,"value":true}, {"type":"click","id":9,"value":true},
+//           {"type":"interact","id":10,"value":true}
 const path = require('path')
 const readline = require('readline')
 const { Vec3 } = require('vec3')
@@ -78,6 +81,13 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       if (c.use) { bot.activateItem(); bot.usingHeldItem = false }
       out({ type: 'click', id: c.id, value: true })
     }, (e) => out({ type: 'click', id: c.id, value: String(e && e.message) }))
+    return
+  }
+  if (c.op === 'interact') {
+    const e = bot.entities[c.entity]
+    if (!e) { out({ type: 'interact', id: c.id, value: `no entity ${c.entity}` }); return }
+    bot.activateEntity(e).then(() => out({ type: 'interact', id: c.id, value: true }),
+      (err) => out({ type: 'interact', id: c.id, value: String(err && err.message) }))
     return
   }
   if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }

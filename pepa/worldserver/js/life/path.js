@@ -20,9 +20,9 @@
 //    whatever it is pushed against; its WallClimberNavigation, simpler still,
 //    heads straight for the target's block).
 // Never entered, never stood on: lava, fire, magma, cactus, campfires, berry
-// bushes (vanilla DAMAGE_* node types), doors, fence gates, fences and walls
-// (vanilla DOOR_* / FENCE: 1.5 high, a closed door is a wall), unloaded
-// blocks. Water is avoided (vanilla gives it a malus of 8; here a land mob
+// bushes (vanilla DAMAGE_* node types), doors, closed fence gates, fences and
+// walls (vanilla DOOR_* / FENCE: 1.5 high, a closed door is a wall), unloaded
+// blocks. An open fence gate is open ground (vanilla: no collision shape). Water is avoided (vanilla gives it a malus of 8; here a land mob
 // never enters it) unless the mob is already in water (swim), then it costs
 // 8 more a block, so the way out is the shortest.
 // The search expands at most `budget` nodes (vanilla: follow range x 16) and
@@ -50,9 +50,11 @@ let generation = 0
 const nextGeneration = () => (generation = (generation % 2e9) + 1)
 const dist = (x, y, z) => Math.sqrt(x * x + y * y + z * z) // Math.hypot is slow
 
-// a prismarine block (or null when its chunk is not loaded) -> KIND
-function classify (block) {
+// a prismarine block (or null when its chunk is not loaded) -> KIND; open: the state is an
+// open fence gate (blocks.js openGate)
+function classify (block, open = false) {
   if (!block) return KIND.TALL
+  if (open) return KIND.OPEN
   let k = kinds.get(block.name)
   if (k !== undefined) return k
   const n = block.name
