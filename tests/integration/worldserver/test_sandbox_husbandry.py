@@ -200,7 +200,7 @@ def test_shears_on_a_sheep_drop_its_colours_wool_shear_it_and_wear_the_shears(
 ) -> None:
     stage(sandbox, helper, 4)
     hold(sandbox, "shears")
-    sheep = spawn(sandbox, "sheep", dx=1.5, ai=False)
+    sheep = spawn(sandbox, "sheep", dx=1, ai=False)  # its wool falls within the pickup reach
     sandbox.op("set_animal", mob=sheep, colour="black", sheared=False)
 
     helper.interact(sheep)

@@ -23,11 +23,10 @@
 // kept in the entity's metadata, so a player who comes later sees them at the spawn.
 const { Vec3 } = require('vec3')
 const rules = require('./husbandry')
+const { BABY_KEY, WOOL_KEY, TEMPT_RANGE, PARTNER_RANGE } = require('../../../game/js/animals')
 
-const PARTNER_RANGE = 8 // BreedGoal.getFreePartner
 const BREED_TICKS = 60
 const BREED_REACH_SQ = 9
-const TEMPT_RANGE = 10 // TemptGoal.TEMP_TARGETING
 const TEMPT_STOP_SQ = 6.25
 const CALM_DOWN = 100
 const TEMPT_SPEED = { cow: 1.25, pig: 1.2, chicken: 1.0, sheep: 1.1 }
@@ -66,8 +65,8 @@ module.exports = function herd (ctx) {
     m.farm = rules.newFarm(m.e.name, life.int, { baby: m.e.pepaBaby === true, colour: m.e.pepaColour })
     Object.assign(m.farm, { goal: null, partner: null, loveTime: 0, tempter: null, calmDown: 0, eating: 0, parent: null })
     resize(m)
-    const entries = m.baby ? [{ key: 15, type: 7, value: true }] : []
-    if (m.farm.colour) entries.push({ key: 16, type: 0, value: rules.sheepByte(m.farm) })
+    const entries = m.baby ? [{ key: BABY_KEY, type: 7, value: true }] : []
+    if (m.farm.colour) entries.push({ key: WOOL_KEY, type: 0, value: rules.sheepByte(m.farm) })
     if (entries.length) meta(m, entries)
   }
 
@@ -80,16 +79,16 @@ module.exports = function herd (ctx) {
 
   function grown (m) {
     resize(m)
-    meta(m, [{ key: 15, type: 7, value: false }])
+    meta(m, [{ key: BABY_KEY, type: 7, value: false }])
   }
 
   // a farm animal's record changed from outside (a click, the set_animal op): tell the players
   function changed (m, wasBaby) {
     if (wasBaby !== rules.isBaby(m.farm)) {
       resize(m)
-      meta(m, [{ key: 15, type: 7, value: m.baby }])
+      meta(m, [{ key: BABY_KEY, type: 7, value: m.baby }])
     }
-    if (m.farm.colour) meta(m, [{ key: 16, type: 0, value: rules.sheepByte(m.farm) }])
+    if (m.farm.colour) meta(m, [{ key: WOOL_KEY, type: 0, value: rules.sheepByte(m.farm) }])
   }
 
   const dist2 = (a, b) => a.distanceSquared(b)
@@ -132,7 +131,7 @@ module.exports = function herd (ctx) {
     const type = registry.entitiesByName[m.e.name]
     let e
     try {
-      e = serv.spawnMob(type.id, m.e.world, m.e.position.clone(), { yaw: life.int(256) - 128, metadata: [{ key: 15, type: 7, value: true }] })
+      e = serv.spawnMob(type.id, m.e.world, m.e.position.clone(), { yaw: life.int(256) - 128, metadata: [{ key: BABY_KEY, type: 7, value: true }] })
     } catch (err) { // flying-squid's max-entities: no baby, the parents keep their love
       serv.err && serv.err(`[life] no ${m.e.name} born of ${m.e.id} and ${p.e.id}: ${err && err.message}`)
       return

@@ -15,28 +15,13 @@
 //    (SheepEntity.ate; a baby also grows 60 s);
 //  - loot: a baby drops nothing (LivingEntity.shouldDropLoot), a sheared sheep no wool,
 //    a sheep's wool is of its colour.
-// Every timer runs `scale` ticks a tick (the husbandry_scale op: tests).
+// Every timer runs `scale` ticks a tick (the husbandry_scale op: tests). The food, the colours
+// and the metadata's keys are shared with the bot (pepa/game/js/animals.js).
+const { FOOD, COLOURS, SHEARED, BREED_COOLDOWN, isFood, tempts } = require('../../../game/js/animals')
+
 const BABY_AGE = -24000
-const BREED_COOLDOWN = 6000
 const LOVE_TICKS = 600
 const EATEN_GROWTH_S = 60 // SheepEntity.ate: a baby that eats grass grows 60 s
-
-// vanilla's food of each animal (isFood: breeding and growing), and what more tempts it
-const FOOD = {
-  cow: ['wheat'],
-  sheep: ['wheat'],
-  pig: ['carrot', 'potato', 'beetroot'],
-  chicken: ['wheat_seeds', 'melon_seeds', 'pumpkin_seeds', 'beetroot_seeds']
-}
-const TEMPTS = { pig: ['carrot_on_a_stick'] }
-
-// DyeColor ids, the low nibble of the sheep's metadata byte
-const COLOURS = ['white', 'orange', 'magenta', 'light_blue', 'yellow', 'lime', 'pink', 'gray',
-  'light_gray', 'cyan', 'purple', 'blue', 'brown', 'green', 'red', 'black']
-const SHEARED = 0x10
-
-const isFood = (name, item) => !!FOOD[name] && FOOD[name].includes(item)
-const tempts = (name, item) => isFood(name, item) || (!!TEMPTS[name] && TEMPTS[name].includes(item))
 
 // vanilla SheepEntity.getRandomSheepColor; int(n) is Random.nextInt(n)
 function randomColour (int) {
