@@ -37,10 +37,7 @@ def _run(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
 
 BREED = Skill(
     id="farm.breed",
-    description=(
-        "Feed two adult cows, sheep, pigs or chickens their food (wheat, carrots, seeds) so a"
-        " young one is born (searching if none are near)."
-    ),
+    description="Feed two adult farm animals their food so a young one is born.",
     coach_may_dispatch=True,
     precondition=_food_held,
     runner=_run,

@@ -130,10 +130,7 @@ WATER = Skill(
 )
 WOOL = Skill(
     id="gather.wool",
-    description=(
-        "Shear the nearest woolly sheep with held shears (1-3 wool, it grows back), else hunt"
-        " one (1 wool)."
-    ),
+    description="Shear a sheep with held shears, else hunt one.",
     coach_may_dispatch=True,
     precondition=always,
     runner=_wool,
