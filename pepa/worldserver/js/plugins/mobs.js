@@ -110,6 +110,7 @@ module.exports.server = function (serv) {
     // vanilla EnderMan.hurt: hurt by no living thing (water, fire, a fall), it teleports 9 times in 10
     if (m.sp.teleports && !o.attacker && !o.byPlayer && e.health > 0 && life.int(10) !== 0) teleportRandomly(m)
     if (m.sp.panic) m.panicUntil = life.tick + 100
+    if (m.farm) m.farm.love = 0 // vanilla AnimalEntity.hurt: a hurt animal leaves love
     // HurtByTargetGoal: a hostile turns on the survival player who hit it
     if (m.sp.hostile && o.attacker && o.attacker.gameMode === 0) { m.target = o.attacker; m.seen = true; m.unseen = 0 }
     if (e.health <= 0) die(m, true)
