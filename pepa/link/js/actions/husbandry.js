@@ -19,6 +19,8 @@ const REFUSED_MS = 60000
 const REACH = 3 // blocks from an animal the bot clicks it from
 const WALK_MS = 20000 // to an animal
 const EATEN_MS = 1500 // a click's food gone from the inventory
+const DROPS_NEAR = 5 // shear: wool items this near where the sheep stood are its own
+const PICKUP_MS = 10000
 const YOUNG_MS = 20000 // the two in love find each other and 3 s later the young one comes
 const KEEP_UP = 4.5 // lure: the nearest tempted animal this far behind: the bot waits
 const CAUGHT_UP = 3
@@ -118,8 +120,8 @@ function breed (ctx, id, names, radius) {
 }
 
 // shear(id, radius): the nearest adult sheep within `radius` not shorn is walked to and shorn
-// with held shears, then the bot stands where it was for its wool; done with {wool} (the
-// wool picked up)
+// with held shears, then each wool item on the ground within 5 blocks of it is walked to until
+// it is gone (10 s at most); done with {wool} (the wool picked up)
 function shear (ctx, id, radius) {
   const { bot, done, goals, waitFor } = ctx
   const epoch = ctx.epoch
@@ -136,11 +138,22 @@ function shear (ctx, id, radius) {
     if (!(await waitFor(() => isSheared(sheep.metadata) || epoch !== ctx.epoch, 2000)) || epoch !== ctx.epoch) {
       throw epoch !== ctx.epoch ? stopped() : new Error(`the sheep ${sheep.id} was not shorn`)
     }
+    // its wool: the items on the ground by it, each walked to until it is gone (picked up)
     const at = sheep.position.clone()
-    if (await waitFor(() => woolHeld() > before, 1500)) return
-    await ctx.gotoWithin(new goals.GoalNear(at.x, at.y, at.z, 0.5), 10000).catch(() => {})
+    const wool = (e) => { const it = e.name === 'item' && e.getDroppedItem(); return !!it && it.name.endsWith('_wool') }
+    const drops = () => Object.values(bot.entities).filter(e => wool(e) && e.position.distanceTo(at) <= DROPS_NEAR)
+      .sort((a, b) => a.position.distanceTo(bot.entity.position) - b.position.distanceTo(bot.entity.position))
+    await waitFor(() => drops().length > 0 || epoch !== ctx.epoch, 1500)
+    const until = Date.now() + PICKUP_MS
+    for (let left = drops(); left.length && Date.now() < until; left = drops()) {
+      if (epoch !== ctx.epoch) throw stopped()
+      const d = left[0]
+      if (!(await waitFor(() => !bot.entities[d.id], 600))) {
+        await ctx.gotoWithin(new goals.GoalNear(d.position.x, d.position.y, d.position.z, 0.5), 5000).catch(() => {})
+        await waitFor(() => !bot.entities[d.id] || epoch !== ctx.epoch, 1500)
+      }
+    }
     if (epoch !== ctx.epoch) throw stopped()
-    await waitFor(() => woolHeld() > before, 2000)
   }
   run().then(
     () => done(id, true, { action: 'shear', wool: woolHeld() - before }),
