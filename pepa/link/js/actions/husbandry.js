@@ -198,6 +198,7 @@ function lure (ctx, id, names, x, y, z) {
       try {
         await ctx.gotoGently(goal, LURE_MS)
       } catch (e) {
+        if (epoch !== ctx.epoch) throw stopped()
         if (!paused) throw new Error(`no way to ${x}, ${y}, ${z}: ${e && e.message}`)
       } finally {
         clearInterval(watch)
