@@ -78,7 +78,9 @@ def run_step(
     if skill == "gather.seeds":  # grass and ferns drop a seed one time in eight
         seeds = link.act("gather", names=list(GRASS), count=n, radius=32.0, drops=["wheat_seeds"])
         return started(seeds, "gather seeds")
-    if skill == "gather.wool":  # a sheep's wool comes with its death (or its shearing)
+    if skill == "gather.wool":  # a sheep's wool: shorn with shears, else with its death
+        if world.inventory.count("shears"):
+            return started(link.act("shear", radius=16.0), "shear a sheep")
         return started(link.act("hunt", names=["sheep"], radius=48.0), "hunt sheep for wool")
     if skill == "gather.water":
         return started(link.act("scoop", radius=48.0), "scoop water")

@@ -1,5 +1,6 @@
 """gather.wood, gather.stone, gather.coal, gather.iron and gather.diamond: dig until the
-inventory holds enough; gather.water: fill a held bucket at the nearest water source.
+inventory holds enough; gather.water: fill a held bucket at the nearest water source;
+gather.wool: shear the nearest woolly sheep with held shears, else hunt one.
 
 ``gather.stone`` and ``gather.coal`` with no pickaxe first make a wooden one (gather wood,
 planks, sticks, a table), ``gather.iron`` a stone one, ``gather.diamond`` an iron one: each
@@ -19,6 +20,10 @@ from pepa.game.steps import IRON_BLOCKS, STONE_BLOCKS
 from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, always, started
 from skills._making import run_step
+from skills.nav import EXPLORE
+
+SHEEP_RADIUS = 16.0
+"""How far a sheep to shear may be (blocks); a hunt looks twice as far."""
 
 
 def _wood(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
@@ -53,6 +58,14 @@ def _has_bucket(world: WorldView, args: Mapping[str, Any]) -> str | None:
 
 def _water(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
     return started(link.act("scoop", radius=48.0), "scoop water")
+
+
+def _wool(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
+    if "shears" in world.inventory:
+        return started(link.act("shear", radius=SHEEP_RADIUS), "shear a sheep")
+    if not any(e.name == "sheep" and e.distance <= 2 * SHEEP_RADIUS for e in world.animals):
+        return EXPLORE.run(link, args, world)  # one step of searching; the next run hunts
+    return started(link.act("hunt", names=["sheep"], radius=2 * SHEEP_RADIUS), "hunt a sheep")
 
 
 def _under_cover(link: Link, blocks: list[str], drop: str, count: int, world: WorldView) -> Started:
@@ -115,15 +128,9 @@ WATER = Skill(
     precondition=_has_bucket,
     runner=_water,
 )
-
-
-def _wool(link: Link, args: Mapping[str, Any], world: WorldView) -> Started:
-    return run_step(link, "white_wool", int(args.get("count") or 3), world)
-
-
 WOOL = Skill(
     id="gather.wool",
-    description="Get white wool (default 3) from the sheep near by.",
+    description="Shear a sheep with held shears, else hunt one.",
     coach_may_dispatch=True,
     precondition=always,
     runner=_wool,

@@ -382,6 +382,11 @@ class HelperBot(Player):
         )
         return dict(event["value"])
 
+    def interact(self, entity: int) -> None:
+        """Right-click an entity with the held item (use_entity: ``activateEntity``)."""
+        done = self._ask("interact", entity=entity)
+        assert done is True, f"{self.username} could not click entity {entity}: {done}"
+
     def watch(self) -> None:
         """From now on an event ``{"type": "seen", "entity": {...}}`` for every entity the
         bot's client is told of, whatever bot_helper.js makes of it."""

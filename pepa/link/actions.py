@@ -359,6 +359,15 @@ CATALOGUE: tuple[Action, ...] = (
          Arg("x", INT), Arg("z", INT), Arg("size", INT, 5), Arg("seeds", STR, "wheat_seeds")),
     _row("till", A, "Till the block at x, y, z with a held hoe (into farmland; coarse dirt into "
          "dirt).", Arg("x", INT), Arg("y", INT), Arg("z", INT)),
+    # -- husbandry (js/actions/husbandry.js) -------------------------------------------------
+    _row("breed", A, "Feed two adults of the first of names whose food is held, within radius; "
+         "done with fed and whether a young one came.", Arg("names", NAMES),
+         Arg("radius", FLOAT, 16.0)),
+    _row("shear", A, "Shear the nearest woolly adult sheep within radius and pick up its wool.",
+         Arg("radius", FLOAT, 16.0)),
+    _row("lure", A, "Hold the food of names and walk to x, y, z, paced so tempted animals keep up; "
+         "done with how many followed.", Arg("names", NAMES), Arg("x", FLOAT), Arg("y", FLOAT),
+         Arg("z", FLOAT)),
 )  # fmt: skip
 """Every action, by family (the JS module that runs it)."""
 

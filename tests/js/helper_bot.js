@@ -18,6 +18,8 @@
 //           held first when named)
 //           {"id":12,"op":"walk","x":X,"z":Z,"ms":N} (look level toward x, z and hold forward until the
 //           feet are within 0.2 of it or N ms have passed: the client's own physics)
+//           {"id":10,"op":"interact","entity":ID} (a right click on the entity with the held item:
+//           use_entity, mineflayer's activateEntity)
 //   stdout: every event bot_helper emits ({"type":"spawn"|"actionDone"|...}),
 //           {"type":"ready"} once the server has ended the login,
 //           {"type":"snapshot","id":2,"value":{..}}, {"type":"goal","id":4,"value":{..}|null},
@@ -27,6 +29,7 @@
 //           {"type":"use","id":8,"value":true}, {"type":"click","id":9,"value":true},
 //           {"type":"place"|"dig","id":..,"value":true|"error"},
 //           {"type":"walk","id":12,"value":{"x":..,"y":..,"z":..}} (where the feet ended)
+//           {"type":"interact","id":10,"value":true}
 const path = require('path')
 const readline = require('readline')
 const { Vec3 } = require('vec3')
@@ -125,6 +128,13 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       }
       bot.on('physicsTick', step)
     })
+    return
+  }
+  if (c.op === 'interact') {
+    const e = bot.entities[c.entity]
+    if (!e) { out({ type: 'interact', id: c.id, value: `no entity ${c.entity}` }); return }
+    bot.activateEntity(e).then(() => out({ type: 'interact', id: c.id, value: true }),
+      (err) => out({ type: 'interact', id: c.id, value: String(err && err.message) }))
     return
   }
   if (c.op === 'digging') { out({ type: 'digging', id: c.id, value: !!bot.targetDigBlock }); return }

@@ -8,7 +8,7 @@
 //   name (ctx, arg, ...)       an instant call: returns its answer
 // ctx is the bot's context (context.js). A function whose `holdsShield` is true walks, digs,
 // places or opens a block: the dispatcher (bot_helper.js) holds the shield down while it runs.
-const FAMILIES = ['movement', 'flight', 'gathering', 'mining', 'buckets', 'farming', 'crafting', 'combat', 'building', 'home', 'storage', 'body', 'gear']
+const FAMILIES = ['movement', 'flight', 'gathering', 'mining', 'buckets', 'farming', 'crafting', 'combat', 'building', 'home', 'storage', 'body', 'gear', 'husbandry']
 const PLAIN = /^[A-Za-z_$][\w$]*$/
 
 // a function's parameter names, from its source: plain names only (no defaults, no patterns)

@@ -5,14 +5,31 @@
 //
 // Simplifications (named in docs/sandbox-life.md):
 //  - every block with a collision box counts as a full cube (slabs, stairs,
-//    fences, beds, closed doors): mobs walk on them and never through them;
-//  - an open door has no collision at all (vanilla's is a 3/16 panel along
-//    one side of its cell).
+//    beds): mobs walk on them and never through them. Fences, walls and closed
+//    fence gates are 1.5 blocks high, as vanilla's collision shapes (FenceBlock,
+//    WallBlock, FenceGateBlock): a mob's 0.42 jump (1.25 blocks) never gets onto
+//    or over one; an open fence gate has no collision box; a closed door is a
+//    full cube, an open one has no collision at all (vanilla's is a 3/16 panel
+//    along one side of its cell).
 // Light (skyLight, blockLight, canSeeSky) comes from the light model of
 // light.js, one per world, kept true by the world's block and column events.
 const { Vec3 } = require('vec3')
 const lightModel = require('./light')
 const { isDoor, isOpen } = require('../../../game/js/halves')
+
+const TALL = 1.5 // fences, walls, closed fence gates
+
+// a fence gate state's `open` (minecraft-data's encoding: the last property varies fastest; bool index 0 is true)
+function gateOpen (b, state) {
+  let rest = state - b.minStateId
+  for (let i = b.states.length - 1; i >= 0; i--) {
+    const s = b.states[i]
+    const v = rest % s.num_values
+    rest = Math.floor(rest / s.num_values)
+    if (s.name === 'open') return v === 0
+  }
+  return false
+}
 
 const EMPTY_SECTION = [0] // a missing chunk section holds only air
 // world -> its light model: one per world, whichever plugin's view asks (a model keeps caches
@@ -23,11 +40,32 @@ module.exports = function blockView (registry) {
   const byState = registry.blocksByStateId
   const air = registry.blocksByName.air
   const at = new Vec3(0, 0, 0)
-  const openDoors = new Set() // the states of open doors: walked through
-  for (const b of registry.blocksArray) {
-    if (!isDoor(b.name)) continue
-    for (let s = b.minStateId; s <= b.maxStateId; s++) if (isOpen(b, s)) openDoors.add(s)
+  // the height of each state's collision box for a mob's body (see the header), worked out on first use
+  let top = 0
+  for (const b of registry.blocksArray) top = Math.max(top, b.maxStateId)
+  const heights = new Float32Array(top + 1).fill(-1)
+  function heightOf (state) {
+    let h = heights[state]
+    if (h >= 0) return h
+    const b = byState[state]
+    if (!b) h = 0
+    else if (b.name.endsWith('_fence_gate')) h = gateOpen(b, state) ? 0 : TALL
+    else if (b.name.endsWith('_fence') || b.name.endsWith('_wall')) h = TALL
+    else if (isDoor(b.name)) h = isOpen(b, state) ? 0 : 1
+    else h = b.boundingBox === 'block' ? 1 : 0
+    heights[state] = h
+    return h
   }
+  // the collision height of the block at a cell: 1 below the world and where no column is loaded (a wall)
+  function cellHeight (world, x, y, z) {
+    if (y < 0) return 1
+    if (y > 255) return 0
+    at.set(x, y, z)
+    if (!world.sync.getColumnAt(at)) return 1
+    return heightOf(world.sync.getBlockStateId(at))
+  }
+  // whether the fence gate (or any block) at a state is an open gate
+  const openGate = (state) => { const b = byState[state]; return !!b && b.name.endsWith('_fence_gate') && gateOpen(b, state) }
 
   // the state id at a cell: -1 when its chunk is not loaded, air above and below the world
   function stateAt (world, x, y, z) {
@@ -42,11 +80,7 @@ module.exports = function blockView (registry) {
   }
   const isLoaded = (world, x, z) => !!world.sync.getColumnAt(at.set(x, 64, z))
   const collidable = (b) => !b || b.boundingBox === 'block' // unloaded counts as a wall
-  function solid (world, x, y, z) {
-    if (y < 0) return true
-    const s = stateAt(world, Math.floor(x), Math.floor(y), Math.floor(z))
-    return s < 0 || (!openDoors.has(s) && collidable(byState[s] || air))
-  }
+  const solid = (world, x, y, z) => cellHeight(world, Math.floor(x), Math.floor(y), Math.floor(z)) > 0
   const opaque = (b) => !!b && b.boundingBox === 'block' && !b.transparent
   const liquid = (b) => !!b && (b.name === 'water' || b.name === 'lava')
 
@@ -104,13 +138,17 @@ module.exports = function blockView (registry) {
   }
 
   // a box of half-width hw and height h with its feet at (x, y, z) overlaps a collidable block
+  // (from the cell below the feet: a fence there reaches half a block into the feet's cell)
   function collides (world, x, y, z, hw, h) {
     const x0 = Math.floor(x - hw); const x1 = Math.floor(x + hw - 1e-7)
-    const y0 = Math.floor(y); const y1 = Math.floor(y + h - 1e-7)
+    const y0 = Math.floor(y - (TALL - 1)); const y1 = Math.floor(y + h - 1e-7)
     const z0 = Math.floor(z - hw); const z1 = Math.floor(z + hw - 1e-7)
     for (let bx = x0; bx <= x1; bx++) {
       for (let by = y0; by <= y1; by++) {
-        for (let bz = z0; bz <= z1; bz++) if (solid(world, bx, by, bz)) return true
+        for (let bz = z0; bz <= z1; bz++) {
+          const top = cellHeight(world, bx, by, bz)
+          if (top > 0 && y < by + top && y + h > by) return true
+        }
       }
     }
     return false
@@ -134,6 +172,6 @@ module.exports = function blockView (registry) {
   }
 
   return {
-    block, solid, liquid, opaque, isLoaded, canSeeSky, skyLight, blockLight, lineOfSight, collides, standingSpots
+    block, solid, liquid, opaque, isLoaded, canSeeSky, skyLight, blockLight, lineOfSight, collides, standingSpots, openGate
   }
 }

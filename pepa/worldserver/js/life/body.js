@@ -65,9 +65,10 @@ function step (view, world, pos, body, { dx = 0, dz = 0, s = 0, jump = false } =
     else if (mz) { body.vz = 0; body.hitWall = true }
     if (my && !view.collides(world, x, y + my, z, body.hw, body.h)) y += my
     else if (my < 0) {
-      // land on top of the block below
-      const top = Math.floor(y + my) + 1
-      if (top <= y && !view.collides(world, x, top, z, body.hw, body.h)) y = top
+      // land on top of the block below: a cube's top, or a fence's half a block higher
+      for (const top of [Math.floor(y + my + 0.5) + 0.5, Math.floor(y + my) + 1]) {
+        if (top <= y && !view.collides(world, x, top, z, body.hw, body.h) && view.collides(world, x, top - 0.01, z, body.hw, body.h)) { y = top; break }
+      }
       body.vy = 0
       body.onGround = true
     } else if (my > 0) body.vy = 0

@@ -21,7 +21,8 @@
 //  - animal: WaterAvoidingRandomStrollGoal (1/120 chance a tick to walk to a
 //    spot on land within 10 blocks across and 7 up or down, RandomPos.getLandPos)
 //    and PanicGoal (for 100 ticks after being hurt, spots within 5 and 4, at the
-//    panic speed).
+//    panic speed); between the two, a farm animal's own goals (herd.js: breed,
+//    tempt, follow a parent, eat grass).
 // Hostiles with no target stroll like animals.
 //
 // Chasing (MeleeAttackGoal.tick): the path to the target is made again when
@@ -103,7 +104,7 @@ module.exports = function brains (ctx) {
       if (!column) return path.KIND.TALL // not loaded: a wall
       local.x = x & 15; local.y = y; local.z = z & 15
       const state = column.getBlockStateId(local)
-      if (stateKinds[state] < 0) stateKinds[state] = path.classify(byState[state] || byState[0], state)
+      if (stateKinds[state] < 0) stateKinds[state] = path.classify(byState[state] || byState[0], state, view.openGate(state))
       return stateKinds[state]
     }
   }
@@ -324,6 +325,7 @@ module.exports = function brains (ctx) {
 
   function animal (m) {
     if (life.tick < m.panicUntil) {
+      ctx.herd.panic(m)
       const w = m.wander
       if (!w || !w.panic || life.tick > w.until || (!life.paths && Math.hypot(w.x - m.e.position.x, w.z - m.e.position.z) < 0.7)) {
         m.wander = wanderTo(m, 5, 4, 60, true)
@@ -332,7 +334,8 @@ module.exports = function brains (ctx) {
       return wandering(m, m.sp.panic)
     }
     if (m.wander && m.wander.panic) { m.wander = null; m.path = null }
-    return stroll(m, 1.0)
+    const go = ctx.herd.goal(m, chase) // breeding, tempted, after a parent, eating grass (herd.js)
+    return go === undefined ? stroll(m, 1.0) : go
   }
 
   // paths {on?}: path finding on or off; the searches so far and their cost

@@ -379,4 +379,4 @@ function arrows (serv, life, view) {
   return { shoot, throwPotion, tick, count: () => flying.size }
 }
 
-module.exports = { WEAPONS, meleeDamage, attackStrength, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, arrows, SPAWN_INVULNERABLE_TICKS }
+module.exports = { WEAPONS, meleeDamage, attackStrength, immune, hurtPlayer, watchPlayer, armourOf, afterArmour, wear, arrows, SPAWN_INVULNERABLE_TICKS }

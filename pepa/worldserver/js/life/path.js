@@ -20,10 +20,11 @@
 //    whatever it is pushed against; its WallClimberNavigation, simpler still,
 //    heads straight for the target's block).
 // Never entered, never stood on: lava, fire, magma, cactus, campfires, berry
-// bushes (vanilla DAMAGE_* node types), closed doors, fence gates, fences and
-// walls (vanilla DOOR_WOOD_CLOSED, DOOR_IRON_CLOSED / FENCE: 1.5 high, a closed
-// door is a wall: no mob here breaks or opens one), unloaded blocks. An open
-// door is walked through (vanilla DOOR_OPEN). Water is avoided (vanilla gives it a malus of 8; here a land mob
+// bushes (vanilla DAMAGE_* node types), closed doors, closed fence gates, fences
+// and walls (vanilla DOOR_WOOD_CLOSED, DOOR_IRON_CLOSED / FENCE: 1.5 high, a
+// closed door is a wall: no mob here breaks or opens one), unloaded blocks. An
+// open door is walked through (vanilla DOOR_OPEN), an open fence gate is open
+// ground (vanilla: no collision shape). Water is avoided (vanilla gives it a malus of 8; here a land mob
 // never enters it) unless the mob is already in water (swim), then it costs
 // 8 more a block, so the way out is the shortest.
 // The search expands at most `budget` nodes (vanilla: follow range x 16) and
@@ -54,9 +55,11 @@ const nextGeneration = () => (generation = (generation % 2e9) + 1)
 const dist = (x, y, z) => Math.sqrt(x * x + y * y + z * z) // Math.hypot is slow
 
 // a block's minecraft-data info (or null when its chunk is not loaded) and its state id -> KIND;
-// without a state, a door is taken as closed (its default state)
-function classify (block, state) {
+// without a state, a door is taken as closed (its default state); open: the state is an open
+// fence gate (blocks.js openGate)
+function classify (block, state, open = false) {
   if (!block) return KIND.TALL
+  if (open) return KIND.OPEN
   if (state !== undefined && isDoor(block.name) && isOpen(block, state)) return KIND.OPEN
   let k = kinds.get(block.name)
   if (k !== undefined) return k

@@ -36,6 +36,7 @@ function lifeOf (serv, settings = {}) {
     tick: 0, // sandbox ticks since start (20 a second)
     timeScale: 1, // game time runs this many times faster than real time
     hungerScale: 1, // exhaustion and the 80-tick food timer run this many times faster
+    husbandryScale: 1, // farm animals' age, love and grass-eating timers run this many times faster (life/herd.js)
     day: 0, // days completed since the server started (each wrap of the time of day)
     spawning: true,
     kinds: null, // null: every species the sandbox knows; else the ones allowed to spawn

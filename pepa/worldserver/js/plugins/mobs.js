@@ -18,6 +18,8 @@ const combat = require('../life/combat')
 const { explode } = require('../life/explosion')
 const { brightness } = require('../life/time')
 const makeBrains = require('../life/brains')
+const makeHerd = require('../life/herd')
+const { lootOf } = require('../life/husbandry')
 const { eyeHeight } = require('../../../game/js/eyes')
 const { SPECIES, GENERIC } = require('../life/species')
 
@@ -88,6 +90,7 @@ module.exports.server = function (serv) {
       serv._writeAll('entity_equipment', { entityId: e.id, equipments: [{ slot: 0, item: Item.toNotch(e.equipment[0]) }] })
     }
     mobs.set(e.id, m)
+    if (sp.brain === 'animal') herd.adopt(m) // its age, love and wool (life/herd.js)
   }
 
   // --- damage, death, loot ------------------------------------------------------
@@ -107,6 +110,7 @@ module.exports.server = function (serv) {
     // vanilla EnderMan.hurt: hurt by no living thing (water, fire, a fall), it teleports 9 times in 10
     if (m.sp.teleports && !o.attacker && !o.byPlayer && e.health > 0 && life.int(10) !== 0) teleportRandomly(m)
     if (m.sp.panic) m.panicUntil = life.tick + 100
+    if (m.farm) m.farm.love = 0 // vanilla AnimalEntity.hurt: a hurt animal leaves love
     // HurtByTargetGoal: a hostile turns on the survival player who hit it
     if (m.sp.hostile && o.attacker && o.attacker.gameMode === 0) { m.target = o.attacker; m.seen = true; m.unseen = 0 }
     if (e.health <= 0) die(m, true)
@@ -119,7 +123,7 @@ module.exports.server = function (serv) {
     if (!withLoot) return // a despawn or a blast's removal: nothing splits or drops
     if (m.sp.slime && m.sp.size > 1) splitSlime(m) // vanilla Slime.remove: a killed big one splits
     const at = m.e.position
-    for (const [item, min, max, cooked, byPlayer] of m.sp.loot) {
+    for (const [item, min, max, cooked, byPlayer] of lootOf(m.e.name, m.farm, m.sp.loot)) {
       if (byPlayer && life.tick - m.lastPlayerHit >= 100) continue
       const n = min + life.int(max - min + 1)
       for (let i = 0; i < n; i++) dropItem(m.e.world, at, m.onFire && cooked ? cooked : item)
@@ -163,7 +167,7 @@ module.exports.server = function (serv) {
   const arrows = combat.arrows(serv, life, view)
   const meta = (m, metadata) => serv._writeAll('entity_metadata', { entityId: m.e.id, metadata })
   const ctx = {
-    life, view, serv,
+    life, view, serv, mobs,
     face (m, dx, dz) {
       let b = Math.round((Math.atan2(-dx, dz) * 180 / Math.PI) * 256 / 360)
       b = ((b % 256) + 256) % 256
@@ -214,6 +218,10 @@ module.exports.server = function (serv) {
       explode(serv, life, view, { world: m.e.world, center, power: 3, source: m.e, mobs: near }).catch(() => {})
     }
   }
+  const herd = makeHerd(ctx) // farm animals' goals and timers; plugins/husbandry.js reads life.mobs and life.herd
+  ctx.herd = herd
+  life.mobs = mobs
+  life.herd = herd
   const brains = makeBrains(ctx)
 
   // --- the tick ---------------------------------------------------------------------
@@ -269,6 +277,7 @@ module.exports.server = function (serv) {
     if (m.dead) return
     if (m.sp.teleports && m.body.inWater) e.takeDamage({ damage: 1 }) // vanilla: water hurts an enderman
     if (m.dead) return
+    if (m.farm) herd.tick(m)
     const input = brains[e.pepaAi === false ? 'still' : m.sp.brain](m) // spawn_mob {ai: false}: a still target
     if (input && input.fly) { fly(m, input); return } // a flyer, or a swimmer in water
     const pos = step(view, e.world, e.position, m.body, input || {})

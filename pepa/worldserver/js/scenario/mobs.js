@@ -107,7 +107,7 @@ module.exports = function mobOps (ctx) {
         steppedPhysics(mob)
         mob.pepaAi = a.ai === undefined ? undefined : !!a.ai // explicit false: the sandbox keeps it still
         mob.pepaDamage = a.damage
-        mob.pepaBaby = a.baby === undefined ? undefined : !!a.baby // a zombie's: a baby or not (else by chance, naturally)
+        mob.pepaBaby = a.baby === undefined ? undefined : !!a.baby // a zombie's or a farm animal's: a baby or not (a zombie by chance, naturally)
         mob.pepaSize = a.size === undefined ? undefined : Number(a.size) // a slime's: 1, 2 or 4 (else by chance)
         spawnedAt.set(mob.id, spawning)
         tracked.set(mob.id, mob)
