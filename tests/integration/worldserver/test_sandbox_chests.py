@@ -284,7 +284,7 @@ def test_a_broken_chest_drops_what_it_held_and_itself(
     sandbox.op("set_block", x=x, y=SKY, z=z - 4, block="chest")
     give(sandbox, helper, {"cobblestone": 40, "bread": 2, "wooden_axe": 1})
     helper.sees([(x, SKY, z - 4)], "chest")
-    assert helper.act("store", x=x, y=SKY, z=z - 4, keep=["wooden_axe"])["ok"]
+    assert helper.act("store", x=x, y=SKY, z=z - 4, keep={"wooden_axe": 1})["ok"]
 
     helper.dig(x, SKY, z - 4, "wooden_axe")
 
