@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld
+from tests import stages
 from tests.waiting import eventually
-from tests.world_harness import HelperBot, block, give, teleport
+from tests.world_harness import HelperBot, block, give
 
 pytestmark = [
     pytest.mark.integration,
@@ -31,12 +32,9 @@ def stage(world: EmbeddedWorld, helper: HelperBot, n: int) -> tuple[int, int]:
     """A grass floor on dirt at SKY - 1 round (x, z), the place of test ``n``, its air cleared
     above; the bot standing on it 5 blocks from its middle, seeing it."""
     x, z = 60 * n - 300, 420
-    world.op("fill", x1=x - 7, y1=SKY - 3, z1=z - 7, x2=x + 7, y2=SKY - 2, z2=z + 7, block="dirt")
-    world.op("fill", x1=x - 7, y1=SKY - 1, z1=z - 7, x2=x + 7, y2=SKY - 1, z2=z + 7,
-             block="grass_block")  # fmt: skip
-    world.op("fill", x1=x - 7, y1=SKY, z1=z - 7, x2=x + 7, y2=SKY + 4, z2=z + 7, block="air")
-    teleport(world, HELPER, x + 5.5, SKY, z + 0.5)
-    helper.sees([(x, SKY - 1, z), (x + 7, SKY - 1, z + 7), (x - 7, SKY - 1, z - 7)], "grass_block")
+    stages.floor(world, helper, x, z, sky=SKY, half=7, top="grass_block", under="dirt",
+                 stand=(5, 0))  # fmt: skip
+    helper.sees([(x - 7, SKY - 1, z - 7)], "grass_block")
     return x, z
 
 

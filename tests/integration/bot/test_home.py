@@ -11,7 +11,8 @@ import pytest
 
 from pepa.game import blueprints
 from pepa.worldserver.process import EmbeddedWorld
-from tests.world_harness import HelperBot, block, give, teleport
+from tests import stages
+from tests.world_harness import HelperBot, block, give
 
 pytestmark = [
     pytest.mark.integration,
@@ -30,12 +31,8 @@ def plot(world: EmbeddedWorld, helper: HelperBot, n: int, size: int = 15) -> tup
     standing at its south-west corner and seeing it."""
     x, z = 60 * n - 300, -320
     h = size // 2
-    world.op("fill", x1=x - h, y1=SKY - 3, z1=z - h, x2=x + h, y2=SKY - 2, z2=z + h, block="dirt")
-    world.op("fill", x1=x - h, y1=SKY - 1, z1=z - h, x2=x + h, y2=SKY - 1, z2=z + h,
-             block="grass_block")  # fmt: skip
-    world.op("fill", x1=x - h, y1=SKY, z1=z - h, x2=x + h, y2=SKY + 8, z2=z + h, block="air")
-    teleport(world, helper.username, x - h + 0.5, SKY, z + h + 0.5)
-    helper.sees([(x - h, SKY - 1, z - h), (x + h, SKY - 1, z + h)], "grass_block")
+    stages.floor(world, helper, x, z, sky=SKY, half=h, top="grass_block", under="dirt",
+                 clear=8, stand=(-h, h))  # fmt: skip
     return x, z
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld
+from tests import stages
 from tests.waiting import eventually
-from tests.world_harness import HelperBot, give, teleport
+from tests.world_harness import HelperBot, give
 
 pytestmark = [
     pytest.mark.integration,
@@ -31,11 +32,8 @@ def stage(world: EmbeddedWorld, helper: HelperBot, n: int, dx: int = 6) -> tuple
     """A stone floor at SKY - 1, the place of test ``n``, the bot at its middle and a chest on
     it ``dx`` blocks east (out of reach: the bot walks); the chest's cell."""
     x, z = 40 * n - 200, 300
-    world.op("fill", x1=x - 8, y1=SKY - 2, z1=z - 8, x2=x + 8, y2=SKY - 1, z2=z + 8)
-    world.op("fill", x1=x - 8, y1=SKY, z1=z - 8, x2=x + 8, y2=SKY + 4, z2=z + 8, block="air")
+    stages.floor(world, helper, x, z, sky=SKY, half=8)
     world.op("set_block", x=x + dx, y=SKY, z=z, block="chest")
-    teleport(world, HELPER, x + 0.5, SKY, z + 0.5)
-    helper.sees([(x, SKY - 1, z), (x + 8, SKY - 1, z + 8)], "stone")
     helper.sees([(x + dx, SKY, z)], "chest")
     return x + dx, SKY, z
 

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from pepa.worldserver.process import EmbeddedWorld, free_port
+from tests import stages
 from tests.js import run_node
 from tests.waiting import eventually
-from tests.world_harness import SANDBOX_SEED, HelperBot, give, server_player, teleport
+from tests.world_harness import SANDBOX_SEED, HelperBot, give, server_player
 
 pytestmark = [
     pytest.mark.integration,
@@ -37,10 +38,7 @@ def stage(world: EmbeddedWorld, helper: HelperBot, n: int) -> tuple[int, int]:
     """A stone floor at SKY - 1 round (x, z), the place of test ``n``, its air cleared above, the
     bot standing at its middle and seeing it."""
     x, z = 40 * n - 200, -300
-    world.op("fill", x1=x - 6, y1=SKY - 2, z1=z - 6, x2=x + 6, y2=SKY - 1, z2=z + 6)
-    world.op("fill", x1=x - 6, y1=SKY, z1=z - 6, x2=x + 6, y2=SKY + 4, z2=z + 6, block="air")
-    teleport(world, HELPER, x + 0.5, SKY, z + 0.5)
-    helper.sees([(x, SKY - 1, z), (x + 6, SKY - 1, z + 6)], "stone")
+    stages.floor(world, helper, x, z, sky=SKY)
     return x, z
 
 

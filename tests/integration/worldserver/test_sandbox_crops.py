@@ -21,6 +21,7 @@ import pytest
 
 from pepa.base.node import WorldError
 from pepa.worldserver.process import EmbeddedWorld, free_port
+from tests import stages
 from tests.waiting import eventually
 from tests.world_harness import SANDBOX_SEED, HelperBot, Player, block, give, teleport
 
@@ -42,12 +43,7 @@ def stage(world: EmbeddedWorld, helper: HelperBot, n: int) -> tuple[int, int]:
     """A grass floor on stone at SKY - 1 round (x, z), the place of test ``n``, its air cleared
     above, the bot standing at its middle and seeing it."""
     x, z = 40 * n - 200, 340
-    world.op("fill", x1=x - 6, y1=SKY - 2, z1=z - 6, x2=x + 6, y2=SKY - 2, z2=z + 6)
-    world.op("fill", x1=x - 6, y1=SKY - 1, z1=z - 6, x2=x + 6, y2=SKY - 1, z2=z + 6,
-             block="grass_block")  # fmt: skip
-    world.op("fill", x1=x - 6, y1=SKY, z1=z - 6, x2=x + 6, y2=SKY + 4, z2=z + 6, block="air")
-    teleport(world, HELPER, x + 0.5, SKY, z + 0.5)
-    helper.sees([(x, SKY - 1, z), (x + 6, SKY - 1, z + 6)], "grass_block")
+    stages.floor(world, helper, x, z, sky=SKY, top="grass_block")
     return x, z
 
 
