@@ -83,7 +83,8 @@ async function mineUnderCover (ctx, wanted, held, count, epoch) {
 
 // gather(id, names, count, radius, drops, underCover): dig the nearest block whose name is in
 // `names` and pick up its drop, until the inventory holds `count` of any of
-// `drops` (default: the names). The best harvesting tool is equipped first;
+// `drops` (default: the names); with none within radius, up to SEARCHES walks of about radius
+// blocks into new ground to look again. The best harvesting tool is equipped first;
 // a block the held tools cannot harvest is skipped (it would drop nothing).
 // underCover: only down and along from here, under the roof (mineUnderCover).
 function gather (ctx, id, names, count, radius, drops, underCover) {
@@ -103,6 +104,7 @@ function gather (ctx, id, names, count, radius, drops, underCover) {
       (e) => done(id, false, { action: 'gather', error: String(e && e.message), held: held() }))
     return true
   }
+  let searches = 0
   const step = async () => {
     await collect()
     while (held() < count) {
@@ -113,7 +115,12 @@ function gather (ctx, id, names, count, radius, drops, underCover) {
         maxDistance: radius || 48,
         where: (p) => !skipped.has(key(p))
       })
-      if (!block) return `no ${[...wanted].join('/')} within ${radius || 48} blocks (have ${held()}/${count})`
+      if (!block && searches < SEARCHES) { // none in sight: a walk into new ground, then again
+        searches++
+        await lookFarther(ctx, radius || 48)
+        continue
+      }
+      if (!block) return `no ${[...wanted].join('/')} within ${radius || 48} blocks, after ${searches} walks to look farther (have ${held()}/${count})`
       const tool = bestTool(block)
       if (block.harvestTools && !tool) return `no tool can harvest ${block.name}`
       try {
@@ -150,6 +157,26 @@ function gather (ctx, id, names, count, radius, drops, underCover) {
     (error) => done(id, !error, { action: 'gather', error: error || undefined, dug, held: held(), position: vxyz(bot.entity.position) }),
     (e) => done(id, false, { action: 'gather', error: String(e && e.message), dug, held: held() }))
   return true
+}
+
+// Walk about `radius` blocks one way (a random one; the next if the walk fails), for a search
+// in ground the bot has not seen: trees chopped bare round it, grass dug up
+const SEARCHES = 3
+async function lookFarther (ctx, radius) {
+  const { bot, goals } = ctx
+  const from = bot.entity.position
+  const start = Math.random() * 2 * Math.PI
+  for (let i = 0; i < 4; i++) {
+    const a = start + i * Math.PI / 2
+    const x = Math.floor(from.x + Math.cos(a) * radius)
+    const z = Math.floor(from.z + Math.sin(a) * radius)
+    try {
+      await ctx.gotoWithin(new goals.GoalNearXZ(x, z, 4), 30000)
+      return
+    } catch (e) {
+      if (!bot.entity) return
+    }
+  }
 }
 
 gather.holdsShield = true // walks and digs: the shield down, the guard off (bot_helper.js)
