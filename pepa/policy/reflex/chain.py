@@ -53,9 +53,10 @@ AIR_BELOW = 8
 at about 2 blocks a second (prismarine-physics: jump in water +0.04 a tick, drag 0.8)."""
 HUNGRY_BELOW = 16
 TRAPPED_AFTER = 3.0
-MINING = ("gather.", "craft.")
-"""Task skills that dig their way (into stone, through a tree's leaves): standing
-enclosed in their own hole or canopy is not being trapped."""
+MINING = ("gather.", "craft.", "base.build-home", "farm.")
+"""Task skills that dig their way (into stone, through a tree's leaves; a home's stone and
+wood, a field's seeds and hoe): standing enclosed in their own hole or canopy is not being
+trapped."""
 MINING_GRACE = 20.0
 """Seconds enclosed before escaping while such a task runs (the watchdog covers worse)."""
 STOCK_LEAD = 3000

@@ -133,12 +133,13 @@ def test_a_bot_working_its_way_through_tight_spaces_is_not_trapped() -> None:
     assert decide(onward, 15.5, memory).skill == "survive.escape"
 
 
-def test_a_gathering_task_gets_the_diggers_grace_before_escaping() -> None:
+@pytest.mark.parametrize("skill", ["gather.wood", "base.build-home", "farm.tend"])
+def test_a_task_that_digs_gets_the_diggers_grace_before_escaping(skill: str) -> None:
     memory = ChainState()
-    memory.slot.task = {"skill": "gather.wood", "args": {}}
+    memory.slot.task = {"skill": skill, "args": {}}
     canopy = world(enclosure={"openSides": 0, "ceiling": 2})
     memory.observe(canopy, 0.0)
-    assert decide(canopy, 10.0, memory).reflex == "task"
+    assert decide(canopy, 10.0, memory).reflex == "task"  # its stone, in its own pit
     assert decide(canopy, 20.0, memory).skill == "survive.escape"
 
 
