@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pepa.game import blueprints
-from pepa.game.crafting import held
+from pepa.game.crafting import held, is_planks
 from pepa.world.view import WorldView
 from skills._base import Link, Skill, Started, always, started
 from skills._making import run_step
@@ -28,6 +28,9 @@ BLUEPRINT = "hut"
 SITE_RADIUS = 24
 FLOOR_SLACK = 8
 """Floor blocks held beyond the walls and the roof: a site's floor is mostly its own ground."""
+STONE_SLACK = 12
+"""Cobblestone dug beyond what the house takes: the nights' shelters and pillars on the way
+use some, which would send the bot back down for a few more."""
 WOODS = ("oak", "spruce", "birch", "jungle", "acacia", "dark_oak")
 
 
@@ -39,20 +42,23 @@ def _wood(items: Mapping[str, int]) -> str:
 
 
 def shopping(bp: blueprints.Blueprint, items: Mapping[str, int]) -> list[tuple[str, int]]:
-    """What to hold before building ``bp``, in the order it is got: (item, count to hold)."""
+    """What to hold before building ``bp``, in the order it is got: (item, count to hold). What
+    takes wood and wool first, on the surface; the stone last, dug down to, with
+    :data:`STONE_SLACK` more than the house takes (a stone pit is no place to look for trees
+    from, and a few blocks used for a night's shelter must not send the bot back down)."""
     need = blueprints.needs(bp)
-    walls = set(bp.materials.get("wall", ())) | set(bp.materials.get("roof", ()))
-    blocks = need.get("wall", 0) + need.get("roof", 0) + min(FLOOR_SLACK, need.get("floor", 0))
     out: list[tuple[str, int]] = []
-    have = sum(items.get(n, 0) for n in walls)
-    if have < blocks:
-        out.append(("cobblestone", items.get("cobblestone", 0) + blocks - have))
     for role, item in (("door", f"{_wood(items)}_door"), ("bed", "white_bed")):
         if need.get(role) and not any(items.get(n, 0) for n in bp.materials.get(role, ())):
             out.append((item, need[role]))
     for name, count in need.items():
         if name not in bp.materials and held(name, items) < count:
             out.append((name, count))
+    walls = set(bp.materials.get("wall", ())) | set(bp.materials.get("roof", ()))
+    blocks = need.get("wall", 0) + need.get("roof", 0) + min(FLOOR_SLACK, need.get("floor", 0))
+    have = sum(items.get(n, 0) for n in walls if not is_planks(n))  # planks go into the crafts
+    if have < blocks:
+        out.append(("cobblestone", items.get("cobblestone", 0) + blocks - have + STONE_SLACK))
     return out
 
 

@@ -1,0 +1,44 @@
+"""base.build-home's shopping (skills/base_home.py): what the hut takes, wood and wool first,
+the stone last with room for the nights' shelters, then the build itself."""
+
+from __future__ import annotations
+
+import pytest
+
+import skills
+from pepa.game import blueprints
+from pepa.testing import FakeLink, view
+from skills.base_home import STONE_SLACK, shopping
+
+pytestmark = pytest.mark.timeout(30)
+
+HUT = blueprints.load("hut")
+KIT = {"oak_door": 1, "white_bed": 1, "chest": 2, "furnace": 1, "crafting_table": 1, "torch": 6}
+
+
+def test_the_surface_work_comes_before_the_stone() -> None:
+    wanted = [item for item, _ in shopping(HUT, {"birch_log": 3})]
+    assert wanted[:2] == ["birch_door", "white_bed"]  # the wood held most of
+    assert wanted[-1] == "cobblestone"
+    assert {"chest", "furnace", "crafting_table", "torch"} <= set(wanted)
+
+
+def test_the_stone_is_dug_with_slack_and_a_little_short_is_enough() -> None:
+    need = blueprints.needs(HUT)
+    blocks = need["wall"] + need["roof"] + 8
+    assert shopping(HUT, KIT) == [("cobblestone", blocks + STONE_SLACK)]
+    assert shopping(HUT, {**KIT, "cobblestone": blocks}) == []
+    assert shopping(HUT, {**KIT, "cobblestone": blocks - 1, "oak_planks": 30}) == [
+        ("cobblestone", blocks + STONE_SLACK)
+    ]  # planks go into crafts: they do not count toward the walls
+
+
+def test_each_run_is_a_step_until_all_is_held_then_it_settles() -> None:
+    link = FakeLink()
+    home = skills.get("base.build-home")
+    step = home.run(link, {}, view(items={"oak_log": 8}))
+    assert step.step and link.last().name == "craft"
+    need = blueprints.needs(HUT)
+    built = home.run(link, {}, view(items={**KIT, "cobblestone": need["wall"] + need["roof"] + 8}))
+    assert not built.step and link.last().name == "settle"
+    assert len(link.last().args["cells"]) == len(blueprints.cells(HUT))
