@@ -20,6 +20,7 @@ from pepa.game.steps import (
 )
 from pepa.world.view import WorldView
 from skills._base import Link, Started, started
+from skills.nav import EXPLORE
 
 __all__ = ["GRASS", "next_step", "run_step"]
 
@@ -79,8 +80,10 @@ def run_step(
         seeds = link.act("gather", names=list(GRASS), count=n, radius=32.0, drops=["wheat_seeds"])
         return started(seeds, "gather seeds")
     if skill == "gather.wool":  # a sheep's wool: shorn with shears, else with its death
+        if not any(e.name == "sheep" and e.distance <= 32.0 for e in world.animals):
+            return EXPLORE.run(link, {}, world)  # none in sight: look farther; then hunt
         if world.inventory.count("shears"):
-            return started(link.act("shear", radius=16.0), "shear a sheep")
+            return started(link.act("shear", radius=32.0), "shear a sheep")
         return started(link.act("hunt", names=["sheep"], radius=48.0), "hunt sheep for wool")
     if skill == "gather.water":
         return started(link.act("scoop", radius=48.0), "scoop water")

@@ -7,7 +7,7 @@ import pytest
 
 import skills
 from pepa.game import blueprints
-from pepa.testing import FakeLink, view
+from pepa.testing import FakeLink, entity, view
 from skills.base_home import STONE_SLACK, shopping
 
 pytestmark = pytest.mark.timeout(30)
@@ -42,3 +42,20 @@ def test_each_run_is_a_step_until_all_is_held_then_it_settles() -> None:
     built = home.run(link, {}, view(items={**KIT, "cobblestone": need["wall"] + need["roof"] + 8}))
     assert not built.step and link.last().name == "settle"
     assert len(link.last().args["cells"]) == len(blueprints.cells(HUT))
+
+
+def test_the_beds_wool_is_looked_for_when_no_sheep_is_in_sight() -> None:
+    link = FakeLink()
+    planks = {"oak_planks": 3, "crafting_table": 1}
+    skills.get("craft.white_bed").run(link, {"item": "white_bed"}, view(items=planks))
+    assert link.last().name == "goto"  # exploring: no sheep within 32 blocks
+    sheep = [entity(5, "sheep", 12.0, kind="animal")]
+    skills.get("craft.white_bed").run(
+        link, {"item": "white_bed"}, view(items=planks, entities=sheep)
+    )
+    assert link.last().name == "hunt" and link.last().args["names"] == ["sheep"]
+    shears = {**planks, "shears": 1}
+    skills.get("craft.white_bed").run(
+        link, {"item": "white_bed"}, view(items=shears, entities=sheep)
+    )
+    assert link.last().name == "shear"
