@@ -28,6 +28,9 @@ BLUEPRINT = "hut"
 SITE_RADIUS = 24
 FLOOR_SLACK = 8
 """Floor blocks held beyond the walls and the roof: a site's floor is mostly its own ground."""
+SHELTER_STOCK = 16
+"""Cobblestone or dirt held before the surface work: a night's shelter takes up to 10 blocks,
+and the stone for the walls comes last."""
 STONE_SLACK = 12
 """Cobblestone dug beyond what the house takes: the nights' shelters and pillars on the way
 use some, which would send the bot back down for a few more."""
@@ -42,12 +45,16 @@ def _wood(items: Mapping[str, int]) -> str:
 
 
 def shopping(bp: blueprints.Blueprint, items: Mapping[str, int]) -> list[tuple[str, int]]:
-    """What to hold before building ``bp``, in the order it is got: (item, count to hold). What
-    takes wood and wool first, on the surface; the stone last, dug down to, with
-    :data:`STONE_SLACK` more than the house takes (a stone pit is no place to look for trees
-    from, and a few blocks used for a night's shelter must not send the bot back down)."""
+    """What to hold before building ``bp``, in the order it is got: (item, count to hold). A
+    shelter's stock of blocks (:data:`SHELTER_STOCK`) first; what takes wood and wool next, on
+    the surface; the rest of the stone last, dug down to, with :data:`STONE_SLACK` more than the
+    house takes (a stone pit is no place to look for trees from, and a few blocks used for a
+    night's shelter must not send the bot back down)."""
     need = blueprints.needs(bp)
     out: list[tuple[str, int]] = []
+    stock = items.get("cobblestone", 0) + items.get("dirt", 0)
+    if stock < SHELTER_STOCK:  # the nights meanwhile: a shelter's blocks
+        out.append(("cobblestone", items.get("cobblestone", 0) + SHELTER_STOCK - stock))
     for role, item in (("door", f"{_wood(items)}_door"), ("bed", "white_bed")):
         if need.get(role) and not any(items.get(n, 0) for n in bp.materials.get(role, ())):
             out.append((item, need[role]))
@@ -59,6 +66,8 @@ def shopping(bp: blueprints.Blueprint, items: Mapping[str, int]) -> list[tuple[s
     have = sum(items.get(n, 0) for n in walls if not is_planks(n))  # planks go into the crafts
     if have < blocks:
         out.append(("cobblestone", items.get("cobblestone", 0) + blocks - have + STONE_SLACK))
+    if len(out) == 2 and out[0][0] == out[1][0]:  # only stone to get: all of it at once
+        del out[0]
     return out
 
 

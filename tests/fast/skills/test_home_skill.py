@@ -8,7 +8,7 @@ import pytest
 import skills
 from pepa.game import blueprints
 from pepa.testing import FakeLink, entity, view
-from skills.base_home import STONE_SLACK, shopping
+from skills.base_home import SHELTER_STOCK, STONE_SLACK, shopping
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -16,10 +16,13 @@ HUT = blueprints.load("hut")
 KIT = {"oak_door": 1, "white_bed": 1, "chest": 2, "furnace": 1, "crafting_table": 1, "torch": 6}
 
 
-def test_the_surface_work_comes_before_the_stone() -> None:
-    wanted = [item for item, _ in shopping(HUT, {"birch_log": 3})]
+def test_the_surface_work_comes_before_the_stone_but_after_a_shelters_blocks() -> None:
+    first, *rest = shopping(HUT, {"birch_log": 3, "dirt": 4})
+    assert first == ("cobblestone", SHELTER_STOCK - 4)  # a night's shelter held first
+    wanted = [item for item, _ in rest]
     assert wanted[:2] == ["birch_door", "white_bed"]  # the wood held most of
     assert wanted[-1] == "cobblestone"
+    assert shopping(HUT, {"cobblestone": SHELTER_STOCK})[0] == ("oak_door", 1)
     assert {"chest", "furnace", "crafting_table", "torch"} <= set(wanted)
 
 
