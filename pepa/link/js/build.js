@@ -119,7 +119,7 @@ function createBuilder (ctx) {
     await standFor(cell, busy, stopped)
     const ref = reference(cell)
     if (!ref) throw new Error(`nothing to place ${item.name} against at ${cell.at}`)
-    await bot.equip(item, 'hand')
+    if (!bot.heldItem || bot.heldItem.type !== item.type) await bot.equip(item, 'hand')
     if (cell.facing) { // look the way it must face, at the floor where it goes; the server
       // turns a door or a bed by the look it last had: the look's packet goes out first
       await bot.lookAt(cell.at.offset(0.5, 0, 0.5), true)
@@ -128,7 +128,7 @@ function createBuilder (ctx) {
     await bot.placeBlock(ref.block, ref.face).catch((e) => {
       if (!matches(bot, cell)) throw e // a late block update: the block may be there anyway
     })
-    return waitFor(() => matches(bot, cell), 1500)
+    return matches(bot, cell) || waitFor(() => matches(bot, cell), 1500)
   }
 
   // build(origin, raw cells, stopped) → { placed, dug, kept, missing: [..] }
