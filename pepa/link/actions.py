@@ -128,12 +128,20 @@ def _points(size: int) -> Callable[[Any], list[tuple[float, ...]]]:
     return take
 
 
-def _reach(value: Any) -> dict[str, float]:
-    if not isinstance(value, Mapping):
-        raise TypeError("not a mapping of names to blocks")
-    if not all(isinstance(name, str) for name in value):
-        raise TypeError("a name that is not a str")
-    return {name: _number(blocks) for name, blocks in value.items()}
+def _named(value_of: Callable[[Any], Any], what: str, key: str) -> Callable[[Any], dict[str, Any]]:
+    """A mapping of names (``key``: how an error calls one) to values ``value_of`` takes."""
+
+    def take(value: Any) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise TypeError(f"not a mapping of {what}")
+        if not all(isinstance(name, str) for name in value):
+            raise TypeError(f"{key} that is not a str")
+        return {name: value_of(v) for name, v in value.items()}
+
+    return take
+
+
+_reach = _named(_number, "names to blocks", "a name")
 
 
 def _cells(value: Any) -> list[tuple[int, int, int, tuple[str, ...], str, bool]]:
@@ -161,12 +169,7 @@ XYZ = Type("list[(x, y, z)]", _points(3), lambda points: [list(p) for p in point
 XZR = Type("list[(x, z, radius)]", _points(3), lambda points: [list(p) for p in points])
 
 
-def _counts(value: Any) -> dict[str, int]:
-    if not isinstance(value, Mapping):
-        raise TypeError("not a mapping of items to counts")
-    if not all(isinstance(name, str) for name in value):
-        raise TypeError("an item that is not a str")
-    return {name: _integer(n) for name, n in value.items()}
+_counts = _named(_integer, "items to counts", "an item")
 
 
 COUNTS = Type(

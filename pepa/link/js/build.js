@@ -19,10 +19,9 @@
 // chooseSite: the flattest open ground near a point for a footprint, on the surface (the
 // highest block of each column that is not leaves or wood: never in a cave), with no water
 // or lava in it, near water (for a farm) and trees.
-const REACH = 4.5 // eyes to a cell's middle (a survival player's reach)
-const EYE = 1.62
+const { REACH, EYE } = require('./reach') // eyes to a cell's middle: a survival player's reach
+const { OFFSET: FACE_STEP } = require('../../game/js/halves') // a facing's [dx, dz]
 const WALK_MS = 30000
-const FACE_STEP = { north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] }
 const SIDES6 = [[0, -1, 0], [1, 0, 0], [-1, 0, 0], [0, 0, 1], [0, 0, -1], [0, 1, 0]]
 const ON_FLOOR = /torch$|_door$|_bed$|^(?:chest|furnace|crafting_table)$/ // placed on the block below
 const WOOD = /_log$|_wood$|_stem$|_hyphae$|leaves$/
@@ -238,4 +237,4 @@ function createBuilder (ctx) {
 
 function key (p) { return `${p.x},${p.y},${p.z}` }
 
-module.exports = { createBuilder, readCell, FACE_STEP }
+module.exports = { createBuilder, readCell }

@@ -13,7 +13,7 @@
 const BOX = 4
 const ROOM = 48
 const STEP_MS = 4000
-const FACE_STEP = { north: [0, -1], east: [1, 0], south: [0, 1], west: [-1, 0] }
+const { OFFSET: FACE_STEP, isDoor } = require('../../game/js/halves') // a facing's [dx, dz]
 const SIDES = [[1, 0], [-1, 0], [0, 1], [0, -1]]
 
 function createHome (ctx) {
@@ -26,7 +26,7 @@ function createHome (ctx) {
     const feet = bot.blockAt(p)
     const head = bot.blockAt(p.offset(0, 1, 0))
     const below = bot.blockAt(p.offset(0, -1, 0))
-    const free = (b) => b && b.boundingBox === 'empty' && !/_door$/.test(b.name) && b.name !== 'water' && b.name !== 'lava'
+    const free = (b) => b && b.boundingBox === 'empty' && !isDoor(b.name) && b.name !== 'water' && b.name !== 'lava'
     return free(feet) && free(head) && !!below && below.boundingBox === 'block'
   }
 
@@ -55,7 +55,7 @@ function createHome (ctx) {
       for (let dx = -2; dx <= 2; dx++) {
         for (let dz = -2; dz <= 2; dz++) {
           const b = bot.blockAt(new Vec3(x + dx, y + dy, z + dz))
-          if (!b || !/_door$/.test(b.name) || b.getProperties().half === 'upper') continue
+          if (!b || !isDoor(b.name) || b.getProperties().half === 'upper') continue
           if (!door || Math.abs(dx) + Math.abs(dy) + Math.abs(dz) < door.d) door = { b, d: Math.abs(dx) + Math.abs(dy) + Math.abs(dz) }
         }
       }
@@ -78,7 +78,7 @@ function createHome (ctx) {
   const keepCost = (block) => (block && block.position && within(block.position) ? 1000 : 0)
   const isInside = (p) => !!(home && home.room && home.room.has(key(p.floored())))
 
-  const isOpen = () => { const b = bot.blockAt(home.door); return !!b && /_door$/.test(b.name) && b.getProperties().open === true }
+  const isOpen = () => { const b = bot.blockAt(home.door); return !!b && isDoor(b.name) && b.getProperties().open === true }
   async function setDoor (open) {
     if (isOpen() === open) return
     await bot.activateBlock(bot.blockAt(home.door))

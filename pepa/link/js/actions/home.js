@@ -6,14 +6,17 @@ const { createBuilder } = require('../build')
 
 const WATERS = 64 // water sources weighed by a site
 
+// the water sources within `radius` of the bot that a site is weighed against
+const watersNear = (ctx, radius) => ctx.finder.findBlocks({ matching: (b) => b && b.name === 'water' && b.metadata === 0, maxDistance: radius, count: WATERS })
+
 // site(id, width, depth, radius): the flattest open ground within radius of the bot for a
 // width x depth footprint (build.js chooseSite); done with its origin (the north-west corner of
 // the cells the builder stands in), or ok false when none is fit
 function site (ctx, id, width, depth, radius) {
-  const { bot, done, finder } = ctx
+  const { bot, done } = ctx
   const fail = (error) => done(id, false, { action: 'site', error })
   try {
-    const waters = finder.findBlocks({ matching: (b) => b && b.name === 'water' && b.metadata === 0, maxDistance: radius + 24, count: WATERS })
+    const waters = watersNear(ctx, radius + 24)
     const best = createBuilder(ctx).chooseSite(bot.entity.position, width, depth, radius, waters)
     if (!best) fail(`no open, flat ground for ${width}x${depth} within ${radius} blocks`)
     else done(id, true, { action: 'site', origin: { x: best.x, y: best.y, z: best.z }, earth: best.earth, wood: best.wood, spread: best.spread, water: best.water })
@@ -40,14 +43,14 @@ function build (ctx, id, x, y, z, cells) {
 // settle(id, radius, cells): site() for the cells' footprint within radius of the bot, then
 // build() there; done with the origin and, when the cells hold a door, the home set at it
 function settle (ctx, id, radius, cells) {
-  const { bot, done, Vec3, finder } = ctx
+  const { bot, done, Vec3 } = ctx
   const epoch = ctx.epoch
   const stopped = () => { if (epoch !== ctx.epoch) throw new Error('stopped') }
   const fail = (error, extra = {}) => done(id, false, { action: 'settle', error: epoch !== ctx.epoch ? 'stopped' : error, ...extra, position: vxyz(bot.entity.position) })
   const builder = createBuilder(ctx)
   const width = Math.max(...cells.map(c => c[0])) + 1
   const depth = Math.max(...cells.map(c => c[2])) + 1
-  const waters = finder.findBlocks({ matching: (b) => b && b.name === 'water' && b.metadata === 0, maxDistance: radius + 24, count: WATERS })
+  const waters = watersNear(ctx, radius + 24)
   const best = builder.chooseSite(bot.entity.position, width, depth, radius, waters)
   if (!best) { fail(`no open, flat ground for ${width}x${depth} within ${radius} blocks`); return true }
   const origin = new Vec3(best.x, best.y, best.z)
